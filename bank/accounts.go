@@ -1,0 +1,270 @@
+package bank
+
+import (
+	"fmt"
+	"strings"
+
+	"sandbank/bank/validate"
+)
+
+// NewAccount is the body of an account creation (spec 2.10). Sandbank
+// derives a Norwegian IBAN from an 11-digit BBAN, or the BBAN from a NO
+// IBAN, when only one of them is given. KIDRequired and Status are
+// Sandbank's extensions.
+type NewAccount struct {
+	CustomerNumber  string         `json:"customerNumber"`
+	AccountName     string         `json:"accountName"`
+	BBAN            string         `json:"bban"`
+	IBAN            string         `json:"iban"`
+	Currency        string         `json:"currency"`
+	Product         string         `json:"product"`
+	CashAccountType string         `json:"cashAccountType"`
+	CreditLine      *Number        `json:"creditLine"`
+	Balances        []BalanceInput `json:"balances"`
+	KIDRequired     bool           `json:"kidRequired,omitempty"`
+	Status          string         `json:"status,omitempty"`
+}
+
+// BalanceInput is one balance of a request: a type (closingBooked or
+// expected, any case, underscores allowed) and an amount.
+type BalanceInput struct {
+	BalanceType   string      `json:"balanceType"`
+	BalanceAmount AmountInput `json:"balanceAmount"`
+}
+
+// AmountInput is an amount of a sandbox request.
+type AmountInput struct {
+	Amount   *Number `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// AccountDetail is an account with its owner.
+type AccountDetail struct {
+	Account
+	Owner Customer
+}
+
+// CreateAccount adds an account. A private owner's account joins their
+// private agreement at once; a corporate owner's becomes visible to PSUs
+// through engagements.
+func (s *Service) CreateAccount(in NewAccount) (AccountDetail, error) {
+	var d AccountDetail
+	err := s.update("create account", func(tx Tx) error {
+		a, err := createAccount(tx, "", "", in)
+		if err != nil {
+			return err
+		}
+		d, err = accountDetail(tx, a)
+		return err
+	})
+	return d, err
+}
+
+func createAccount(tx Tx, path, id string, in NewAccount) (Account, error) {
+	var v Violations
+	p := func(field string) string { return JoinPath(path, field) }
+	owner := lookupCustomer(tx, &v, p("customerNumber"), in.CustomerNumber)
+	checkText(&v, p("accountName"), in.AccountName, 1, 70)
+	bban, iban := in.BBAN, in.IBAN
+	switch {
+	case bban == "" && iban == "":
+		v.Format(p("bban"), "is required (or give a NO iban and the bban is taken from it)")
+		v.Format(p("iban"), "is required (or give an 11-digit Norwegian bban and the iban is made from it)")
+	case iban == "":
+		if derived, err := validate.NorwegianIBAN(bban); err == nil {
+			iban = derived
+		} else if !validate.IsNorwegianBBANShape(bban) {
+			v.Format(p("iban"), "is required: only an 11-digit Norwegian bban gives an IBAN by itself")
+		}
+	case bban == "":
+		if derived, ok := validate.BBANFromNorwegianIBAN(iban); ok {
+			bban = derived
+		} else if err := validate.IBAN(iban); err == nil {
+			v.Format(p("bban"), "is required: only a NO iban holds the bban")
+		}
+	}
+	checkAccountRef(&v, path, AccountRef{IBAN: iban, BBAN: bban})
+	currencyOK := checkCurrency(&v, p("currency"), in.Currency)
+	checkText(&v, p("product"), in.Product, 1, 70)
+	checkOneOf(&v, p("cashAccountType"), in.CashAccountType, CashAccountTypes)
+	creditLine := checkLimit(&v, p("creditLine"), in.CreditLine, in.Currency)
+	var balances Balances
+	if in.Balances == nil {
+		v.Format(p("balances"), "is required (an empty array gives zero balances)")
+	} else if currencyOK {
+		balances = checkBalances(&v, p("balances"), in.Balances, in.Currency, Balances{}, true)
+	}
+	status := checkStatus(&v, p("status"), in.Status)
+	id, _, err := newID(tx, &v, path, KindAccount, 0, id)
+	if err != nil {
+		return Account{}, err
+	}
+	if err := v.Err(); err != nil {
+		return Account{}, err
+	}
+	for _, dup := range []struct{ field, value string }{{"iban", iban}, {"bban", bban}} {
+		lookup := tx.AccountByIBAN
+		if dup.field == "bban" {
+			lookup = tx.AccountByBBAN
+		}
+		if old, err := lookup(dup.value); err == nil {
+			return Account{}, PathError(CodeConflict, p(dup.field), fmt.Sprintf("account %s has %s %s already", old.ID, dup.field, dup.value))
+		}
+	}
+	if _, err := tx.Account(id); err == nil {
+		return Account{}, PathError(CodeConflict, p("id"), "two accounts have the id "+id)
+	}
+	a := Account{
+		ID: id, OwnerID: owner.ID, Name: in.AccountName, BBAN: bban, IBAN: iban,
+		Currency: in.Currency, Product: in.Product, CashAccountType: in.CashAccountType,
+		CreditLine: creditLine, Balances: balances, KIDRequired: in.KIDRequired, Status: status,
+	}
+	return a, tx.PutAccount(a)
+}
+
+// checkStatus checks an optional account or card status, any case, and
+// returns it in lower case ("enabled" when empty).
+func checkStatus(v *Violations, path, s string) string {
+	if s == "" {
+		return StatusEnabled
+	}
+	if st := oneOfFold(s, Statuses); st != "" {
+		return st
+	}
+	v.Format(path, "%q is not a status; use one of %s", clip(s), joinComma(Statuses))
+	return ""
+}
+
+// checkBalances checks balance inputs in the given currency and returns
+// base with the given balances replaced. With fillOther (a new account),
+// a type that is not given starts at the amount of the one that is.
+func checkBalances(v *Violations, path string, in []BalanceInput, currency string, base Balances, fillOther bool) Balances {
+	seen := map[string]bool{}
+	out := base
+	for i, b := range in {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		typ := oneOfFold(b.BalanceType, []string{BalanceClosingBooked, BalanceExpected})
+		switch {
+		case b.BalanceType == "":
+			v.Format(JoinPath(p, "balanceType"), "is required; closingBooked or expected")
+		case typ == "":
+			v.Format(JoinPath(p, "balanceType"), "%q is not a balance type; use closingBooked or expected", clip(b.BalanceType))
+		case seen[typ]:
+			v.Format(JoinPath(p, "balanceType"), "%s is given twice", typ)
+		}
+		seen[typ] = true
+		if b.BalanceAmount.Currency != currency {
+			v.Format(JoinPath(p, "balanceAmount.currency"), "must be %s, the account's currency", currency)
+		}
+		amount, _ := checkSandboxAmount(v, JoinPath(p, "balanceAmount.amount"), b.BalanceAmount.Amount, currency)
+		switch typ {
+		case BalanceClosingBooked:
+			out.ClosingBooked = amount
+		case BalanceExpected:
+			out.Expected = amount
+		}
+	}
+	if fillOther {
+		switch {
+		case seen[BalanceClosingBooked] && !seen[BalanceExpected]:
+			out.Expected = out.ClosingBooked
+		case seen[BalanceExpected] && !seen[BalanceClosingBooked]:
+			out.ClosingBooked = out.Expected
+		}
+	}
+	return out
+}
+
+func joinComma(list []string) string { return strings.Join(list, ", ") }
+
+func accountDetail(tx Tx, a Account) (AccountDetail, error) {
+	owner, err := tx.Customer(a.OwnerID)
+	if err != nil {
+		return AccountDetail{}, err
+	}
+	return AccountDetail{Account: a, Owner: owner}, nil
+}
+
+// Accounts lists every account.
+func (s *Service) Accounts() ([]AccountDetail, error) {
+	var out []AccountDetail
+	err := s.view("list accounts", func(tx Tx) error {
+		list, err := tx.Accounts()
+		if err != nil {
+			return err
+		}
+		out = make([]AccountDetail, 0, len(list))
+		for _, a := range list {
+			d, err := accountDetail(tx, a)
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Account returns one account.
+func (s *Service) Account(id string) (AccountDetail, error) {
+	var d AccountDetail
+	err := s.view("read account", func(tx Tx) error {
+		a, err := tx.Account(id)
+		if err != nil {
+			return found(err, "account", id)
+		}
+		d, err = accountDetail(tx, a)
+		return err
+	})
+	return d, err
+}
+
+// SetAccountBalances replaces the balances of the given types.
+func (s *Service) SetAccountBalances(id string, in []BalanceInput) (AccountDetail, error) {
+	var d AccountDetail
+	err := s.update("set account balances", func(tx Tx) error {
+		a, err := tx.Account(id)
+		if err != nil {
+			return found(err, "account", id)
+		}
+		var v Violations
+		if len(in) == 0 {
+			v.Format("", "give at least one balance")
+		}
+		a.Balances = checkBalances(&v, "", in, a.Currency, a.Balances, false)
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if err := tx.PutAccount(a); err != nil {
+			return err
+		}
+		d, err = accountDetail(tx, a)
+		return err
+	})
+	return d, err
+}
+
+// DeleteAccount deletes an account, its transactions and the engagements
+// on it.
+func (s *Service) DeleteAccount(id string) error {
+	return s.update("delete account", func(tx Tx) error {
+		if _, err := tx.Account(id); err != nil {
+			return found(err, "account", id)
+		}
+		return deleteAccount(tx, id)
+	})
+}
+
+func deleteAccount(tx Tx, id string) error {
+	list, err := tx.EngagementsByAccount(id)
+	if err != nil {
+		return err
+	}
+	for _, e := range list {
+		if err := tx.DeleteEngagement(e.ID); err != nil {
+			return err
+		}
+	}
+	return tx.DeleteAccount(id)
+}

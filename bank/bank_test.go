@@ -1,0 +1,48 @@
+package bank_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"sandbank/bank"
+	"sandbank/storage"
+)
+
+// fixedClock is a clock that stands still.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+// testNow is the moment the bank tests run at.
+var testNow = time.Date(2026, 11, 20, 10, 30, 0, 0, bank.Oslo)
+
+// newBank returns a bank over a fresh data file in the known state.
+func newBank(t testing.TB) (*bank.Service, *storage.DB) {
+	t.Helper()
+	db, err := storage.Open(filepath.Join(t.TempDir(), "sandbank.db"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	s := bank.New(db, fixedClock{testNow})
+	if _, err := s.Initialize(); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return s, db
+}
+
+func TestInitialize_KnownState(t *testing.T) {
+	s, _ := newBank(t)
+	n, err := s.Initialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Customers != 4 || n.Accounts != 8 || n.CardAccounts != 2 || n.Agreements != 2 || n.Engagements != 4 {
+		t.Fatalf("counts = %+v", n)
+	}
+	if n.Transactions < 300 || n.CardTransactions < 50 {
+		t.Fatalf("too little history: %+v", n)
+	}
+	t.Logf("counts %+v", n)
+}

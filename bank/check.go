@@ -1,0 +1,174 @@
+package bank
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"sandbank/bank/validate"
+)
+
+// checkText checks a text field: between minLen and maxLen characters and
+// free of control characters. minLen 0 allows an empty text.
+func checkText(v *Violations, path, s string, minLen, maxLen int) {
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n == 0 && minLen > 0:
+		v.Format(path, "is required")
+	case n < minLen:
+		v.Format(path, "must be at least %d characters", minLen)
+	case n > maxLen:
+		v.Format(path, "must be at most %d characters, not %d", maxLen, n)
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		v.Format(path, "must not contain control characters such as line breaks or tabs")
+	}
+}
+
+// checkPresent checks a text field that must be present but may be empty,
+// and returns its value.
+func checkPresent(v *Violations, path string, s *string, maxLen int) string {
+	if s == nil {
+		v.Format(path, "is required (it may be an empty string)")
+		return ""
+	}
+	checkText(v, path, *s, 0, maxLen)
+	return *s
+}
+
+// checkDigits checks a field of minLen to maxLen ASCII digits.
+func checkDigits(v *Violations, path, s string, minLen, maxLen int) {
+	switch {
+	case s == "":
+		v.Format(path, "is required")
+	case len(s) < minLen || len(s) > maxLen || !allDigits(s):
+		if minLen == maxLen {
+			v.Format(path, "must be %d digits", minLen)
+		} else {
+			v.Format(path, "must be %d to %d digits", minLen, maxLen)
+		}
+	}
+}
+
+// checkOneOf checks that s is one of allowed, exactly.
+func checkOneOf(v *Violations, path, s string, allowed []string) bool {
+	if s == "" {
+		v.Format(path, "is required; one of %s", strings.Join(allowed, ", "))
+		return false
+	}
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	v.Format(path, "%q is not allowed; use one of %s", clip(s), strings.Join(allowed, ", "))
+	return false
+}
+
+// oneOfFold returns the allowed value equal to s ignoring case and
+// underscores (so "CLOSING_BOOKED" matches "closingBooked"), or "".
+func oneOfFold(s string, allowed []string) string {
+	norm := func(x string) string { return strings.ToLower(strings.ReplaceAll(x, "_", "")) }
+	for _, a := range allowed {
+		if norm(s) == norm(a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// checkCurrency checks an ISO 4217 code of the API's currency set.
+func checkCurrency(v *Violations, path, c string) bool {
+	switch {
+	case c == "":
+		v.Format(path, "is required")
+	case !validate.Currency(c):
+		v.Format(path, "%q is not a supported ISO 4217 currency code", clip(c))
+	default:
+		return true
+	}
+	return false
+}
+
+// checkDate parses a required YYYY-MM-DD date field.
+func checkDate(v *Violations, path, s string) Date {
+	if s == "" {
+		v.Format(path, "is required")
+		return Date{}
+	}
+	d, err := ParseDate(s)
+	if err != nil {
+		v.Format(path, "%v", err)
+	}
+	return d
+}
+
+// checkPast checks that d has begun: it is today or earlier.
+func checkPast(v *Violations, path string, d, today Date) {
+	if !d.IsZero() && d.After(today) {
+		v.Format(path, "%s is in the future; it must be today (%s) or earlier", d, today)
+	}
+}
+
+// checkAccountRef checks an account reference by the rules of API.md 7.2:
+// an IBAN of at most 34 characters with a valid check, a BBAN of at most 30,
+// a Norwegian BBAN's MOD11 check digit, and a NO IBAN that embeds the BBAN.
+// At least one of the two must be given.
+func checkAccountRef(v *Violations, path string, r AccountRef) {
+	if r.IBAN == "" && r.BBAN == "" {
+		v.Format(path, "needs an iban or a bban")
+		return
+	}
+	if r.IBAN != "" {
+		if len(r.IBAN) > 34 {
+			v.Format(JoinPath(path, "iban"), "must be at most 34 characters")
+		} else if err := validate.IBAN(r.IBAN); err != nil {
+			v.Format(JoinPath(path, "iban"), "%v", err)
+		}
+	}
+	if r.BBAN != "" {
+		switch {
+		case len(r.BBAN) > 30:
+			v.Format(JoinPath(path, "bban"), "must be at most 30 characters")
+		case validate.IsNorwegianBBANShape(r.BBAN):
+			if err := validate.NorwegianBBAN(r.BBAN); err != nil {
+				v.Format(JoinPath(path, "bban"), "%v", err)
+			}
+		case strings.IndexFunc(r.BBAN, func(c rune) bool { return !isAlnum(c) }) >= 0:
+			v.Format(JoinPath(path, "bban"), "must hold only letters and digits")
+		}
+	}
+	if r.IBAN != "" && r.BBAN != "" {
+		if embedded, ok := validate.BBANFromNorwegianIBAN(r.IBAN); ok && embedded != r.BBAN {
+			v.Format(JoinPath(path, "bban"), "%s is not the BBAN in IBAN %s (%s)", r.BBAN, r.IBAN, embedded)
+		}
+	}
+}
+
+func isAlnum(c rune) bool {
+	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+}
+
+// checkMaskedPan checks a masked card number: 12 to 19 digits and '*', at
+// least one '*', ending in four digits.
+func checkMaskedPan(v *Violations, path, s string) {
+	if s == "" {
+		v.Format(path, "is required")
+		return
+	}
+	ok := len(s) >= 12 && len(s) <= 19 && strings.Contains(s, "*") && allDigits(s[len(s)-4:])
+	for i := 0; ok && i < len(s); i++ {
+		ok = s[i] == '*' || (s[i] >= '0' && s[i] <= '9')
+	}
+	if !ok {
+		v.Format(path, "%q is not a masked card number; write 12 to 19 digits and '*' ending in the last four digits, e.g. 525412******3241", clip(s))
+	}
+}
+
+// plural returns "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

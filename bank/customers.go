@@ -1,0 +1,198 @@
+package bank
+
+import "strings"
+
+// NewCustomer is the body of a customer creation (API.md 9).
+type NewCustomer struct {
+	CustomerNumber string `json:"customerNumber"`
+	Name           string `json:"name"`
+	Type           string `json:"type"`
+}
+
+// CustomerDetail is a customer with what belongs to them.
+type CustomerDetail struct {
+	Customer
+	Agreements     []AgreementDetail
+	AccountIDs     []string
+	CardAccountIDs []string
+}
+
+// newID returns the id for a new record: the given id when a scenario
+// brings one (it must be an id of that kind and parent, and its sequence is
+// reserved), else a fresh one.
+func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id string) (string, uint64, error) {
+	if id == "" {
+		seq, err := tx.NextSeq(kind)
+		if err != nil {
+			return "", 0, err
+		}
+		return FormatID(kind, parent, seq), seq, nil
+	}
+	p, seq, ok := ParseID(kind, id)
+	if !ok || p != parent {
+		v.Format(JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", clip(id))
+		return "", 0, nil
+	}
+	return id, seq, tx.ReserveSeq(kind, seq)
+}
+
+// CreateCustomer adds a customer. A private customer has a private
+// agreement from the start (PrivateAgreementID).
+func (s *Service) CreateCustomer(in NewCustomer) (Customer, error) {
+	var c Customer
+	err := s.update("create customer", func(tx Tx) error {
+		var err error
+		c, err = createCustomerIn(tx, "", "", in)
+		return err
+	})
+	return c, err
+}
+
+func createCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) {
+	var v Violations
+	checkDigits(&v, JoinPath(path, "customerNumber"), in.CustomerNumber, 1, 20)
+	checkText(&v, JoinPath(path, "name"), in.Name, 1, 70)
+	typ := strings.ToUpper(in.Type)
+	if typ != Private && typ != Corporate {
+		if in.Type == "" {
+			v.Format(JoinPath(path, "type"), "is required; private or corporate")
+		} else {
+			v.Format(JoinPath(path, "type"), "%q is not a customer type; use private or corporate", clip(in.Type))
+		}
+	}
+	id, _, err := newID(tx, &v, path, KindCustomer, 0, id)
+	if err != nil {
+		return Customer{}, err
+	}
+	if err := v.Err(); err != nil {
+		return Customer{}, err
+	}
+	if old, err := tx.CustomerByNumber(in.CustomerNumber); err == nil {
+		return Customer{}, PathError(CodeConflict, JoinPath(path, "customerNumber"), "customer "+old.ID+" has customerNumber "+in.CustomerNumber+" already")
+	} else if err != ErrNotFound {
+		return Customer{}, err
+	}
+	if _, err := tx.Customer(id); err == nil {
+		return Customer{}, PathError(CodeConflict, JoinPath(path, "id"), "two customers have the id "+id)
+	}
+	c := Customer{ID: id, Number: in.CustomerNumber, Name: in.Name, Type: typ}
+	return c, tx.PutCustomer(c)
+}
+
+// Customers lists every customer, with their accounts and card accounts
+// when withAccounts is set and their agreements when withAgreements is set.
+func (s *Service) Customers(withAccounts, withAgreements bool) ([]CustomerDetail, error) {
+	var out []CustomerDetail
+	err := s.view("list customers", func(tx Tx) error {
+		list, err := tx.Customers()
+		if err != nil {
+			return err
+		}
+		out = make([]CustomerDetail, 0, len(list))
+		for _, c := range list {
+			d, err := customerDetail(tx, c, withAccounts, withAgreements)
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Customer returns one customer with everything that belongs to them.
+func (s *Service) Customer(id string) (CustomerDetail, error) {
+	var d CustomerDetail
+	err := s.view("read customer", func(tx Tx) error {
+		c, err := tx.Customer(id)
+		if err != nil {
+			return found(err, "customer", id)
+		}
+		d, err = customerDetail(tx, c, true, true)
+		return err
+	})
+	return d, err
+}
+
+func customerDetail(tx Tx, c Customer, withAccounts, withAgreements bool) (CustomerDetail, error) {
+	d := CustomerDetail{Customer: c}
+	if withAccounts {
+		accounts, err := tx.AccountsByOwner(c.ID)
+		if err != nil {
+			return d, err
+		}
+		d.AccountIDs = make([]string, len(accounts))
+		for i, a := range accounts {
+			d.AccountIDs[i] = a.ID
+		}
+		cards, err := tx.CardAccountsByOwner(c.ID)
+		if err != nil {
+			return d, err
+		}
+		d.CardAccountIDs = make([]string, len(cards))
+		for i, ca := range cards {
+			d.CardAccountIDs[i] = ca.ID
+		}
+	}
+	if withAgreements {
+		list, err := customerAgreements(tx, c)
+		if err != nil {
+			return d, err
+		}
+		d.Agreements = list
+	}
+	return d, nil
+}
+
+// DeleteCustomer deletes a customer and everything that exists for them:
+// the agreements they own, their accounts and card accounts with all
+// transactions, and every engagement that names them or their accounts.
+func (s *Service) DeleteCustomer(id string) error {
+	return s.update("delete customer", func(tx Tx) error {
+		if _, err := tx.Customer(id); err != nil {
+			return found(err, "customer", id)
+		}
+		return deleteCustomer(tx, id)
+	})
+}
+
+func deleteCustomer(tx Tx, id string) error {
+	agreements, err := tx.AgreementsByOwner(id)
+	if err != nil {
+		return err
+	}
+	for _, a := range agreements {
+		if err := deleteAgreement(tx, a.ID); err != nil {
+			return err
+		}
+	}
+	accounts, err := tx.AccountsByOwner(id)
+	if err != nil {
+		return err
+	}
+	for _, a := range accounts {
+		if err := deleteAccount(tx, a.ID); err != nil {
+			return err
+		}
+	}
+	cards, err := tx.CardAccountsByOwner(id)
+	if err != nil {
+		return err
+	}
+	for _, c := range cards {
+		if err := tx.DeleteCardAccount(c.ID); err != nil {
+			return err
+		}
+	}
+	engagements, err := tx.EngagementsByCustomer(id)
+	if err != nil {
+		return err
+	}
+	for _, e := range engagements {
+		if err := tx.DeleteEngagement(e.ID); err != nil {
+			return err
+		}
+	}
+	return tx.DeleteCustomer(id)
+}

@@ -1,0 +1,211 @@
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Error codes of the API contract (API.md section 2). The same codes are used
+// by the HTTP API, the SCA redirects and the desktop screens.
+const (
+	CodeBadRequest         = "BAD_REQUEST"
+	CodeFormatError        = "FORMAT_ERROR"
+	CodeHeaderRequired     = "HTTP_HEADER_REQUIRED"
+	CodeQueryParamRequired = "QUERY_PARAMETER_REQUIRED"
+	CodePeriodInvalid      = "PERIOD_INVALID"
+	CodeSignatureMissing   = "SIGNATURE_MISSING"
+	CodeSignatureInvalid   = "SIGNATURE_INVALID"
+	CodeCertificateInvalid = "CERTIFICATE_INVALID"
+	CodeCertificateExpired = "CERTIFICATE_EXPIRED"
+	CodeForbidden          = "FORBIDDEN"
+	CodeNotFound           = "NOT_FOUND"
+	CodeResourceUnknown    = "RESOURCE_UNKNOWN"
+	CodeConflict           = "CONFLICT"
+	CodeSystemError        = "SYSTEM_ERROR"
+)
+
+// statusOf maps an error code to its HTTP status: the one table of API.md
+// section 2. A code missing here is a programming error and maps to 500.
+var statusOf = map[string]int{
+	CodeBadRequest:         400,
+	CodeFormatError:        400,
+	CodeHeaderRequired:     400,
+	CodeQueryParamRequired: 400,
+	CodePeriodInvalid:      400,
+	CodeSignatureMissing:   400,
+	CodeSignatureInvalid:   400,
+	CodeCertificateInvalid: 400,
+	CodeCertificateExpired: 400,
+	CodeForbidden:          403,
+	CodeNotFound:           404,
+	CodeResourceUnknown:    404,
+	CodeConflict:           409,
+	CodeSystemError:        500,
+}
+
+// MaxMessageText is the longest text a tppMessage may carry (spec 2.5).
+const MaxMessageText = 512
+
+// Message is one tppMessage: a finding about one field or about the request.
+type Message struct {
+	Category string `json:"category"` // ERROR or WARNING
+	Code     string `json:"code"`
+	Path     string `json:"path,omitempty"`
+	Text     string `json:"text"`
+}
+
+// Error is the bank's one error type. Every failure a client can cause is an
+// *Error with a code of API.md section 2; its Status is the HTTP status the
+// API answers with. Messages hold one entry per failing field.
+type Error struct {
+	Status   int
+	Code     string
+	Message  string
+	Messages []Message
+}
+
+// Error implements the error interface with the code and the message.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns an *Error with the code's status and a formatted message.
+// The message also becomes the single tppMessage of the error.
+func Errorf(code, format string, args ...any) *Error {
+	msg := clip(fmt.Sprintf(format, args...))
+	return &Error{
+		Status:   StatusOf(code),
+		Code:     code,
+		Message:  msg,
+		Messages: []Message{{Category: "ERROR", Code: code, Text: msg}},
+	}
+}
+
+// PathError returns an *Error about one field, at path, with the code's status.
+func PathError(code, path, text string) *Error {
+	msg := text
+	if path != "" {
+		msg = path + ": " + text
+	}
+	return &Error{
+		Status:   StatusOf(code),
+		Code:     code,
+		Message:  clip(msg),
+		Messages: []Message{{Category: "ERROR", Code: code, Path: path, Text: clip(text)}},
+	}
+}
+
+// WithStatus returns a copy of e that answers with another HTTP status, for
+// the few places where the contract pairs a code with an unusual status
+// (405, 406, 413 and 415 with BAD_REQUEST).
+func (e *Error) WithStatus(status int) *Error {
+	c := *e
+	c.Status = status
+	return &c
+}
+
+// StatusOf returns the HTTP status of an error code (500 for an unknown code).
+func StatusOf(code string) int {
+	if s, ok := statusOf[code]; ok {
+		return s
+	}
+	return 500
+}
+
+// AsError returns err as an *Error when it is one.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}
+
+// ErrNotFound is returned by storage when a record does not exist. Services
+// turn it into a RESOURCE_UNKNOWN *Error that names what was looked for.
+var ErrNotFound = errors.New("not found")
+
+// Violations collects every failing field of one request, so that a client
+// learns all its mistakes at once (API.md section 2).
+type Violations struct {
+	list []Message
+}
+
+// Add records a failing field. path is the JSON path of the field, e.g.
+// "creditorAccount.iban" or "[3].bookingDate".
+func (v *Violations) Add(code, path, text string) {
+	v.list = append(v.list, Message{Category: "ERROR", Code: code, Path: path, Text: clip(text)})
+}
+
+// Format records a FORMAT_ERROR for path.
+func (v *Violations) Format(path, format string, args ...any) {
+	v.Add(CodeFormatError, path, fmt.Sprintf(format, args...))
+}
+
+// Merge adds every violation of e, with prefix put in front of each path.
+func (v *Violations) Merge(prefix string, e *Error) {
+	for _, m := range e.Messages {
+		m.Path = JoinPath(prefix, m.Path)
+		v.list = append(v.list, m)
+	}
+}
+
+// Empty reports whether nothing failed.
+func (v *Violations) Empty() bool { return len(v.list) == 0 }
+
+// Err returns nil when nothing failed, otherwise one *Error holding every
+// violation. Its status is 400 (these are findings about the request); its
+// code is that of the first violation and its message lists the first few
+// findings.
+func (v *Violations) Err() error {
+	if len(v.list) == 0 {
+		return nil
+	}
+	first := v.list[0]
+	parts := make([]string, 0, 3)
+	for i, m := range v.list {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(v.list)-3))
+			break
+		}
+		if m.Path != "" {
+			parts = append(parts, m.Path+": "+m.Text)
+		} else {
+			parts = append(parts, m.Text)
+		}
+	}
+	return &Error{
+		Status:   400,
+		Code:     first.Code,
+		Message:  clip(strings.Join(parts, "; ")),
+		Messages: append([]Message(nil), v.list...),
+	}
+}
+
+// JoinPath joins two JSON path parts: "accounts", "[2]" gives "accounts[2]";
+// "accounts[2]", "iban" gives "accounts[2].iban".
+func JoinPath(prefix, path string) string {
+	switch {
+	case prefix == "":
+		return path
+	case path == "":
+		return prefix
+	case strings.HasPrefix(path, "["):
+		return prefix + path
+	default:
+		return prefix + "." + path
+	}
+}
+
+// clip shortens a text to MaxMessageText bytes on a rune boundary.
+func clip(s string) string {
+	if len(s) <= MaxMessageText {
+		return s
+	}
+	cut := MaxMessageText - len("…")
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

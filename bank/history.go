@@ -1,0 +1,303 @@
+package bank
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"sandbank/bank/validate"
+)
+
+// History asks for generated, realistic transactions on an account or card
+// account. Profiles: everyday (a private current account: salary, rent,
+// groceries, bills, card settlements), savings, business (a company's
+// operating account), currency (a company's foreign-currency account), tax
+// (a withholding-tax account) and card (card purchases, refunds and
+// payments). Without Count, the history covers Months months (default 6) on
+// the profile's calendar; with Count, exactly Count transactions are spread
+// evenly over the months.
+type History struct {
+	Profile string `json:"profile"`
+	Months  int    `json:"months,omitempty"`
+	Count   int    `json:"count,omitempty"`
+}
+
+// HistoryProfiles lists the profiles of History.
+var HistoryProfiles = []string{"everyday", "savings", "business", "currency", "tax", "card"}
+
+// MaxHistoryCount bounds one generation request.
+const MaxHistoryCount = 5_000_000
+
+// checkHistory checks a History and fills its defaults.
+func checkHistory(v *Violations, path string, h History, card bool) History {
+	if card && h.Profile != "card" || !card && h.Profile == "card" {
+		if card {
+			v.Format(JoinPath(path, "profile"), "card accounts take the profile card")
+		} else {
+			v.Format(JoinPath(path, "profile"), "the profile card is for card accounts; use one of everyday, savings, business, currency, tax")
+		}
+	} else {
+		checkOneOf(v, JoinPath(path, "profile"), h.Profile, HistoryProfiles)
+	}
+	if h.Months == 0 {
+		h.Months = 6
+	}
+	if h.Months < 1 || h.Months > 120 {
+		v.Format(JoinPath(path, "months"), "must be between 1 and 120")
+	}
+	if h.Count < 0 || h.Count > MaxHistoryCount {
+		v.Format(JoinPath(path, "count"), "must be between 0 and %d", MaxHistoryCount)
+	}
+	return h
+}
+
+// event is one kind of transaction a profile produces.
+type event struct {
+	name, remittance string
+	min, max         int64   // amount range in minor units; negative for debits
+	dayOfMonth       int     // > 0: once a month on this day
+	perWeek          float64 // otherwise: expected times per week
+	btc, purpose     string
+	mcc              string // card events
+	foreign          string // card events: the merchant's currency
+	counterIBAN      string // a fixed counterparty account, else a generated Norwegian one
+}
+
+var profiles = map[string][]event{
+	"everyday": {
+		{name: "Arbeidsgiver AS", remittance: "Lønn %s", min: 3_850_000, max: 5_200_000, dayOfMonth: 25, btc: "PMNT-RCDT-ESCT", purpose: "SALA"},
+		{name: "Husleie Grünerløkka AS", remittance: "Husleie %s", min: -1_450_000, max: -1_450_000, dayOfMonth: 1, btc: "PMNT-ICDT-ESCT"},
+		{name: "Fjordkraft AS", remittance: "Strøm %s", min: -220_000, max: -60_000, dayOfMonth: 15, btc: "PMNT-RDDT-ESDD"},
+		{name: "Telia Norge AS", remittance: "Mobil %s", min: -39_900, max: -39_900, dayOfMonth: 20, btc: "PMNT-RDDT-ESDD"},
+		{name: "Gjensidige Forsikring", remittance: "Forsikring %s", min: -124_500, max: -124_500, dayOfMonth: 5, btc: "PMNT-RDDT-ESDD"},
+		{name: "Mastercard", remittance: "Kortfaktura %s", min: -800_000, max: -250_000, dayOfMonth: 10, btc: "PMNT-ICDT-ESCT"},
+		{name: "REMA 1000", remittance: "Varekjøp", min: -120_000, max: -8_900, perWeek: 2.5, btc: "PMNT-CCRD-POSD"},
+		{name: "KIWI", remittance: "Varekjøp", min: -90_000, max: -4_900, perWeek: 1.2, btc: "PMNT-CCRD-POSD"},
+		{name: "Coop Extra", remittance: "Varekjøp", min: -110_000, max: -6_500, perWeek: 0.8, btc: "PMNT-CCRD-POSD"},
+		{name: "Vinmonopolet", remittance: "Varekjøp", min: -60_000, max: -19_900, perWeek: 0.2, btc: "PMNT-CCRD-POSD"},
+		{name: "Ruter AS", remittance: "Månedsbillett", min: -89_900, max: -89_900, dayOfMonth: 3, btc: "PMNT-CCRD-POSD"},
+		{name: "Vipps", remittance: "Vipps overføring", min: 10_000, max: 80_000, perWeek: 0.3, btc: "PMNT-RCDT-ESCT"},
+	},
+	"savings": {
+		{name: "Sparing fra annen bank", remittance: "Månedlig sparing", min: 200_000, max: 500_000, dayOfMonth: 26, btc: "PMNT-RCDT-ESCT"},
+		{name: "Renter", remittance: "Renter", min: 1_000, max: 40_000, dayOfMonth: 28, btc: "ACMT-MDOP-INTR"},
+		{name: "Uttak", remittance: "Uttak sparing", min: -300_000, max: -50_000, perWeek: 0.05, btc: "PMNT-ICDT-ESCT"},
+	},
+	"business": {
+		{name: "Kunde AS", remittance: "Faktura %d", min: 500_000, max: 12_000_000, perWeek: 2.5, btc: "PMNT-RCDT-ESCT"},
+		{name: "Leverandør AS", remittance: "Faktura %d", min: -6_000_000, max: -300_000, perWeek: 2, btc: "PMNT-ICDT-ESCT"},
+		{name: "Ansatte", remittance: "Lønn ansatte %s", min: -28_000_000, max: -24_000_000, dayOfMonth: 25, btc: "PMNT-ICDT-ESCT", purpose: "SALA"},
+		{name: "Næringsbygg Eiendom AS", remittance: "Husleie kontor %s", min: -4_200_000, max: -4_200_000, dayOfMonth: 1, btc: "PMNT-ICDT-ESCT"},
+		{name: "Skatteetaten", remittance: "MVA-termin", min: -9_000_000, max: -3_000_000, dayOfMonth: 10, btc: "PMNT-ICDT-ESCT", purpose: "TAXS"},
+		{name: "Banken", remittance: "Gebyrer %s", min: -45_000, max: -12_000, dayOfMonth: 28, btc: "ACMT-MDOP-FEES"},
+	},
+	"currency": {
+		{name: "Deutsche Kunde GmbH", remittance: "Invoice %d", min: 250_000, max: 4_500_000, perWeek: 1, btc: "PMNT-RCDT-XBCT", counterIBAN: "DE89370400440532013000"},
+		{name: "Svensk Kund AB", remittance: "Invoice %d", min: 150_000, max: 2_000_000, perWeek: 0.5, btc: "PMNT-RCDT-XBCT", counterIBAN: "SE4550000000058398257466"},
+		{name: "Fournisseur SARL", remittance: "Facture %d", min: -1_800_000, max: -120_000, perWeek: 0.8, btc: "PMNT-ICDT-XBCT", counterIBAN: "FR1420041010050500013M02606"},
+		{name: "Banken", remittance: "Gebyrer %s", min: -4_000, max: -1_500, dayOfMonth: 28, btc: "ACMT-MDOP-FEES"},
+	},
+	"tax": {
+		{name: "Skattetrekk", remittance: "Skattetrekk %s", min: 6_000_000, max: 8_500_000, dayOfMonth: 24, btc: "PMNT-RCDT-ESCT", purpose: "TAXS"},
+		{name: "Skatteetaten", remittance: "Forskuddstrekk %s", min: -16_000_000, max: -12_000_000, dayOfMonth: 15, btc: "PMNT-ICDT-ESCT", purpose: "TAXS"},
+	},
+	"card": {
+		{name: "REMA 1000", remittance: "Varekjøp", min: -95_000, max: -4_900, perWeek: 1.5, mcc: "5411"},
+		{name: "Circle K", remittance: "Drivstoff", min: -110_000, max: -30_000, perWeek: 0.6, mcc: "5541"},
+		{name: "Peppes Pizza", remittance: "Restaurant", min: -85_000, max: -25_000, perWeek: 0.4, mcc: "5812"},
+		{name: "Amazon.com", remittance: "Netthandel", min: -9_000, max: -1_500, perWeek: 0.3, mcc: "5942", foreign: "USD"},
+		{name: "Zalando SE", remittance: "Netthandel", min: -12_000, max: -2_500, perWeek: 0.2, mcc: "5651", foreign: "EUR"},
+		{name: "Netflix", remittance: "Abonnement", min: -17_900, max: -17_900, dayOfMonth: 7, mcc: "4899"},
+		{name: "Zalando SE", remittance: "Retur", min: 2_500, max: 8_000, perWeek: 0.05, mcc: "5651", foreign: "EUR"},
+	},
+}
+
+// historyFX are the rough NOK rates the card history converts with.
+var historyFX = map[string]decimal.Decimal{"USD": decimal.RequireFromString("10.65"), "EUR": decimal.RequireFromString("11.70")}
+
+// norwegianMonths names the months in remittance texts.
+var norwegianMonths = [...]string{"januar", "februar", "mars", "april", "mai", "juni", "juli", "august", "september", "oktober", "november", "desember"}
+
+// generated is one planned transaction.
+type generated struct {
+	ev   *event
+	date Date
+	rng  *rand.Rand
+}
+
+// planHistory lays out the dates and events of a history ending yesterday,
+// deterministically from seed.
+func planHistory(h History, seed string, today Date) []generated {
+	hash := fnv.New64a()
+	_, _ = hash.Write([]byte(seed + "/" + h.Profile))
+	rng := rand.New(rand.NewPCG(hash.Sum64(), uint64(h.Months)<<32|uint64(h.Count)))
+	events := profiles[h.Profile]
+	first, last := today.AddMonths(-h.Months), today.AddDays(-1)
+	var out []generated
+	if h.Count > 0 {
+		days := int(last.Time().Sub(first.Time()).Hours()/24) + 1
+		for i := 0; i < h.Count; i++ {
+			ev := &events[rng.IntN(len(events))]
+			date := first.AddDays(int(int64(i) * int64(days) / int64(h.Count)))
+			out = append(out, generated{ev, date, rng})
+		}
+		return out
+	}
+	for d := first; !d.After(last); d = d.AddDays(1) {
+		for i := range events {
+			ev := &events[i]
+			switch {
+			case ev.dayOfMonth > 0:
+				if d.Day == min(ev.dayOfMonth, lastDayOfMonth(d)) {
+					out = append(out, generated{ev, d, rng})
+				}
+			case rng.Float64() < ev.perWeek/7:
+				out = append(out, generated{ev, d, rng})
+			}
+		}
+	}
+	return out
+}
+
+// lastDayOfMonth returns the number of days in d's month.
+func lastDayOfMonth(d Date) int {
+	return Date{d.Year, d.Month, 1}.AddMonths(1).AddDays(-1).Day
+}
+
+// amountOf draws an amount in minor units from the event's range.
+func (g generated) amountOf() int64 {
+	if g.ev.min == g.ev.max {
+		return g.ev.min
+	}
+	return g.ev.min + g.rng.Int64N(g.ev.max-g.ev.min+1)
+}
+
+// minorToDecimal turns minor units of currency into an amount.
+func minorToDecimal(units int64, currency string) decimal.Decimal {
+	return decimal.New(units, -int32(max(validate.MinorUnits(currency), 0)))
+}
+
+// remittanceOf fills the event's remittance template.
+func (g generated) remittanceOf() string {
+	switch {
+	case strings.Contains(g.ev.remittance, "%s"):
+		return fmt.Sprintf(g.ev.remittance, norwegianMonths[g.date.Month-1])
+	case strings.Contains(g.ev.remittance, "%d"):
+		return fmt.Sprintf(g.ev.remittance, 10000+g.rng.IntN(90000))
+	}
+	return g.ev.remittance
+}
+
+// counterparty returns the event's counterparty account: its fixed IBAN, or
+// a Norwegian account derived from the counterparty's name.
+func (g generated) counterparty() AccountRef {
+	if g.ev.counterIBAN != "" {
+		return AccountRef{IBAN: g.ev.counterIBAN}
+	}
+	hash := fnv.New32a()
+	_, _ = hash.Write([]byte(g.ev.name))
+	bban := norwegianBBAN(fmt.Sprintf("9%03d%06d", hash.Sum32()%1000, hash.Sum32()%1_000_000))
+	iban, _ := validate.NorwegianIBAN(bban)
+	return AccountRef{IBAN: iban, BBAN: bban}
+}
+
+// norwegianBBAN completes ten digits with a valid MOD11 check digit,
+// stepping the number up until one exists.
+func norwegianBBAN(ten string) string {
+	n, _ := strconv.ParseUint(ten, 10, 64)
+	for ; ; n++ {
+		base := fmt.Sprintf("%010d", n%10_000_000_000)
+		for c := byte('0'); c <= '9'; c++ {
+			if validate.NorwegianBBAN(base+string(c)) == nil {
+				return base + string(c)
+			}
+		}
+	}
+}
+
+// accountHistory turns a plan into transaction inputs on account a.
+func accountHistory(plan []generated, a Account) []NewTransaction {
+	own := AccountRef{IBAN: a.IBAN, BBAN: a.BBAN}
+	out := make([]NewTransaction, 0, len(plan))
+	empty := ""
+	for _, g := range plan {
+		amount := minorToDecimal(g.amountOf(), a.Currency)
+		other := g.counterparty()
+		name, remittance, purpose := g.ev.name, g.remittanceOf(), g.ev.purpose
+		t := NewTransaction{
+			Amount:                            NumberOf(amount.Abs()),
+			Currency:                          a.Currency,
+			BookingDate:                       g.date.String(),
+			ValueDate:                         g.date.String(),
+			RemittanceInformationUnstructured: &remittance,
+			CreditorID:                        &empty,
+			UltimateCreditor:                  &empty,
+			UltimateDebtor:                    &empty,
+			PurposeCode:                       &purpose,
+			BankTransactionCode:               g.ev.btc,
+			EndToEndID:                        fmt.Sprintf("E2E%s%06d", g.date.Time().Format("20060102"), g.rng.IntN(1_000_000)),
+		}
+		owner := a.Name
+		if amount.IsNegative() {
+			t.DebtorAccount, t.CreditorAccount = &own, &other
+			t.DebtorName, t.CreditorName = &owner, &name
+		} else {
+			t.DebtorAccount, t.CreditorAccount = &other, &own
+			t.DebtorName, t.CreditorName = &name, &owner
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// cardHistory turns a plan into card transaction inputs on card c. A card
+// transaction is booked the day after it is made; those of the last two
+// days are still pending.
+func cardHistory(plan []generated, c CardAccount, today Date) []NewCardTransaction {
+	out := make([]NewCardTransaction, 0, len(plan))
+	for i, g := range plan {
+		amount := minorToDecimal(g.amountOf(), c.Currency)
+		original := AmountInput{Amount: NumberOf(amount), Currency: c.Currency}
+		var exchange *NewCurrencyExchange
+		if rate, ok := historyFX[g.ev.foreign]; ok && c.Currency == "NOK" {
+			original = AmountInput{Amount: NumberOf(amount.Div(rate).Round(2)), Currency: g.ev.foreign}
+			exchange = &NewCurrencyExchange{
+				SourceCurrency: g.ev.foreign, TargetCurrency: c.Currency, UnitCurrency: g.ev.foreign,
+				ExchangeRate: rate.String(), QuotationDate: g.date.String(),
+			}
+		}
+		terminal, acceptor := fmt.Sprintf("T%07d", g.rng.IntN(10_000_000)), fmt.Sprintf("%09d", g.rng.IntN(1_000_000_000))
+		details, code := g.ev.name+" "+g.remittanceOf(), "PURCHASE"
+		if amount.IsPositive() {
+			code = "REFUND"
+		}
+		t := NewCardTransaction{
+			CardTransactionID:              fmt.Sprintf("CT%s%05d", g.date.Time().Format("20060102"), i),
+			TerminalID:                     &terminal,
+			TransactionDate:                g.date.String(),
+			BookingDate:                    g.date.AddDays(1).String(),
+			TransactionAmount:              &AmountInput{Amount: NumberOf(amount), Currency: c.Currency},
+			OriginalAmount:                 &original,
+			MerchantCategoryCode:           g.ev.mcc,
+			CurrencyExchange:               exchange,
+			CardAcceptorID:                 &acceptor,
+			CardAcceptorAddress:            &Address{City: "Oslo", Country: "NO"},
+			MaskedPan:                      c.MaskedPan,
+			TransactionDetails:             &details,
+			Invoiced:                       strconv.FormatBool(g.date.Before(today.AddDays(-30))),
+			ProprietaryBankTransactionCode: &code,
+		}
+		if g.ev.foreign != "" {
+			t.CardAcceptorAddress = &Address{City: "Luxembourg", Country: "LU"}
+		}
+		if g.date.After(today.AddDays(-3)) {
+			t.BookingDate = ""
+		}
+		out = append(out, t)
+	}
+	return out
+}

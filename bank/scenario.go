@@ -1,0 +1,367 @@
+package bank
+
+import (
+	"fmt"
+
+	"sandbank/assets"
+)
+
+// ScenarioFormat names the scenario file format and its version.
+const ScenarioFormat = "sandbank-scenario/1"
+
+// Scenario is the whole sandbox data as one document: what GET
+// /v1/sandbox/scenario exports, PUT imports and the desktop app's scenario
+// files hold. Records are the creation bodies of the sandbox API plus their
+// ids; without an id a record gets a new one. A private customer's
+// agreement is not listed: it comes with the customer.
+type Scenario struct {
+	Format       string                `json:"format"`
+	Note         string                `json:"note,omitempty"`
+	Customers    []ScenarioCustomer    `json:"customers"`
+	Accounts     []ScenarioAccount     `json:"accounts"`
+	CardAccounts []ScenarioCardAccount `json:"cardAccounts"`
+	Agreements   []ScenarioAgreement   `json:"agreements"`
+}
+
+// ScenarioCustomer is a customer of a scenario.
+type ScenarioCustomer struct {
+	ID string `json:"id,omitempty"`
+	NewCustomer
+}
+
+// ScenarioAccount is an account of a scenario with its transactions and,
+// optionally, generated history.
+type ScenarioAccount struct {
+	ID string `json:"id,omitempty"`
+	NewAccount
+	History      *History              `json:"history,omitempty"`
+	Transactions []ScenarioTransaction `json:"transactions,omitempty"`
+}
+
+// ScenarioTransaction is a transaction of a scenario account.
+type ScenarioTransaction struct {
+	ID string `json:"id,omitempty"`
+	NewTransaction
+}
+
+// ScenarioCardAccount is a card account of a scenario.
+type ScenarioCardAccount struct {
+	ID string `json:"id,omitempty"`
+	NewCardAccount
+	History      *History             `json:"history,omitempty"`
+	Transactions []NewCardTransaction `json:"transactions,omitempty"`
+}
+
+// ScenarioAgreement is a corporate agreement of a scenario.
+type ScenarioAgreement struct {
+	ID          string               `json:"id,omitempty"`
+	Owner       string               `json:"owner"`
+	Name        string               `json:"name"`
+	Engagements []ScenarioEngagement `json:"engagements,omitempty"`
+}
+
+// ScenarioEngagement is an engagement of a scenario agreement.
+type ScenarioEngagement struct {
+	ID string `json:"id,omitempty"`
+	NewEngagement
+}
+
+// Counts tells how many records a reset or an import left.
+type Counts struct {
+	Customers        int `json:"customers"`
+	Accounts         int `json:"accounts"`
+	CardAccounts     int `json:"cardAccounts"`
+	Agreements       int `json:"agreements"`
+	Engagements      int `json:"engagements"`
+	Transactions     int `json:"transactions"`
+	CardTransactions int `json:"cardTransactions"`
+}
+
+// Initialize resets the sandbox to the known state (API.md 9.1): the same
+// customers, accounts, card accounts, agreements and ids every time, with
+// history up to yesterday.
+func (s *Service) Initialize() (Counts, error) {
+	sc, err := KnownState()
+	if err != nil {
+		return Counts{}, err
+	}
+	return s.load("initialize", sc, true)
+}
+
+// KnownState returns the known-state scenario shipped with Sandbank.
+func KnownState() (Scenario, error) {
+	var sc Scenario
+	if err := decodeStrict(assets.KnownState, &sc); err != nil {
+		return sc, fmt.Errorf("read the known state: %w", err)
+	}
+	return sc, nil
+}
+
+// ImportScenario replaces all sandbox data with a scenario, at once: when
+// any record breaks a rule, nothing changes and the error names the record
+// by its path, e.g. accounts[2].iban.
+func (s *Service) ImportScenario(sc Scenario) (Counts, error) {
+	return s.load("import scenario", sc, false)
+}
+
+// load replaces the sandbox data with sc. With fixed, records without an
+// id get the id of their position (the known state's fixed ids).
+func (s *Service) load(what string, sc Scenario, fixed bool) (Counts, error) {
+	if sc.Format != ScenarioFormat {
+		return Counts{}, PathError(CodeFormatError, "format", fmt.Sprintf("must be %q; is this a Sandbank scenario file?", ScenarioFormat))
+	}
+	var n Counts
+	err := s.update(what, func(tx Tx) error {
+		if err := tx.Reset(); err != nil {
+			return err
+		}
+		l := loader{tx: tx, fixed: fixed, today: s.Today()}
+		var err error
+		n, err = l.load(sc)
+		return err
+	})
+	return n, err
+}
+
+// loader creates a scenario's records in one storage transaction.
+type loader struct {
+	tx    Tx
+	fixed bool
+	today Date
+}
+
+// id returns the id a record gets: its own, the fixed id of its position,
+// or "" for a new one.
+func (l loader) id(kind Kind, parent uint64, own string, pos int) string {
+	if own == "" && l.fixed {
+		return FormatID(kind, parent, uint64(pos+1))
+	}
+	return own
+}
+
+func (l loader) load(sc Scenario) (Counts, error) {
+	var n Counts
+	for i, c := range sc.Customers {
+		path := fmt.Sprintf("customers[%d]", i)
+		if _, err := createCustomerIn(l.tx, path, l.id(KindCustomer, 0, c.ID, i), c.NewCustomer); err != nil {
+			return n, err
+		}
+		n.Customers++
+	}
+	for i, a := range sc.Accounts {
+		path := fmt.Sprintf("accounts[%d]", i)
+		acct, err := createAccount(l.tx, path, l.id(KindAccount, 0, a.ID, i), a.NewAccount)
+		if err != nil {
+			return n, err
+		}
+		n.Accounts++
+		txs, ids, err := l.accountTransactions(path, acct, a)
+		if err != nil {
+			return n, err
+		}
+		if len(txs) > 0 {
+			if _, err := addTransactions(l.tx, acct, JoinPath(path, "transactions"), txs, ids, l.today); err != nil {
+				return n, err
+			}
+		}
+		n.Transactions += len(txs)
+	}
+	for i, c := range sc.CardAccounts {
+		path := fmt.Sprintf("cardAccounts[%d]", i)
+		card, err := createCardAccount(l.tx, path, l.id(KindCardAccount, 0, c.ID, i), c.NewCardAccount)
+		if err != nil {
+			return n, err
+		}
+		n.CardAccounts++
+		txs := c.Transactions
+		if c.History != nil {
+			var v Violations
+			h := checkHistory(&v, JoinPath(path, "history"), *c.History, true)
+			if err := v.Err(); err != nil {
+				return n, err
+			}
+			txs = append(cardHistory(planHistory(h, card.ID, l.today), card, l.today), txs...)
+		}
+		if len(txs) > 0 {
+			if _, err := addCardTransactions(l.tx, card, JoinPath(path, "transactions"), txs, l.today); err != nil {
+				return n, err
+			}
+		}
+		n.CardTransactions += len(txs)
+	}
+	for i, a := range sc.Agreements {
+		path := fmt.Sprintf("agreements[%d]", i)
+		id := l.id(KindAgreement, 0, a.ID, i)
+		in := NewAgreement{Owner: a.Owner, Name: a.Name}
+		seq, _ := SeqOf(KindAgreement, id) // 0 for a new agreement, whose engagements are new too
+		var engagementIDs []string
+		for j, e := range a.Engagements {
+			in.Engagements = append(in.Engagements, e.NewEngagement)
+			engagementIDs = append(engagementIDs, l.id(KindEngagement, seq, e.ID, j))
+		}
+		if _, err := createAgreement(l.tx, path, id, in, engagementIDs); err != nil {
+			return n, err
+		}
+		n.Agreements++
+		n.Engagements += len(a.Engagements)
+	}
+	return n, nil
+}
+
+// accountTransactions returns the transactions of a scenario account:
+// its generated history, then its listed ones, with their ids.
+func (l loader) accountTransactions(path string, acct Account, a ScenarioAccount) ([]NewTransaction, []string, error) {
+	var txs []NewTransaction
+	if a.History != nil {
+		var v Violations
+		h := checkHistory(&v, JoinPath(path, "history"), *a.History, false)
+		if err := v.Err(); err != nil {
+			return nil, nil, err
+		}
+		txs = accountHistory(planHistory(h, acct.ID, l.today), acct)
+	}
+	ids := make([]string, len(txs), len(txs)+len(a.Transactions))
+	for _, t := range a.Transactions {
+		txs = append(txs, t.NewTransaction)
+		ids = append(ids, t.ID)
+	}
+	seq, _ := SeqOf(KindAccount, acct.ID)
+	for i := range ids {
+		ids[i] = l.id(KindTransaction, seq, ids[i], i)
+	}
+	return txs, ids, nil
+}
+
+// ExportScenario returns all sandbox data as a scenario that
+// ImportScenario turns back into the same records with the same ids.
+func (s *Service) ExportScenario(note string) (Scenario, error) {
+	sc := Scenario{Format: ScenarioFormat, Note: note, Customers: []ScenarioCustomer{}, Accounts: []ScenarioAccount{}, CardAccounts: []ScenarioCardAccount{}, Agreements: []ScenarioAgreement{}}
+	err := s.view("export scenario", func(tx Tx) error {
+		customers, err := tx.Customers()
+		if err != nil {
+			return err
+		}
+		number := map[string]string{}
+		for _, c := range customers {
+			number[c.ID] = c.Number
+			sc.Customers = append(sc.Customers, ScenarioCustomer{ID: c.ID, NewCustomer: NewCustomer{CustomerNumber: c.Number, Name: c.Name, Type: c.Type}})
+		}
+		accounts, err := tx.Accounts()
+		if err != nil {
+			return err
+		}
+		iban := map[string]string{}
+		for _, a := range accounts {
+			iban[a.ID] = a.IBAN
+			page, err := tx.Transactions(a.ID, TxQuery{})
+			if err != nil {
+				return err
+			}
+			sa := ScenarioAccount{ID: a.ID, NewAccount: exportAccount(a, number[a.OwnerID])}
+			for _, t := range page.Transactions {
+				sa.Transactions = append(sa.Transactions, ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)})
+			}
+			sc.Accounts = append(sc.Accounts, sa)
+		}
+		cards, err := tx.CardAccounts()
+		if err != nil {
+			return err
+		}
+		for _, c := range cards {
+			page, err := tx.CardTransactions(c.ID, TxQuery{})
+			if err != nil {
+				return err
+			}
+			sca := ScenarioCardAccount{ID: c.ID, NewCardAccount: exportCard(c, number[c.OwnerID])}
+			for _, t := range append(page.Pending, page.Booked...) {
+				sca.Transactions = append(sca.Transactions, exportCardTransaction(t))
+			}
+			sc.CardAccounts = append(sc.CardAccounts, sca)
+		}
+		agreements, err := tx.Agreements()
+		if err != nil {
+			return err
+		}
+		for _, a := range agreements {
+			sa := ScenarioAgreement{ID: a.ID, Owner: number[a.OwnerID], Name: a.Name}
+			list, err := tx.EngagementsByAgreement(a.ID)
+			if err != nil {
+				return err
+			}
+			for _, e := range list {
+				sa.Engagements = append(sa.Engagements, ScenarioEngagement{ID: e.ID, NewEngagement: NewEngagement{
+					Customer: number[e.CustomerID], Account: IBANRef{IBAN: iban[e.AccountID]}, Roles: e.Roles,
+					RegisterLimit: NumberOf(e.RegisterLimit), ApprovalLimit: NumberOf(e.ApprovalLimit),
+				}})
+			}
+			sc.Agreements = append(sc.Agreements, sa)
+		}
+		return nil
+	})
+	return sc, err
+}
+
+func exportAccount(a Account, owner string) NewAccount {
+	return NewAccount{
+		CustomerNumber: owner, AccountName: a.Name, BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency,
+		Product: a.Product, CashAccountType: a.CashAccountType, CreditLine: NumberOf(a.CreditLine),
+		Balances:    exportBalances(a.Balances, a.Currency),
+		KIDRequired: a.KIDRequired, Status: a.Status,
+	}
+}
+
+func exportBalances(b Balances, currency string) []BalanceInput {
+	return []BalanceInput{
+		{BalanceType: BalanceClosingBooked, BalanceAmount: AmountInput{Amount: NumberOf(b.ClosingBooked), Currency: currency}},
+		{BalanceType: BalanceExpected, BalanceAmount: AmountInput{Amount: NumberOf(b.Expected), Currency: currency}},
+	}
+}
+
+func exportTransaction(t Transaction) NewTransaction {
+	s := func(v string) *string { return &v }
+	creditor, debtor := t.CreditorAccount, t.DebtorAccount
+	return NewTransaction{
+		Amount: NumberOf(t.Amount), Currency: t.Currency,
+		ValueDate: t.ValueDate.String(), BookingDate: t.BookingDate.String(),
+		RemittanceInformationUnstructured: s(t.RemittanceInformationUnstructured),
+		CreditorID:                        s(t.CreditorID), CreditorName: s(t.CreditorName), CreditorAccount: &creditor,
+		UltimateCreditor: s(t.UltimateCreditor), DebtorName: s(t.DebtorName), DebtorAccount: &debtor,
+		UltimateDebtor: s(t.UltimateDebtor), PurposeCode: s(t.PurposeCode), BankTransactionCode: t.BankTransactionCode,
+		EndToEndID: t.EndToEndID, CreditorAgent: t.CreditorAgent, DebtorAgent: t.DebtorAgent,
+		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
+	}
+}
+
+func exportCard(c CardAccount, owner string) NewCardAccount {
+	return NewCardAccount{
+		CustomerNumber: owner, MaskedPan: c.MaskedPan, Currency: c.Currency,
+		CreditLimit: &AmountInput{Amount: NumberOf(c.CreditLimit), Currency: c.Currency},
+		Balances:    exportBalances(c.Balances, c.Currency),
+		CardID:      c.CardID, CardIDVNo: c.CardIDVNo, AccountNumber: c.AccountNumber,
+		Expiry: c.Expiry, Name: c.Name, Product: c.Product, Status: c.Status,
+	}
+}
+
+func exportCardTransaction(t CardTransaction) NewCardTransaction {
+	s := func(v string) *string { return &v }
+	addr := t.CardAcceptorAddress
+	out := NewCardTransaction{
+		CardTransactionID: t.CardTransactionID, TerminalID: s(t.TerminalID),
+		BookingDate: t.BookingDate.String(), TransactionDate: t.TransactionDate.String(),
+		TransactionAmount:    &AmountInput{Amount: NumberOf(t.TransactionAmount.Amount), Currency: t.TransactionAmount.Currency},
+		OriginalAmount:       &AmountInput{Amount: NumberOf(t.OriginalAmount.Amount), Currency: t.OriginalAmount.Currency},
+		MerchantCategoryCode: t.MerchantCategoryCode, CardAcceptorID: s(t.CardAcceptorID), CardAcceptorAddress: &addr,
+		MaskedPan: t.MaskedPan, TransactionDetails: s(t.TransactionDetails), Invoiced: fmt.Sprint(t.Invoiced),
+		ProprietaryBankTransactionCode: s(t.ProprietaryBankTransactionCode),
+	}
+	if x := t.CurrencyExchange; x != nil {
+		out.CurrencyExchange = &NewCurrencyExchange{
+			SourceCurrency: x.SourceCurrency, TargetCurrency: x.TargetCurrency, UnitCurrency: x.UnitCurrency,
+			ExchangeRate: x.ExchangeRate, QuotationDate: x.QuotationDate.String(), MarkupFeePercentage: x.MarkupFeePercentage,
+		}
+		if x.MarkupFee != nil {
+			out.CurrencyExchange.MarkupFee = &AmountInput{Amount: NumberOf(x.MarkupFee.Amount), Currency: x.MarkupFee.Currency}
+		}
+	}
+	return out
+}

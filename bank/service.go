@@ -1,0 +1,78 @@
+// Package bank is Sandbank's domain: the sandbox bank's records, its rules
+// and the services that apply them. The HTTP API and the desktop screens
+// call these services, so every rule has one implementation. The package
+// imports no HTTP, storage or GUI code; storage is behind the Store
+// interface.
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Clock tells the bank what time it is. Every rule that reads "now" asks it.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns the current time.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Service is the bank. It is safe for concurrent use; the store serialises
+// writes.
+type Service struct {
+	store Store
+	clock Clock
+}
+
+// New returns the bank over a store, reading time from clock.
+func New(store Store, clock Clock) *Service {
+	return &Service{store: store, clock: clock}
+}
+
+// Today returns the bank's current calendar date.
+func (s *Service) Today() Date { return DateOf(s.clock.Now()) }
+
+// view runs fn in a read transaction and turns storage failures into errors
+// that say what failed.
+func (s *Service) view(what string, fn func(Tx) error) error {
+	return wrapStorage(what, s.store.View(fn))
+}
+
+// update runs fn in a write transaction; fn's errors roll everything back.
+func (s *Service) update(what string, fn func(Tx) error) error {
+	return wrapStorage(what, s.store.Update(fn))
+}
+
+// wrapStorage leaves bank errors as they are and gives any other error the
+// context of the operation, so logs say what failed. Such errors reach a
+// client only as SYSTEM_ERROR.
+func wrapStorage(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := AsError(err); ok {
+		return err
+	}
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%s: a record it needs is missing: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// unknown is the RESOURCE_UNKNOWN error for a missing record.
+func unknown(what, id string) *Error {
+	return Errorf(CodeResourceUnknown, "%s %s does not exist", what, clip(id))
+}
+
+// found turns ErrNotFound from a lookup into RESOURCE_UNKNOWN for what/id.
+func found(err error, what, id string) error {
+	if errors.Is(err, ErrNotFound) {
+		return unknown(what, id)
+	}
+	return err
+}

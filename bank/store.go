@@ -1,0 +1,105 @@
+package bank
+
+// Store is the bank's storage. Every service call runs in one transaction:
+// View for reads, Update for writes. When fn returns an error, Update
+// changes nothing.
+type Store interface {
+	View(fn func(Tx) error) error
+	Update(fn func(Tx) error) error
+}
+
+// Tx is one storage transaction. Lookups of a missing record return
+// ErrNotFound; ids that are not of the expected kind are missing records.
+// Put methods insert or replace and keep every index in step with the
+// record, in the same transaction. Lists are in creation order.
+type Tx interface {
+	// NextSeq hands out the next sequence number of a kind; numbers are
+	// never handed out twice in one data file, even across Reset.
+	NextSeq(kind Kind) (uint64, error)
+	// ReserveSeq makes sure NextSeq never hands out seq or any number below.
+	ReserveSeq(kind Kind, seq uint64) error
+
+	Customer(id string) (Customer, error)
+	CustomerByNumber(number string) (Customer, error)
+	Customers() ([]Customer, error)
+	PutCustomer(c Customer) error
+	DeleteCustomer(id string) error
+
+	Agreement(id string) (Agreement, error)
+	Agreements() ([]Agreement, error)
+	AgreementsByOwner(customerID string) ([]Agreement, error)
+	PutAgreement(a Agreement) error
+	DeleteAgreement(id string) error
+
+	Engagement(id string) (Engagement, error)
+	EngagementsByAgreement(agreementID string) ([]Engagement, error)
+	EngagementsByCustomer(customerID string) ([]Engagement, error)
+	EngagementsByAccount(accountID string) ([]Engagement, error)
+	PutEngagement(e Engagement) error
+	DeleteEngagement(id string) error
+
+	Account(id string) (Account, error)
+	AccountByIBAN(iban string) (Account, error)
+	AccountByBBAN(bban string) (Account, error)
+	Accounts() ([]Account, error)
+	AccountsByOwner(customerID string) ([]Account, error)
+	PutAccount(a Account) error
+	// DeleteAccount deletes the account and its transactions.
+	DeleteAccount(id string) error
+
+	// PutTransactions stores booked transactions whose ids were made with
+	// FormatID(KindTransaction, accountSeq, seq).
+	PutTransactions(accountID string, txs []Transaction) error
+	Transaction(accountID, id string) (Transaction, error)
+	// Transactions returns one page of an account's booked transactions,
+	// newest booking date first, and how many match the query in all.
+	Transactions(accountID string, q TxQuery) (TxPage, error)
+	DeleteTransactions(accountID string) error
+
+	CardAccount(id string) (CardAccount, error)
+	CardAccounts() ([]CardAccount, error)
+	CardAccountsByOwner(customerID string) ([]CardAccount, error)
+	PutCardAccount(c CardAccount) error
+	// DeleteCardAccount deletes the card account and its transactions.
+	DeleteCardAccount(id string) error
+
+	PutCardTransactions(cardAccountID string, txs []CardTransaction) error
+	HasCardTransaction(cardAccountID, cardTransactionID string) (bool, error)
+	// CardTransactions returns one page of booked card transactions, newest
+	// first, and every pending one.
+	CardTransactions(cardAccountID string, q TxQuery) (CardTxPage, error)
+	DeleteCardTransactions(cardAccountID string) error
+
+	TPPContact(tppID string) (TPPContact, error)
+	PutTPPContact(c TPPContact) error
+
+	// Setting reads the JSON value stored under name into v.
+	Setting(name string, v any) error
+	PutSetting(name string, v any) error
+
+	// Reset deletes every sandbox record: customers, agreements,
+	// engagements, accounts, card accounts and their transactions. Settings,
+	// certificates, TPP contacts and sequence counters stay.
+	Reset() error
+}
+
+// TxQuery selects a page of booked transactions. Zero dates leave that end
+// of the range open; Limit 0 means no limit.
+type TxQuery struct {
+	From, To      Date
+	Offset, Limit int
+}
+
+// TxPage is one page of booked transactions and the number that match in all.
+type TxPage struct {
+	Transactions []Transaction
+	Total        int
+}
+
+// CardTxPage is one page of booked card transactions, every pending one,
+// and the number of booked ones that match in all.
+type CardTxPage struct {
+	Booked  []CardTransaction
+	Pending []CardTransaction
+	Total   int
+}

@@ -1,0 +1,46 @@
+package bank
+
+import "net/mail"
+
+// SetTPPContact registers the e-mail address a TPP wants operational
+// notices at. Only the TPP itself (caller) may set its own.
+func (s *Service) SetTPPContact(caller, tppID, email string) (TPPContact, error) {
+	if err := ownTPP(caller, tppID); err != nil {
+		return TPPContact{}, err
+	}
+	var v Violations
+	if email == "" {
+		v.Format("email", "is required")
+	} else if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" || len(email) > 254 {
+		v.Format("email", "%q is not an e-mail address; write a bare address such as psd2-ops@example.com", clip(email))
+	}
+	if err := v.Err(); err != nil {
+		return TPPContact{}, err
+	}
+	c := TPPContact{TPPID: tppID, Email: email}
+	return c, s.update("set TPP contact", func(tx Tx) error { return tx.PutTPPContact(c) })
+}
+
+// TPPContact returns the contact a TPP registered.
+func (s *Service) TPPContact(caller, tppID string) (TPPContact, error) {
+	if err := ownTPP(caller, tppID); err != nil {
+		return TPPContact{}, err
+	}
+	var c TPPContact
+	err := s.view("read TPP contact", func(tx Tx) error {
+		var err error
+		c, err = tx.TPPContact(tppID)
+		if err == ErrNotFound {
+			return Errorf(CodeResourceUnknown, "TPP %s has no contact information; register it with PUT", tppID)
+		}
+		return err
+	})
+	return c, err
+}
+
+func ownTPP(caller, tppID string) error {
+	if caller != tppID {
+		return Errorf(CodeForbidden, "the certificate identifies TPP %s; it may not act for TPP %s", caller, clip(tppID))
+	}
+	return nil
+}

@@ -1,0 +1,260 @@
+package bank
+
+import (
+	"fmt"
+	"regexp"
+
+	"sandbank/bank/validate"
+)
+
+// NewTransaction is one item of a sandbox transaction post (spec 2.11).
+// Every field of the spec is required; the descriptive texts may be empty.
+// EndToEndID, CreditorAgent, DebtorAgent and ProprietaryBankTransactionCode
+// are optional extensions that transaction details show.
+//
+// The direction follows the accounts: when debtorAccount is the account
+// posted to, the transaction is a debit (amount given with either sign);
+// otherwise creditorAccount must be that account and the amount positive.
+type NewTransaction struct {
+	Amount                            *Number     `json:"amount"`
+	Currency                          string      `json:"currency"`
+	ValueDate                         string      `json:"valueDate"`
+	BookingDate                       string      `json:"bookingDate"`
+	RemittanceInformationUnstructured *string     `json:"remittanceInformationUnstructured"`
+	CreditorID                        *string     `json:"creditorId"`
+	CreditorName                      *string     `json:"creditorName"`
+	CreditorAccount                   *AccountRef `json:"creditorAccount"`
+	UltimateCreditor                  *string     `json:"ultimateCreditor"`
+	DebtorName                        *string     `json:"debtorName"`
+	DebtorAccount                     *AccountRef `json:"debtorAccount"`
+	UltimateDebtor                    *string     `json:"ultimateDebtor"`
+	PurposeCode                       *string     `json:"purposeCode"`
+	BankTransactionCode               string      `json:"bankTransactionCode"`
+	EndToEndID                        string      `json:"endToEndId,omitempty"`
+	CreditorAgent                     string      `json:"creditorAgent,omitempty"`
+	DebtorAgent                       string      `json:"debtorAgent,omitempty"`
+	ProprietaryBankTransactionCode    string      `json:"proprietaryBankTransactionCode,omitempty"`
+}
+
+// Transaction listing limits of the sandbox API.
+const (
+	DefaultPageSize    = 200
+	MaxSandboxPageSize = 10000
+)
+
+var purposeCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
+
+// AddTransactions posts booked transactions to an account: all of them or,
+// when any fails a rule, none. Balances do not change.
+func (s *Service) AddTransactions(accountID string, in []NewTransaction) ([]Transaction, error) {
+	var out []Transaction
+	err := s.update("post transactions", func(tx Tx) error {
+		a, err := tx.Account(accountID)
+		if err != nil {
+			return found(err, "account", accountID)
+		}
+		if len(in) == 0 {
+			return PathError(CodeFormatError, "", "send an array of at least one transaction")
+		}
+		out, err = addTransactions(tx, a, "", in, nil, s.Today())
+		return err
+	})
+	return out, err
+}
+
+// addTransactions checks and stores transactions on account a; ids, when
+// not nil, gives the ids a scenario brings.
+func addTransactions(tx Tx, a Account, path string, in []NewTransaction, ids []string, today Date) ([]Transaction, error) {
+	var v Violations
+	accountSeq, _ := SeqOf(KindAccount, a.ID)
+	out := make([]Transaction, 0, len(in))
+	seen := map[string]bool{}
+	for i, item := range in {
+		p := JoinPath(path, fmt.Sprintf("[%d]", i))
+		t := checkTransaction(tx, &v, p, a, item, today)
+		id := ""
+		if i < len(ids) {
+			id = ids[i]
+		}
+		var err error
+		if t.ID, _, err = newID(tx, &v, p, KindTransaction, accountSeq, id); err != nil {
+			return nil, err
+		}
+		if seen[t.ID] && t.ID != "" {
+			v.Format(JoinPath(p, "id"), "two transactions have the id %s", t.ID)
+		}
+		seen[t.ID] = true
+		out = append(out, t)
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return out, tx.PutTransactions(a.ID, out)
+}
+
+// refersTo reports whether r names account a.
+func refersTo(r AccountRef, a Account) bool {
+	return (r.IBAN != "" && r.IBAN == a.IBAN) || (r.BBAN != "" && r.BBAN == a.BBAN)
+}
+
+// sandboxAccount returns the sandbox account r names, if any.
+func sandboxAccount(tx Tx, r AccountRef) (Account, bool) {
+	if a, err := tx.AccountByIBAN(r.IBAN); err == nil {
+		return a, true
+	}
+	if a, err := tx.AccountByBBAN(r.BBAN); err == nil {
+		return a, true
+	}
+	return Account{}, false
+}
+
+func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransaction, today Date) Transaction {
+	f := func(field string) string { return JoinPath(p, field) }
+	t := Transaction{
+		Currency:                          in.Currency,
+		RemittanceInformationUnstructured: checkPresent(v, f("remittanceInformationUnstructured"), in.RemittanceInformationUnstructured, 140),
+		CreditorID:                        checkPresent(v, f("creditorId"), in.CreditorID, 35),
+		CreditorName:                      checkPresent(v, f("creditorName"), in.CreditorName, 70),
+		UltimateCreditor:                  checkPresent(v, f("ultimateCreditor"), in.UltimateCreditor, 70),
+		DebtorName:                        checkPresent(v, f("debtorName"), in.DebtorName, 70),
+		UltimateDebtor:                    checkPresent(v, f("ultimateDebtor"), in.UltimateDebtor, 70),
+		PurposeCode:                       checkPresent(v, f("purposeCode"), in.PurposeCode, 4),
+		BankTransactionCode:               in.BankTransactionCode,
+		EndToEndID:                        in.EndToEndID,
+		CreditorAgent:                     in.CreditorAgent,
+		DebtorAgent:                       in.DebtorAgent,
+		ProprietaryBankTransactionCode:    in.ProprietaryBankTransactionCode,
+	}
+	if t.PurposeCode != "" && !purposeCodePattern.MatchString(t.PurposeCode) {
+		v.Format(f("purposeCode"), "must be an ISO 20022 purpose code: 1 to 4 upper-case letters or digits, e.g. SALA")
+	}
+	if in.Currency != a.Currency {
+		if checkCurrency(v, f("currency"), in.Currency) {
+			v.Format(f("currency"), "must be %s, the account's currency", a.Currency)
+		}
+	}
+	amount, amountOK := checkSandboxAmount(v, f("amount"), in.Amount, a.Currency)
+	if amountOK && amount.IsZero() {
+		v.Format(f("amount"), "must not be zero")
+		amountOK = false
+	}
+	t.BookingDate = checkDate(v, f("bookingDate"), in.BookingDate)
+	t.ValueDate = checkDate(v, f("valueDate"), in.ValueDate)
+	checkPast(v, f("bookingDate"), t.BookingDate, today)
+	checkPast(v, f("valueDate"), t.ValueDate, today)
+	if !t.BookingDate.IsZero() && !t.ValueDate.IsZero() && t.BookingDate.After(t.ValueDate) {
+		v.Format(f("bookingDate"), "%s is after the valueDate %s; the booking date must not be after the value date", t.BookingDate, t.ValueDate)
+	}
+	if l := len(in.BankTransactionCode); l < 4 || l > 14 {
+		v.Format(f("bankTransactionCode"), "must be 4 to 14 characters, e.g. PMNT-RCDT-ESCT")
+	}
+	checkText(v, f("endToEndId"), in.EndToEndID, 0, 35)
+	checkText(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 0, 35)
+	for _, agent := range []struct{ field, value string }{{"creditorAgent", in.CreditorAgent}, {"debtorAgent", in.DebtorAgent}} {
+		if agent.value != "" {
+			if err := validate.BIC(agent.value); err != nil {
+				v.Format(f(agent.field), "%v", err)
+			}
+		}
+	}
+	creditor, debtor := in.CreditorAccount, in.DebtorAccount
+	if creditor == nil {
+		v.Format(f("creditorAccount"), "is required: an object with iban or bban")
+	} else {
+		checkAccountRef(v, f("creditorAccount"), *creditor)
+		t.CreditorAccount = *creditor
+	}
+	if debtor == nil {
+		v.Format(f("debtorAccount"), "is required: an object with iban or bban")
+	} else {
+		checkAccountRef(v, f("debtorAccount"), *debtor)
+		t.DebtorAccount = *debtor
+	}
+	if creditor == nil || debtor == nil {
+		return t
+	}
+	// Direction: the posted account is the debtor (a debit) or the creditor.
+	counterpart, counterPath := *creditor, f("creditorAccount")
+	switch {
+	case refersTo(*debtor, a):
+		if amountOK && amount.IsPositive() {
+			amount = amount.Neg()
+		}
+	case refersTo(*creditor, a):
+		counterpart, counterPath = *debtor, f("debtorAccount")
+		if amountOK && amount.IsNegative() {
+			v.Format(f("amount"), "is negative but the account is the creditor; a debit names the account as debtorAccount")
+		}
+	default:
+		v.Format(p, "neither debtorAccount nor creditorAccount is this account (%s); name it on the side it is on", a.IBAN)
+		return t
+	}
+	if other, ok := sandboxAccount(tx, counterpart); ok && other.ID != a.ID {
+		v.Format(counterPath, "is sandbox account %s; money between sandbox accounts moves only through payments", other.IBAN)
+	} else if ok {
+		v.Format(counterPath, "is this account too; a transaction needs another party")
+	}
+	t.Amount = amount
+	return t
+}
+
+// checkQuery checks a transaction listing's dates and paging. maxLimit 0
+// allows any limit.
+func checkQuery(q TxQuery, maxLimit int) error {
+	var v Violations
+	if q.Offset < 0 {
+		v.Format("offset", "must not be negative")
+	}
+	if q.Limit < 0 || (maxLimit > 0 && q.Limit > maxLimit) {
+		v.Format("limit", "must be between 1 and %d", maxLimit)
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && q.From.After(q.To) {
+		v.Add(CodePeriodInvalid, "", fmt.Sprintf("the period starts (%s) after it ends (%s)", q.From, q.To))
+	}
+	return v.Err()
+}
+
+// Transactions returns a page of an account's booked transactions, newest
+// first. A zero Limit means DefaultPageSize.
+func (s *Service) Transactions(accountID string, q TxQuery) (TxPage, error) {
+	if q.Limit == 0 {
+		q.Limit = DefaultPageSize
+	}
+	if err := checkQuery(q, MaxSandboxPageSize); err != nil {
+		return TxPage{}, err
+	}
+	var page TxPage
+	err := s.view("list transactions", func(tx Tx) error {
+		if _, err := tx.Account(accountID); err != nil {
+			return found(err, "account", accountID)
+		}
+		var err error
+		page, err = tx.Transactions(accountID, q)
+		return err
+	})
+	return page, err
+}
+
+// Transaction returns one transaction of an account.
+func (s *Service) Transaction(accountID, id string) (Transaction, error) {
+	var t Transaction
+	err := s.view("read transaction", func(tx Tx) error {
+		if _, err := tx.Account(accountID); err != nil {
+			return found(err, "account", accountID)
+		}
+		var err error
+		t, err = tx.Transaction(accountID, id)
+		return found(err, "transaction", id)
+	})
+	return t, err
+}
+
+// DeleteTransactions deletes every transaction of an account.
+func (s *Service) DeleteTransactions(accountID string) error {
+	return s.update("delete transactions", func(tx Tx) error {
+		if _, err := tx.Account(accountID); err != nil {
+			return found(err, "account", accountID)
+		}
+		return tx.DeleteTransactions(accountID)
+	})
+}

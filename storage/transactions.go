@@ -1,0 +1,319 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"sandbank/bank"
+)
+
+// An account's transactions live in the sub-bucket transactions/<account
+// seq>, which holds:
+//
+//	b: <booking date YYYYMMDD, 4 bytes><tx seq, 8 bytes> -> transaction JSON
+//	s: <tx seq> -> <booking date>            (lookup by id)
+//	d: <booking date> -> <count, 4 bytes>    (paging by offset without a scan)
+//
+// A card account's live in cardTransactions/<card seq> with b and d as
+// above (seq from the sub-bucket's own sequence), p: <seq> -> pending card
+// transaction JSON, and i: <cardTransactionId> -> <seq> for uniqueness.
+
+func u32(v uint32) []byte {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], v)
+	return b[:]
+}
+
+// txSub returns the transaction sub-bucket of a parent record, creating it
+// when create is true; nil when it does not exist.
+func txSub(parent *bolt.Bucket, owner []byte, create bool, names ...[]byte) (*bolt.Bucket, error) {
+	b := parent.Bucket(owner)
+	if b == nil {
+		if !create {
+			return nil, nil
+		}
+		var err error
+		if b, err = parent.CreateBucket(owner); err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if _, err := b.CreateBucket(n); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b, nil
+}
+
+// addDay changes the count of booked transactions on a date by delta.
+func addDay(days *bolt.Bucket, date []byte, delta int) error {
+	n := 0
+	if v := days.Get(date); len(v) == 4 {
+		n = int(binary.BigEndian.Uint32(v))
+	}
+	n += delta
+	if n <= 0 {
+		return days.Delete(date)
+	}
+	return days.Put(date, u32(uint32(n)))
+}
+
+func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
+	acct, ok := seqKey(bank.KindAccount, accountID)
+	if !ok {
+		return errBadID("account", accountID)
+	}
+	sub, err := txSub(t.b(bktTransactions), acct, true, subBooked, subBySeq, subDays)
+	if err != nil {
+		return err
+	}
+	booked, bySeq, days := sub.Bucket(subBooked), sub.Bucket(subBySeq), sub.Bucket(subDays)
+	accountSeq := binary.BigEndian.Uint64(acct)
+	for _, tx := range txs {
+		parent, seq, ok := bank.ParseID(bank.KindTransaction, tx.ID)
+		if !ok || parent != accountSeq {
+			return fmt.Errorf("store transaction: %q is not a transaction id of account %s", tx.ID, accountID)
+		}
+		sk := u64(seq)
+		if old := bySeq.Get(sk); old != nil {
+			oldDate := append([]byte(nil), old...)
+			if err := booked.Delete(cat(oldDate, sk)); err != nil {
+				return err
+			}
+			if err := addDay(days, oldDate, -1); err != nil {
+				return err
+			}
+		}
+		date := u32(tx.BookingDate.Key())
+		if err := putJSON(booked, cat(date, sk), tx); err != nil {
+			return err
+		}
+		if err := bySeq.Put(sk, date); err != nil {
+			return err
+		}
+		if err := addDay(days, date, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
+	acct, ok := seqKey(bank.KindAccount, accountID)
+	if !ok {
+		return bank.Transaction{}, bank.ErrNotFound
+	}
+	parent, seq, ok := bank.ParseID(bank.KindTransaction, id)
+	if !ok || parent != binary.BigEndian.Uint64(acct) {
+		return bank.Transaction{}, bank.ErrNotFound
+	}
+	sub, _ := txSub(t.b(bktTransactions), acct, false)
+	if sub == nil {
+		return bank.Transaction{}, bank.ErrNotFound
+	}
+	sk := u64(seq)
+	date := sub.Bucket(subBySeq).Get(sk)
+	if date == nil {
+		return bank.Transaction{}, bank.ErrNotFound
+	}
+	tx, err := getJSON[bank.Transaction](sub.Bucket(subBooked), cat(date, sk))
+	tx.ID = id
+	return tx, err
+}
+
+func (t *txn) Transactions(accountID string, q bank.TxQuery) (bank.TxPage, error) {
+	page := bank.TxPage{Transactions: []bank.Transaction{}}
+	acct, ok := seqKey(bank.KindAccount, accountID)
+	if !ok {
+		return page, nil
+	}
+	sub, _ := txSub(t.b(bktTransactions), acct, false)
+	if sub == nil {
+		return page, nil
+	}
+	accountSeq := binary.BigEndian.Uint64(acct)
+	total, err := scanPage(sub.Bucket(subBooked), sub.Bucket(subDays), q, func(k, v []byte) error {
+		var tx bank.Transaction
+		if err := json.Unmarshal(v, &tx); err != nil {
+			return fmt.Errorf("decode transaction %x: %w", k, err)
+		}
+		tx.ID = bank.FormatID(bank.KindTransaction, accountSeq, binary.BigEndian.Uint64(k[4:]))
+		page.Transactions = append(page.Transactions, tx)
+		return nil
+	})
+	page.Total = total
+	return page, err
+}
+
+// scanPage visits one page of a booked bucket (keys <date><seq>), newest
+// first, within the query's dates, and returns how many entries match in
+// all. The day counts let it skip Offset entries with one cursor step per
+// day instead of one per entry.
+func scanPage(booked, days *bolt.Bucket, q bank.TxQuery, visit func(k, v []byte) error) (int, error) {
+	from, to := uint32(0), ^uint32(0)
+	if !q.From.IsZero() {
+		from = q.From.Key()
+	}
+	if !q.To.IsZero() {
+		to = q.To.Key()
+	}
+	if from > to {
+		return 0, nil
+	}
+	// Walk the day counts from the newest day in range: sum the total and
+	// find the day on which the page starts.
+	total, skip := 0, q.Offset
+	var startDay uint32
+	started := false
+	dc := days.Cursor()
+	k, v := seekLastAtOrBefore(dc, u32(to))
+	for ; k != nil; k, v = dc.Prev() {
+		day := binary.BigEndian.Uint32(k)
+		if day < from {
+			break
+		}
+		n := int(binary.BigEndian.Uint32(v))
+		if !started {
+			if skip < n {
+				startDay, started = day, true
+			} else {
+				skip -= n
+			}
+		}
+		total += n
+	}
+	if !started || q.Limit < 0 {
+		return total, nil
+	}
+	// Seek to the newest entry of the start day and walk back.
+	bc := booked.Cursor()
+	bk, bv := seekLastAtOrBefore(bc, cat(u32(startDay), u64(^uint64(0))))
+	for ; bk != nil && skip > 0; bk, bv = bc.Prev() {
+		skip--
+	}
+	for n := 0; bk != nil && (q.Limit == 0 || n < q.Limit); bk, bv = bc.Prev() {
+		if binary.BigEndian.Uint32(bk[:4]) < from {
+			break
+		}
+		if err := visit(bk, bv); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return total, nil
+}
+
+// seekLastAtOrBefore positions c on the last key that is <= k.
+func seekLastAtOrBefore(c *bolt.Cursor, k []byte) ([]byte, []byte) {
+	ck, cv := c.Seek(k)
+	switch {
+	case ck == nil:
+		return c.Last()
+	case string(ck) != string(k):
+		return c.Prev()
+	}
+	return ck, cv
+}
+
+func (t *txn) DeleteTransactions(accountID string) error {
+	acct, ok := seqKey(bank.KindAccount, accountID)
+	if !ok {
+		return bank.ErrNotFound
+	}
+	return deleteSub(t.b(bktTransactions), acct)
+}
+
+// --- card transactions ---
+
+func (t *txn) PutCardTransactions(cardAccountID string, txs []bank.CardTransaction) error {
+	card, ok := seqKey(bank.KindCardAccount, cardAccountID)
+	if !ok {
+		return errBadID("card account", cardAccountID)
+	}
+	sub, err := txSub(t.b(bktCardTransactions), card, true, subBooked, subPending, subDays, subByCTID)
+	if err != nil {
+		return err
+	}
+	for _, tx := range txs {
+		seq, err := sub.NextSequence()
+		if err != nil {
+			return err
+		}
+		sk := u64(seq)
+		if err := sub.Bucket(subByCTID).Put([]byte(tx.CardTransactionID), sk); err != nil {
+			return err
+		}
+		if tx.Pending() {
+			if err := putJSON(sub.Bucket(subPending), sk, tx); err != nil {
+				return err
+			}
+			continue
+		}
+		date := u32(tx.BookingDate.Key())
+		if err := putJSON(sub.Bucket(subBooked), cat(date, sk), tx); err != nil {
+			return err
+		}
+		if err := addDay(sub.Bucket(subDays), date, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *txn) HasCardTransaction(cardAccountID, cardTransactionID string) (bool, error) {
+	card, ok := seqKey(bank.KindCardAccount, cardAccountID)
+	if !ok {
+		return false, nil
+	}
+	sub, _ := txSub(t.b(bktCardTransactions), card, false)
+	return sub != nil && sub.Bucket(subByCTID).Get([]byte(cardTransactionID)) != nil, nil
+}
+
+func (t *txn) CardTransactions(cardAccountID string, q bank.TxQuery) (bank.CardTxPage, error) {
+	page := bank.CardTxPage{Booked: []bank.CardTransaction{}, Pending: []bank.CardTransaction{}}
+	card, ok := seqKey(bank.KindCardAccount, cardAccountID)
+	if !ok {
+		return page, nil
+	}
+	sub, _ := txSub(t.b(bktCardTransactions), card, false)
+	if sub == nil {
+		return page, nil
+	}
+	total, err := scanPage(sub.Bucket(subBooked), sub.Bucket(subDays), q, func(k, v []byte) error {
+		tx, err := decodeCard(k, v)
+		page.Booked = append(page.Booked, tx)
+		return err
+	})
+	if err != nil {
+		return page, err
+	}
+	page.Total = total
+	c := sub.Bucket(subPending).Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		tx, err := decodeCard(k, v)
+		if err != nil {
+			return page, err
+		}
+		page.Pending = append(page.Pending, tx)
+	}
+	return page, nil
+}
+
+func decodeCard(k, v []byte) (bank.CardTransaction, error) {
+	var tx bank.CardTransaction
+	if err := json.Unmarshal(v, &tx); err != nil {
+		return tx, fmt.Errorf("decode card transaction %x: %w", k, err)
+	}
+	return tx, nil
+}
+
+func (t *txn) DeleteCardTransactions(cardAccountID string) error {
+	card, ok := seqKey(bank.KindCardAccount, cardAccountID)
+	if !ok {
+		return bank.ErrNotFound
+	}
+	return deleteSub(t.b(bktCardTransactions), card)
+}
