@@ -273,8 +273,11 @@ func (s *Service) ExportScenario(note string) (Scenario, error) {
 				return err
 			}
 			sca := ScenarioCardAccount{ID: c.ID, NewCardAccount: exportCard(c, number[c.OwnerID])}
-			for _, t := range append(page.Pending, page.Booked...) {
-				sca.Transactions = append(sca.Transactions, exportCardTransaction(t))
+			// Oldest first, so that an import stores them in the same order.
+			for _, list := range [][]CardTransaction{page.Booked, page.Pending} {
+				for i := len(list) - 1; i >= 0; i-- {
+					sca.Transactions = append(sca.Transactions, exportCardTransaction(list[i]))
+				}
 			}
 			sc.CardAccounts = append(sc.CardAccounts, sca)
 		}

@@ -1,0 +1,244 @@
+// Package apptest starts a real Sandbank for tests: a temp data file, the
+// HTTP server on 127.0.0.1:0, TPP certificates from the bank's CA, and a
+// client that signs requests with the project's signer.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sandbank/app"
+	"sandbank/bank"
+	"sandbank/bank/httpsig"
+	"sandbank/bank/pki"
+)
+
+// Bank is a running bank under test.
+type Bank struct {
+	*app.App
+	URL  string // base URL of the HTTP listener
+	Path string // the data file
+	TB   testing.TB
+}
+
+// Options change how Start runs the bank.
+type Options struct {
+	Trust            string
+	RequireSignature *bool
+	Clock            bank.Clock
+	// DataPath reuses a data file instead of a new temp one.
+	DataPath string
+}
+
+// Start runs a bank on 127.0.0.1:0 over a new data file and stops it when
+// the test ends.
+func Start(tb testing.TB, opts Options) *Bank {
+	tb.Helper()
+	path := opts.DataPath
+	if path == "" {
+		path = filepath.Join(tb.TempDir(), "sandbank.db")
+	}
+	a, err := app.Open(app.Config{
+		DataPath: path, Addr: "127.0.0.1:0", Trust: opts.Trust,
+		RequireSignature: opts.RequireSignature, Clock: opts.Clock,
+	})
+	if err != nil {
+		tb.Fatalf("start the bank: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("bank stopped with: %v", err)
+		}
+		if err := a.Close(); err != nil {
+			tb.Errorf("close the bank: %v", err)
+		}
+	})
+	return &Bank{App: a, URL: a.URLs[0], Path: path, TB: tb}
+}
+
+// TPP is a test TPP: a certificate and key from the bank's CA.
+type TPP struct {
+	Signer *httpsig.Signer
+	Key    *rsa.PrivateKey
+	Cert   *x509.Certificate
+	ID     string
+}
+
+var (
+	keyMu    sync.Mutex
+	keyCache []*rsa.PrivateKey
+)
+
+// Key returns the i-th of a few RSA keys made once per test binary (RSA key
+// generation is slow under -race).
+func Key(tb testing.TB, i int) *rsa.PrivateKey {
+	tb.Helper()
+	keyMu.Lock()
+	defer keyMu.Unlock()
+	for len(keyCache) <= i {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		keyCache = append(keyCache, k)
+	}
+	return keyCache[i]
+}
+
+// NewTPP issues a TPP certificate from the bank's CA with the given roles
+// for test key number keyIndex.
+func (b *Bank) NewTPP(org string, keyIndex int, roles ...string) *TPP {
+	b.TB.Helper()
+	return b.NewTPPWith(pki.TPPRequestFor("Test TPP "+org, org, roles, 30, time.Now()), keyIndex)
+}
+
+// NewTPPWith issues a TPP certificate for request r.
+func (b *Bank) NewTPPWith(r pki.TPPRequest, keyIndex int) *TPP {
+	b.TB.Helper()
+	key := Key(b.TB, keyIndex)
+	cert, err := b.Authority.IssueTPP(r, key.Public())
+	if err != nil {
+		b.TB.Fatalf("issue TPP certificate: %v", err)
+	}
+	return TPPFor(b.TB, cert, key)
+}
+
+// TPPFor wraps a certificate and key.
+func TPPFor(tb testing.TB, cert *x509.Certificate, key *rsa.PrivateKey) *TPP {
+	tb.Helper()
+	s, err := httpsig.NewSigner(cert, key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &TPP{Signer: s, Key: key, Cert: cert, ID: pki.TPPID(cert)}
+}
+
+// Response is an answered request.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v, failing the test when it cannot.
+func (r Response) JSON(tb testing.TB, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		tb.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// ErrorBody is the API's error body.
+type ErrorBody struct {
+	ID          string         `json:"id"`
+	System      string         `json:"system"`
+	Status      int            `json:"status"`
+	Code        string         `json:"code"`
+	Message     string         `json:"message"`
+	TPPMessages []bank.Message `json:"tppMessages"`
+}
+
+// Err decodes the error body.
+func (r Response) Err(tb testing.TB) ErrorBody {
+	tb.Helper()
+	var e ErrorBody
+	r.JSON(tb, &e)
+	return e
+}
+
+// Do sends a request signed by tpp (unsigned when tpp is nil) and returns
+// the answer. body may be nil, a []byte or a value to encode as JSON.
+// Headers are "Name: value" strings.
+func (b *Bank) Do(tpp *TPP, method, path string, body any, headers ...string) Response {
+	b.TB.Helper()
+	req := b.Request(method, path, body, headers...)
+	raw := requestBody(b.TB, body)
+	if tpp != nil {
+		if err := tpp.Signer.SignRequest(req, raw); err != nil {
+			b.TB.Fatal(err)
+		}
+	}
+	return b.Send(req)
+}
+
+// Request builds a request with X-Request-ID set, unsigned.
+func (b *Bank) Request(method, path string, body any, headers ...string) *http.Request {
+	b.TB.Helper()
+	raw := requestBody(b.TB, body)
+	req, err := http.NewRequest(method, b.URL+path, bytes.NewReader(raw))
+	if err != nil {
+		b.TB.Fatal(err)
+	}
+	req.Header.Set("X-Request-ID", "test-"+strings.ReplaceAll(time.Now().Format("150405.000000"), ".", ""))
+	if len(raw) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ":")
+		req.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return req
+}
+
+// Send sends a prepared request and verifies the bank's response
+// signature.
+func (b *Bank) Send(req *http.Request) Response {
+	b.TB.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.TB.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		b.TB.Fatal(err)
+	}
+	if err := httpsig.VerifyResponse(resp.Header, data, b.BankCert.Cert); err != nil {
+		b.TB.Errorf("%s %s: the response signature does not verify: %v", req.Method, req.URL.Path, err)
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+func requestBody(tb testing.TB, body any) []byte {
+	switch v := body.(type) {
+	case nil:
+		return nil
+	case []byte:
+		return v
+	case string:
+		return []byte(v)
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
+}
+
+// FileSum returns a digest of the data file, to show that a request
+// changed nothing in it.
+func (b *Bank) FileSum() [32]byte {
+	b.TB.Helper()
+	data, err := os.ReadFile(b.Path)
+	if err != nil {
+		b.TB.Fatal(err)
+	}
+	return sha256.Sum256(data)
+}

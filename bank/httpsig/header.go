@@ -1,0 +1,169 @@
+// Package httpsig signs and verifies HTTP requests and responses the way
+// the bank's PSD2 interface requires (API.md section 3): the cavage HTTP
+// signature draft with a Digest header and a keyId that names the signing
+// certificate by serial number and issuer.
+package httpsig
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"mime"
+	"strings"
+)
+
+// Params are the parameters of a Signature header.
+type Params struct {
+	KeyID     string
+	Algorithm string
+	Headers   []string // lower case, in signing order
+	Signature string   // base64
+}
+
+// wordDecoder decodes RFC 2047 encoded words; utf-8, iso-8859-1 and
+// us-ascii are the charsets the standard library knows.
+var wordDecoder = &mime.WordDecoder{}
+
+// ParseSignature parses a Signature header value. It accepts a leading
+// "Signature " token, any parameter order, quoted or bare values, and a
+// value MIME-encoded as a whole per RFC 2047.
+func ParseSignature(value string) (Params, error) {
+	v := strings.TrimSpace(value)
+	if strings.HasPrefix(v, "=?") {
+		decoded, err := wordDecoder.DecodeHeader(v)
+		if err != nil {
+			return Params{}, fmt.Errorf("the RFC 2047 encoded value cannot be decoded (%v); use =?utf-8?B?...?= or =?iso-8859-1?Q?...?=", err)
+		}
+		if strings.HasPrefix(strings.TrimSpace(decoded), "=?") {
+			return Params{}, errors.New("the RFC 2047 encoded value cannot be decoded; use =?utf-8?B?...?= or =?iso-8859-1?Q?...?=")
+		}
+		v = strings.TrimSpace(decoded)
+	}
+	if len(v) > 10 && strings.EqualFold(v[:10], "signature ") {
+		v = strings.TrimSpace(v[10:])
+	}
+	raw, err := parseParams(v)
+	if err != nil {
+		return Params{}, err
+	}
+	p := Params{KeyID: raw["keyid"], Algorithm: raw["algorithm"], Signature: raw["signature"]}
+	var missing []string
+	for _, name := range []string{"keyId", "algorithm", "headers", "signature"} {
+		if _, ok := raw[strings.ToLower(name)]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return p, fmt.Errorf("the Signature header lacks %s; it needs keyId, algorithm, headers and signature", strings.Join(missing, ", "))
+	}
+	p.Headers = strings.Fields(raw["headers"])
+	return p, nil
+}
+
+// parseParams reads name=value pairs separated by commas. Values may be
+// quoted (with backslash escapes) or bare tokens.
+func parseParams(s string) (map[string]string, error) {
+	out := map[string]string{}
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == ',') {
+			i++
+		}
+		if i == len(s) {
+			return out, nil
+		}
+		start := i
+		for i < len(s) && s[i] != '=' && s[i] != ',' && s[i] != ' ' {
+			i++
+		}
+		name := strings.ToLower(s[start:i])
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		if name == "" || i == len(s) || s[i] != '=' {
+			return nil, fmt.Errorf("the Signature header is malformed near %q; write name=\"value\" pairs separated by commas", excerpt(s, start))
+		}
+		i++
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		var val strings.Builder
+		if i < len(s) && s[i] == '"' {
+			i++
+			closed := false
+			for i < len(s) {
+				c := s[i]
+				if c == '\\' && i+1 < len(s) {
+					val.WriteByte(s[i+1])
+					i += 2
+					continue
+				}
+				i++
+				if c == '"' {
+					closed = true
+					break
+				}
+				val.WriteByte(c)
+			}
+			if !closed {
+				return nil, fmt.Errorf("the Signature header's %s value has no closing quote", name)
+			}
+		} else {
+			start := i
+			for i < len(s) && s[i] != ',' {
+				i++
+			}
+			val.WriteString(strings.TrimSpace(s[start:i]))
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("the Signature header has %s twice", name)
+		}
+		out[name] = val.String()
+	}
+}
+
+func excerpt(s string, at int) string {
+	end := min(len(s), at+24)
+	return s[at:end]
+}
+
+// KeyID is a parsed keyId: the certificate serial and issuer.
+type KeyID struct {
+	SerialHex string
+	Serial    *big.Int
+	Issuer    string
+}
+
+// ParseKeyID parses "SN=<hex>,CA=<issuer DN>". The serial is hexadecimal,
+// any case, with or without leading zeros.
+func ParseKeyID(s string) (KeyID, error) {
+	rest := strings.TrimSpace(s)
+	if len(rest) < 3 || !strings.EqualFold(rest[:3], "SN=") {
+		return KeyID{}, fmt.Errorf("keyId %q does not start with SN=; write SN=<serial in hex>,CA=<issuer DN>", clip(s))
+	}
+	rest = rest[3:]
+	comma := strings.IndexByte(rest, ',')
+	if comma < 0 {
+		return KeyID{}, fmt.Errorf("keyId %q has no CA=<issuer DN> after the serial", clip(s))
+	}
+	serialText := strings.TrimSpace(rest[:comma])
+	ca := strings.TrimSpace(rest[comma+1:])
+	if len(ca) < 3 || !strings.EqualFold(ca[:3], "CA=") {
+		return KeyID{}, fmt.Errorf("keyId %q has no CA= after the serial", clip(s))
+	}
+	k := KeyID{SerialHex: serialText, Issuer: strings.TrimSpace(ca[3:])}
+	hexText := strings.TrimPrefix(strings.TrimPrefix(serialText, "0x"), "0X")
+	serial, ok := new(big.Int).SetString(hexText, 16)
+	if !ok || hexText == "" || strings.HasPrefix(hexText, "-") || strings.HasPrefix(hexText, "+") {
+		return k, fmt.Errorf("keyId serial %q is not hexadecimal", clip(serialText))
+	}
+	k.Serial = serial
+	return k, nil
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:117] + "..."
+	}
+	return s
+}

@@ -1,0 +1,462 @@
+package httpsig
+
+import (
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"hash"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"sandbank/bank"
+	"sandbank/bank/pki"
+)
+
+// Step is one check of a signature verification and its outcome, in words
+// a TPP developer can act on.
+type Step struct {
+	Check  string `json:"check"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// Verdict is the outcome of verifying one request: every step taken, what
+// was signed, and the error when a step failed (nil when the request
+// passed).
+type Verdict struct {
+	Signed        bool              `json:"signed"`
+	Steps         []Step            `json:"steps"`
+	SignedHeaders []string          `json:"signedHeaders,omitempty"`
+	SigningString string            `json:"signingString,omitempty"`
+	Digest        string            `json:"digest,omitempty"`
+	Cert          *x509.Certificate `json:"-"`
+	TPPID         string            `json:"tppId,omitempty"`
+	// Roles are the PSD2 roles the request may use.
+	Roles []string    `json:"roles,omitempty"`
+	Err   *bank.Error `json:"-"`
+}
+
+func (v *Verdict) pass(check, format string, args ...any) {
+	v.Steps = append(v.Steps, Step{Check: check, OK: true, Detail: fmt.Sprintf(format, args...)})
+}
+
+// fail records a failed step and the error the request gets.
+func (v *Verdict) fail(check, code, format string, args ...any) *Verdict {
+	detail := fmt.Sprintf(format, args...)
+	v.Steps = append(v.Steps, Step{Check: check, OK: false, Detail: detail})
+	v.Err = bank.Errorf(code, "%s", detail)
+	return v
+}
+
+// Policy is what a Verifier accepts. It can change while the bank runs.
+type Policy struct {
+	// RequireSignature refuses unsigned requests; when false they pass,
+	// marked unsigned. Signed requests are verified either way.
+	RequireSignature bool
+	// Trust checks a certificate's chain in trust mode store; nil is trust
+	// mode any, which accepts any certificate whose signature verifies.
+	Trust func(*x509.Certificate) error
+}
+
+// Verifier checks signed requests. It is safe for concurrent use.
+type Verifier struct {
+	policy atomic.Pointer[Policy]
+	now    func() time.Time // the real clock; certificate validity uses it
+
+	mu    sync.Mutex
+	certs map[string]parsedCert
+}
+
+// NewVerifier returns a verifier with a policy, checking certificate
+// validity against now.
+func NewVerifier(p Policy, now func() time.Time) *Verifier {
+	v := &Verifier{now: now}
+	v.SetPolicy(p)
+	return v
+}
+
+// SetPolicy changes what the verifier accepts from the next request on.
+func (vf *Verifier) SetPolicy(p Policy) { vf.policy.Store(&p) }
+
+// parsedCert caches what a TPP-Signature-Certificate header value gives.
+type parsedCert struct {
+	cert    *x509.Certificate
+	err     string
+	roles   []string
+	named   bool
+	roleErr string
+	decoded string
+	tppID   string
+}
+
+const certCacheSize = 1024
+
+// UnsignedTPP is the TPP identity of unsigned requests when requireSignature
+// is off and no certificate came with them.
+const UnsignedTPP = "UNSIGNED"
+
+// Verify checks a request against API.md section 3 and explains every
+// step. body is the exact request body.
+func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
+	v := &Verdict{}
+	policy := vf.policy.Load()
+	sigValue := r.Header.Get("Signature")
+	certValue := r.Header.Get("TPP-Signature-Certificate")
+	if sigValue == "" {
+		if policy.RequireSignature {
+			return v.fail("signature", bank.CodeSignatureMissing, "the request has no Signature header; sign it (see sandbankd call) or turn requireSignature off while you start")
+		}
+		v.pass("signature", "unsigned request let through: requireSignature is off")
+		v.TPPID, v.Roles = UnsignedTPP, slices.Clone(pki.Roles)
+		if certValue != "" {
+			if pc := vf.parse(certValue); pc.cert != nil {
+				v.TPPID, v.Cert = pc.tppID, pc.cert
+			}
+		}
+		return v
+	}
+	v.Signed = true
+	if certValue == "" {
+		return v.fail("certificate", bank.CodeHeaderRequired, "TPP-Signature-Certificate is missing; send the signing certificate as base64 DER")
+	}
+	pc := vf.parse(certValue)
+	if pc.cert == nil {
+		return v.fail("certificate", bank.CodeCertificateInvalid, "TPP-Signature-Certificate %s", pc.err)
+	}
+	cert := pc.cert
+	v.Cert, v.TPPID = cert, pc.tppID
+	v.pass("certificate", "%s", pc.decoded)
+	now := vf.now()
+	if now.Before(cert.NotBefore) {
+		return v.fail("validity", bank.CodeCertificateExpired, "the certificate is valid from %s, which is in the future", cert.NotBefore.UTC().Format(time.RFC3339))
+	}
+	if now.After(cert.NotAfter) {
+		return v.fail("validity", bank.CodeCertificateExpired, "the certificate expired at %s; issue a new one (sandbankd cert new)", cert.NotAfter.UTC().Format(time.RFC3339))
+	}
+	v.pass("validity", "valid from %s to %s", cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339))
+	if policy.Trust == nil {
+		v.pass("trust", "trust mode any: any certificate is accepted when its signature verifies")
+	} else if err := policy.Trust(cert); err != nil {
+		return v.fail("trust", bank.CodeCertificateInvalid, "trust mode store: %v", err)
+	} else {
+		v.pass("trust", "trust mode store: the certificate chains to a trusted CA")
+	}
+	if pc.roleErr != "" {
+		return v.fail("roles", bank.CodeCertificateInvalid, "%s", pc.roleErr)
+	}
+	switch {
+	case pc.named:
+		v.Roles = pc.roles
+		v.pass("roles", "the PSD2 QCStatement names the roles %s", listOrNone(pc.roles))
+	case policy.Trust == nil:
+		v.Roles = slices.Clone(pki.Roles)
+		v.pass("roles", "no PSD2 QCStatement: every role in trust mode any")
+	default:
+		v.Roles = []string{}
+		v.pass("roles", "no PSD2 QCStatement: no role in trust mode store")
+	}
+	if !vf.checkDigest(v, r, body) {
+		return v
+	}
+	p, err := ParseSignature(sigValue)
+	if err != nil {
+		return v.fail("signature header", bank.CodeSignatureInvalid, "%v", err)
+	}
+	v.pass("signature header", "keyId=%q algorithm=%q headers=%q", p.KeyID, p.Algorithm, strings.Join(p.Headers, " "))
+	if !checkKeyID(v, p.KeyID, cert) {
+		return v
+	}
+	h, ok := hashFor(p.Algorithm)
+	if !ok {
+		return v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %q is not supported; use rsa-sha256 (or rsa-sha512)", p.Algorithm)
+	}
+	pub, ok := cert.PublicKey.(*rsa.PublicKey)
+	if !ok {
+		return v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate holds a %s key", strings.ToLower(p.Algorithm), keyType(cert))
+	}
+	v.pass("algorithm", "%s with a %d-bit RSA key", strings.ToLower(p.Algorithm), pub.N.BitLen())
+	if !checkHeaderList(v, r, body, p.Headers) {
+		return v
+	}
+	signing, err := SigningString(r, p.Headers)
+	if err != nil {
+		return v.fail("signed headers", bank.CodeSignatureInvalid, "%v", err)
+	}
+	v.SigningString = signing
+	sig, err := decodeBase64(p.Signature)
+	if err != nil {
+		return v.fail("signature", bank.CodeSignatureInvalid, "the signature value is not base64")
+	}
+	digest := hashOf(h, []byte(signing))
+	if err := rsa.VerifyPKCS1v15(pub, h, digest, sig); err != nil {
+		return v.fail("signature", bank.CodeSignatureInvalid, "the RSA signature does not verify over the signing string with the certificate's key; sign exactly the signing string shown, with the key of this certificate")
+	}
+	v.pass("signature", "RSA PKCS#1 v1.5 %s signature verifies over the signing string", strings.ToLower(p.Algorithm))
+	return v
+}
+
+func listOrNone(list []string) string {
+	if len(list) == 0 {
+		return "(none)"
+	}
+	return strings.Join(list, ", ")
+}
+
+func keyType(cert *x509.Certificate) string {
+	switch cert.PublicKeyAlgorithm {
+	case x509.ECDSA:
+		return "ECDSA"
+	case x509.Ed25519:
+		return "Ed25519"
+	}
+	return cert.PublicKeyAlgorithm.String()
+}
+
+// parse decodes and caches a TPP-Signature-Certificate value.
+func (vf *Verifier) parse(value string) parsedCert {
+	vf.mu.Lock()
+	pc, ok := vf.certs[value]
+	vf.mu.Unlock()
+	if ok {
+		return pc
+	}
+	pc = parseCertHeader(value)
+	vf.mu.Lock()
+	if vf.certs == nil || len(vf.certs) >= certCacheSize {
+		vf.certs = map[string]parsedCert{}
+	}
+	vf.certs[value] = pc
+	vf.mu.Unlock()
+	return pc
+}
+
+func parseCertHeader(value string) parsedCert {
+	der, err := DecodeCertificateHeader(value)
+	if err != nil {
+		return parsedCert{err: err.Error()}
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return parsedCert{err: "is not an X.509 certificate: " + strings.TrimPrefix(err.Error(), "x509: ")}
+	}
+	pc := parsedCert{cert: cert, tppID: pki.TPPID(cert)}
+	pc.roles, pc.named, err = pki.PSD2Roles(cert)
+	if err != nil {
+		pc.roleErr = err.Error()
+	}
+	pc.decoded = fmt.Sprintf("subject %s, issuer %s, serial %X, TPP %s", FormatDN(cert.Subject), FormatDN(cert.Issuer), cert.SerialNumber, pc.tppID)
+	return pc
+}
+
+// DecodeCertificateHeader decodes a TPP-Signature-Certificate value: base64
+// DER, with PEM armour, white space and escaped line breaks tolerated.
+func DecodeCertificateHeader(value string) ([]byte, error) {
+	s := strings.ReplaceAll(value, `\n`, "")
+	s = strings.ReplaceAll(s, "-----BEGIN CERTIFICATE-----", "")
+	s = strings.ReplaceAll(s, "-----END CERTIFICATE-----", "")
+	s = strings.Join(strings.Fields(s), "")
+	if s == "" {
+		return nil, fmt.Errorf("is empty")
+	}
+	der, err := decodeBase64(s)
+	if err != nil {
+		return nil, fmt.Errorf("is not base64-encoded DER")
+	}
+	return der, nil
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("not base64")
+}
+
+// checkDigest checks the Digest header against the body.
+func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, body []byte) bool {
+	header := r.Header.Get("Digest")
+	if header == "" {
+		if len(body) > 0 {
+			v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
+			return false
+		}
+		v.pass("digest", "no body and no Digest header")
+		return true
+	}
+	checked := false
+	for _, item := range strings.Split(header, ",") {
+		alg, want, found := strings.Cut(strings.TrimSpace(item), "=")
+		if !found {
+			continue
+		}
+		var h crypto.Hash
+		switch strings.ToUpper(alg) {
+		case "SHA-256":
+			h = crypto.SHA256
+		case "SHA-512":
+			h = crypto.SHA512
+		default:
+			continue
+		}
+		got := base64.StdEncoding.EncodeToString(hashOf(h, body))
+		name := strings.ToUpper(alg)
+		v.Digest = name + "=" + got
+		if want != got {
+			v.fail("digest", bank.CodeSignatureInvalid, "Digest %s=%s does not match the body (%d bytes), whose %s is %s; compute it over the exact bytes sent", name, clip(want), len(body), name, got)
+			return false
+		}
+		checked = true
+	}
+	if !checked {
+		v.fail("digest", bank.CodeSignatureInvalid, "the Digest header %q has no SHA-256 or SHA-512 value; write SHA-256=<base64>", clip(header))
+		return false
+	}
+	v.pass("digest", "%s matches the %d-byte body", v.Digest, len(body))
+	return true
+}
+
+// checkKeyID matches the keyId against the certificate.
+func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate) bool {
+	k, err := ParseKeyID(keyID)
+	if err != nil {
+		v.fail("keyId", bank.CodeSignatureInvalid, "%v", err)
+		return false
+	}
+	if k.Serial.Cmp(cert.SerialNumber) != 0 {
+		hint := ""
+		if dec, ok := decimalSerial(k.SerialHex); ok && dec == cert.SerialNumber.String() {
+			hint = " (keyId has it in decimal; write it in hexadecimal)"
+		}
+		v.fail("keyId", bank.CodeSignatureInvalid, "keyId serial %s is not the certificate's serial %X%s", k.SerialHex, cert.SerialNumber, hint)
+		return false
+	}
+	want, err := parseDN(k.Issuer)
+	if err != nil {
+		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q cannot be read: %v", clip(k.Issuer), err)
+		return false
+	}
+	if !sameDN(want, nameAttributes(cert.Issuer)) {
+		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q is not the certificate's issuer %q", clip(k.Issuer), FormatDN(cert.Issuer))
+		return false
+	}
+	v.pass("keyId", "serial %X and issuer %s match the certificate", cert.SerialNumber, FormatDN(cert.Issuer))
+	return true
+}
+
+func decimalSerial(s string) (string, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return "", false
+	}
+	return strings.TrimLeft(s, "0"), true
+}
+
+// mustSign are the headers that must be signed whenever the request has
+// them (API.md 3.4).
+var mustSign = []string{"psu-id", "psu-corporate-id", "tpp-redirect-uri", "date"}
+
+// checkHeaderList applies the rules on the headers parameter.
+func checkHeaderList(v *Verdict, r *http.Request, body []byte, headers []string) bool {
+	seen := map[string]bool{}
+	for _, h := range headers {
+		name := strings.ToLower(h)
+		if seen[name] {
+			v.fail("signed headers", bank.CodeSignatureInvalid, "headers lists %s twice", name)
+			return false
+		}
+		seen[name] = true
+		if name != "(request-target)" && headerValue(r, name) == nil {
+			v.fail("signed headers", bank.CodeSignatureInvalid, "headers lists %s, but the request has no %s header", name, name)
+			return false
+		}
+	}
+	if !seen["x-request-id"] {
+		v.fail("signed headers", bank.CodeSignatureInvalid, "headers must include x-request-id")
+		return false
+	}
+	if len(body) > 0 && !seen["digest"] {
+		v.fail("signed headers", bank.CodeSignatureInvalid, "the request has a body, so headers must include digest")
+		return false
+	}
+	for _, name := range mustSign {
+		if headerValue(r, name) != nil && !seen[name] {
+			v.fail("signed headers", bank.CodeSignatureInvalid, "the request carries %s, so headers must include %s", name, name)
+			return false
+		}
+	}
+	v.SignedHeaders = make([]string, len(headers))
+	for i, h := range headers {
+		v.SignedHeaders[i] = strings.ToLower(h)
+	}
+	v.pass("signed headers", "%s", strings.Join(v.SignedHeaders, " "))
+	return true
+}
+
+// headerValue returns the values of a header, nil when absent. Host lives
+// outside the header map in Go's server requests.
+func headerValue(r *http.Request, name string) []string {
+	if name == "host" {
+		if r.Host == "" {
+			return nil
+		}
+		return []string{r.Host}
+	}
+	return r.Header.Values(name)
+}
+
+// SigningString builds the string that is signed: "name: value" per listed
+// header, in list order, joined by "\n".
+func SigningString(r *http.Request, headers []string) (string, error) {
+	lines := make([]string, 0, len(headers))
+	for _, h := range headers {
+		name := strings.ToLower(h)
+		if name == "(request-target)" {
+			lines = append(lines, name+": "+strings.ToLower(r.Method)+" "+requestTarget(r))
+			continue
+		}
+		values := headerValue(r, name)
+		if values == nil {
+			return "", fmt.Errorf("headers lists %s, but the request has no %s header", name, name)
+		}
+		lines = append(lines, name+": "+strings.Join(values, ", "))
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// requestTarget returns the path and query as sent on the request line.
+func requestTarget(r *http.Request) string {
+	if strings.HasPrefix(r.RequestURI, "/") {
+		return r.RequestURI
+	}
+	return r.URL.RequestURI()
+}
+
+func hashFor(algorithm string) (crypto.Hash, bool) {
+	switch strings.ToLower(algorithm) {
+	case "rsa-sha256":
+		return crypto.SHA256, true
+	case "rsa-sha512":
+		return crypto.SHA512, true
+	}
+	return 0, false
+}
+
+func hashOf(h crypto.Hash, data []byte) []byte {
+	var hh hash.Hash
+	if h == crypto.SHA512 {
+		hh = sha512.New()
+	} else {
+		hh = sha256.New()
+	}
+	hh.Write(data)
+	return hh.Sum(nil)
+}

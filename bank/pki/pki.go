@@ -1,0 +1,444 @@
+// Package pki is Sandbank's certificate authority and its reading of
+// eIDAS certificates: it issues the HTTPS server certificate, the bank's
+// response-signing certificate and TPP test certificates with the PSD2
+// QCStatement, and it reads a TPP's identity and PSD2 roles from any
+// certificate.
+package pki
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"strings"
+	"time"
+)
+
+// PSD2 roles of ETSI TS 119 495.
+const (
+	RoleAS = "PSP_AS" // account servicing
+	RolePI = "PSP_PI" // payment initiation
+	RoleAI = "PSP_AI" // account information
+	RoleIC = "PSP_IC" // card-based payment instruments
+)
+
+// Roles lists the PSD2 roles in the order of their OIDs.
+var Roles = []string{RoleAS, RolePI, RoleAI, RoleIC}
+
+var (
+	oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
+	oidQCStatements           = asn1.ObjectIdentifier{1, 3, 6, 1, 5, 5, 7, 1, 3}
+	oidQcCompliance           = asn1.ObjectIdentifier{0, 4, 0, 1862, 1, 1}
+	oidQcType                 = asn1.ObjectIdentifier{0, 4, 0, 1862, 1, 6}
+	oidQcTypeSeal             = asn1.ObjectIdentifier{0, 4, 0, 1862, 1, 6, 2}
+	oidPSD2                   = asn1.ObjectIdentifier{0, 4, 0, 19495, 2}
+	roleOIDs                  = map[string]asn1.ObjectIdentifier{
+		RoleAS: {0, 4, 0, 19495, 1, 1},
+		RolePI: {0, 4, 0, 19495, 1, 2},
+		RoleAI: {0, 4, 0, 19495, 1, 3},
+		RoleIC: {0, 4, 0, 19495, 1, 4},
+	}
+)
+
+// OrganizationIdentifierOID is the OID of the organizationIdentifier
+// attribute (2.5.4.97) that carries a TPP's authorisation number.
+var OrganizationIdentifierOID = oidOrganizationIdentifier
+
+// Authority is Sandbank's local certificate authority.
+type Authority struct {
+	Cert *x509.Certificate
+	Key  crypto.Signer
+}
+
+// NewAuthority makes a new CA key and self-signed CA certificate.
+func NewAuthority(now time.Time) (*Authority, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate CA key: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: newSerial(),
+		Subject: pkix.Name{
+			CommonName:   "Sandbank Sandbox CA",
+			Organization: []string{"Sandbank Sandbox"},
+			Country:      []string{"NO"},
+			ExtraNames:   []pkix.AttributeTypeAndValue{{Type: oidOrganizationIdentifier, Value: "NTRNO-999999999"}},
+		},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.AddDate(20, 0, 0),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+		MaxPathLenZero:        true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, fmt.Errorf("create CA certificate: %w", err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &Authority{Cert: cert, Key: key}, nil
+}
+
+func newSerial() *big.Int {
+	limit := new(big.Int).Lsh(big.NewInt(1), 126)
+	n, err := rand.Int(rand.Reader, limit)
+	if err != nil {
+		panic(err) // crypto/rand does not fail
+	}
+	return n.Add(n, big.NewInt(1))
+}
+
+func (a *Authority) issue(tmpl *x509.Certificate, pub crypto.PublicKey) (*x509.Certificate, error) {
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.Cert, pub, a.Key)
+	if err != nil {
+		return nil, fmt.Errorf("issue certificate: %w", err)
+	}
+	return x509.ParseCertificate(der)
+}
+
+// IssueServer issues the HTTPS server certificate for localhost,
+// 127.0.0.1 and ::1, valid for a year.
+func (a *Authority) IssueServer(now time.Time) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("generate server key: %w", err)
+	}
+	cert, err := a.issue(&x509.Certificate{
+		SerialNumber: newSerial(),
+		Subject:      pkix.Name{CommonName: "localhost", Organization: []string{"Sandbank Sandbox"}},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.AddDate(1, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, key.Public())
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{cert.Raw, a.Cert.Raw}, PrivateKey: key, Leaf: cert}, nil
+}
+
+// TPPRequest describes a TPP test certificate.
+type TPPRequest struct {
+	Name      string   // organisation name, also the CN
+	OrgNumber string   // national organisation number, e.g. 933012867
+	Roles     []string // PSD2 roles, e.g. PSP_AI, PSP_PI
+	NotBefore time.Time
+	NotAfter  time.Time
+}
+
+// TPPRequestFor returns a TPP certificate request valid from an hour ago
+// for validDays days (730 when 0).
+func TPPRequestFor(name, orgNumber string, roles []string, validDays int, now time.Time) TPPRequest {
+	if validDays == 0 {
+		validDays = 730
+	}
+	return TPPRequest{Name: name, OrgNumber: orgNumber, Roles: roles, NotBefore: now.Add(-time.Hour), NotAfter: now.AddDate(0, 0, validDays)}
+}
+
+// CheckTPPRequest reports what is wrong with a TPP certificate request.
+func CheckTPPRequest(r TPPRequest) error {
+	var problems []string
+	if strings.TrimSpace(r.Name) == "" || len(r.Name) > 64 {
+		problems = append(problems, "name: give the TPP's name, 1 to 64 characters")
+	}
+	if len(r.OrgNumber) < 1 || len(r.OrgNumber) > 20 || strings.Trim(r.OrgNumber, "0123456789") != "" {
+		problems = append(problems, "org: give the organisation number, digits only, e.g. 933012867")
+	}
+	seen := map[string]bool{}
+	for _, role := range r.Roles {
+		if _, ok := roleOIDs[role]; !ok {
+			problems = append(problems, fmt.Sprintf("roles: %q is not a PSD2 role; use %s", role, strings.Join(Roles, ", ")))
+		} else if seen[role] {
+			problems = append(problems, fmt.Sprintf("roles: %s is listed twice", role))
+		}
+		seen[role] = true
+	}
+	if !r.NotAfter.After(r.NotBefore) {
+		problems = append(problems, "validity: the certificate must end after it starts")
+	} else if r.NotAfter.Sub(r.NotBefore) > 10*366*24*time.Hour {
+		problems = append(problems, "validity: at most 10 years")
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// IssueTPP issues a TPP test certificate (a QSealC-like certificate with
+// organizationIdentifier PSDNO-FSA-<org number> and the PSD2 QCStatement
+// naming the roles, NCA Finanstilsynet / NO-FSA) for a public key.
+func (a *Authority) IssueTPP(r TPPRequest, pub crypto.PublicKey) (*x509.Certificate, error) {
+	if err := CheckTPPRequest(r); err != nil {
+		return nil, err
+	}
+	qc, err := qcStatements(r.Roles)
+	if err != nil {
+		return nil, err
+	}
+	return a.issue(&x509.Certificate{
+		SerialNumber: newSerial(),
+		Subject: pkix.Name{
+			CommonName:   r.Name,
+			Organization: []string{r.Name},
+			Country:      []string{"NO"},
+			ExtraNames:   []pkix.AttributeTypeAndValue{{Type: oidOrganizationIdentifier, Value: "PSDNO-FSA-" + r.OrgNumber}},
+		},
+		NotBefore:       r.NotBefore,
+		NotAfter:        r.NotAfter,
+		KeyUsage:        x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
+		ExtKeyUsage:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		ExtraExtensions: []pkix.Extension{{Id: oidQCStatements, Value: qc}},
+	}, pub)
+}
+
+// NewTPP makes an RSA 2048 key and a TPP test certificate for it.
+func (a *Authority) NewTPP(r TPPRequest) (*x509.Certificate, *rsa.PrivateKey, error) {
+	if err := CheckTPPRequest(r); err != nil {
+		return nil, nil, err
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generate TPP key: %w", err)
+	}
+	cert, err := a.IssueTPP(r, key.Public())
+	return cert, key, err
+}
+
+// SelfSigned makes a self-signed certificate for key, named cn, valid for
+// a day. Trust mode any accepts it; the CLI signs with one when it has no
+// certificate yet.
+func SelfSigned(key crypto.Signer, cn string, now time.Time) (*x509.Certificate, error) {
+	tmpl := &x509.Certificate{
+		SerialNumber: newSerial(),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, fmt.Errorf("create self-signed certificate: %w", err)
+	}
+	return x509.ParseCertificate(der)
+}
+
+// IssueBank issues the bank's own response-signing certificate for key.
+func (a *Authority) IssueBank(key crypto.Signer, now time.Time) (*x509.Certificate, error) {
+	return a.issue(&x509.Certificate{
+		SerialNumber: newSerial(),
+		Subject: pkix.Name{
+			CommonName:   "Sandbank Sandbox Bank",
+			Organization: []string{"Sandbank Sandbox"},
+			Country:      []string{"NO"},
+			ExtraNames:   []pkix.AttributeTypeAndValue{{Type: oidOrganizationIdentifier, Value: "PSDNO-FSA-999999999"}},
+		},
+		NotBefore: now.Add(-time.Hour),
+		NotAfter:  now.AddDate(10, 0, 0),
+		KeyUsage:  x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
+	}, key.Public())
+}
+
+type qcStatement struct {
+	ID   asn1.ObjectIdentifier
+	Info asn1.RawValue `asn1:"optional"`
+}
+
+type psd2QcType struct {
+	Roles   []roleOfPSP
+	NCAName string `asn1:"utf8"`
+	NCAID   string `asn1:"utf8"`
+}
+
+type roleOfPSP struct {
+	OID  asn1.ObjectIdentifier
+	Name string `asn1:"utf8"`
+}
+
+// qcStatements encodes the QCStatements extension of a TPP certificate.
+func qcStatements(roles []string) ([]byte, error) {
+	t := psd2QcType{Roles: []roleOfPSP{}, NCAName: "Finanstilsynet", NCAID: "NO-FSA"}
+	for _, r := range roles {
+		t.Roles = append(t.Roles, roleOfPSP{OID: roleOIDs[r], Name: r})
+	}
+	psd2, err := asn1.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	typeSeal, err := asn1.Marshal([]asn1.ObjectIdentifier{oidQcTypeSeal})
+	if err != nil {
+		return nil, err
+	}
+	return asn1.Marshal([]qcStatement{
+		{ID: oidQcCompliance},
+		{ID: oidQcType, Info: asn1.RawValue{FullBytes: typeSeal}},
+		{ID: oidPSD2, Info: asn1.RawValue{FullBytes: psd2}},
+	})
+}
+
+// PSD2Roles returns the PSD2 roles a certificate's QCStatement names.
+// named is false when the certificate has no PSD2 QCStatement; err is set
+// when it has one that cannot be read.
+func PSD2Roles(cert *x509.Certificate) (roles []string, named bool, err error) {
+	for _, ext := range cert.Extensions {
+		if !ext.Id.Equal(oidQCStatements) {
+			continue
+		}
+		var stmts []qcStatement
+		if rest, err := asn1.Unmarshal(ext.Value, &stmts); err != nil || len(rest) > 0 {
+			return nil, false, errors.New("the QCStatements extension is not valid DER")
+		}
+		for _, s := range stmts {
+			if !s.ID.Equal(oidPSD2) {
+				continue
+			}
+			var t psd2QcType
+			if rest, err := asn1.Unmarshal(s.Info.FullBytes, &t); err != nil || len(rest) > 0 {
+				return nil, true, errors.New("the PSD2 QCStatement (0.4.0.19495.2) is not valid DER")
+			}
+			roles = []string{}
+			for _, r := range t.Roles {
+				if name := roleName(r); name != "" {
+					roles = append(roles, name)
+				}
+			}
+			return roles, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// roleName returns a role by its OID or, for an unknown OID, by its name.
+func roleName(r roleOfPSP) string {
+	for name, oid := range roleOIDs {
+		if r.OID.Equal(oid) {
+			return name
+		}
+	}
+	if _, ok := roleOIDs[r.Name]; ok {
+		return r.Name
+	}
+	return ""
+}
+
+// TPPID returns the TPP identity of a certificate (API.md 3.7): the
+// subject's organizationIdentifier without its "PSD" prefix, else the
+// subject CN, else "SHA256:" and the first 16 hex digits of the
+// certificate's fingerprint.
+func TPPID(cert *x509.Certificate) string {
+	for _, n := range cert.Subject.Names {
+		if n.Type.Equal(oidOrganizationIdentifier) {
+			if s, ok := n.Value.(string); ok && s != "" {
+				return strings.TrimPrefix(s, "PSD")
+			}
+		}
+	}
+	if cert.Subject.CommonName != "" {
+		return cert.Subject.CommonName
+	}
+	sum := sha256.Sum256(cert.Raw)
+	return "SHA256:" + hex.EncodeToString(sum[:])[:16]
+}
+
+// EncodeCert writes a certificate as PEM.
+func EncodeCert(cert *x509.Certificate) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
+}
+
+// EncodeKey writes a private key as PKCS#8 PEM.
+func EncodeKey(key crypto.Signer) ([]byte, error) {
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("encode key: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// DecodeCert reads the first certificate of PEM data.
+func DecodeCert(data []byte) (*x509.Certificate, error) {
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return nil, errors.New("no PEM CERTIFICATE block found")
+		}
+		if block.Type == "CERTIFICATE" {
+			return x509.ParseCertificate(block.Bytes)
+		}
+	}
+}
+
+// DecodePublicKey reads an RSA public key from PEM: "PUBLIC KEY" (SPKI)
+// or "RSA PUBLIC KEY" (PKCS#1).
+func DecodePublicKey(data []byte) (*rsa.PublicKey, error) {
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, errors.New("no PEM public key block found")
+	}
+	var key any
+	var err error
+	switch block.Type {
+	case "PUBLIC KEY":
+		key, err = x509.ParsePKIXPublicKey(block.Bytes)
+	case "RSA PUBLIC KEY":
+		key, err = x509.ParsePKCS1PublicKey(block.Bytes)
+	default:
+		return nil, fmt.Errorf("a PEM %s block is not a public key", block.Type)
+	}
+	if err != nil {
+		return nil, errors.New("the public key cannot be parsed")
+	}
+	pub, ok := key.(*rsa.PublicKey)
+	if !ok || pub.N.BitLen() < 2048 {
+		return nil, errors.New("the public key must be RSA of 2048 bits or more")
+	}
+	return pub, nil
+}
+
+// DecodeKey reads the first private key of PEM data: PKCS#8, PKCS#1 RSA or
+// SEC 1 EC.
+func DecodeKey(data []byte) (crypto.Signer, error) {
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return nil, errors.New("no PEM private key block found")
+		}
+		var key any
+		var err error
+		switch block.Type {
+		case "PRIVATE KEY":
+			key, err = x509.ParsePKCS8PrivateKey(block.Bytes)
+		case "RSA PRIVATE KEY":
+			key, err = x509.ParsePKCS1PrivateKey(block.Bytes)
+		case "EC PRIVATE KEY":
+			key, err = x509.ParseECPrivateKey(block.Bytes)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", strings.ToLower(block.Type), err)
+		}
+		signer, ok := key.(crypto.Signer)
+		if !ok {
+			return nil, errors.New("the key cannot sign")
+		}
+		return signer, nil
+	}
+}

@@ -1,0 +1,64 @@
+package psd2api
+
+import "net/http"
+
+// route is one pattern of the API and its handler.
+type route struct {
+	pattern string
+	handler http.Handler
+}
+
+// routes lists every route of the API. Signed routes name the PSD2 role
+// they need (none for the sandbox data API) and what they answer with.
+func (s *server) routes() []route {
+	sandbox := func(f handlerFunc) http.Handler { return s.signed(roleNone, jsonType, s.handle(f)) }
+	pem := func(f handlerFunc) http.Handler { return s.signed(roleNone, pemType, s.handle(f)) }
+	return []route{
+		{"GET /healthz", http.HandlerFunc(healthz)},
+
+		{"POST /v1/sandbox/initialize", sandbox(s.initialize)},
+
+		{"POST /v1/sandbox/customers", sandbox(s.createCustomer)},
+		{"GET /v1/sandbox/customers", sandbox(s.listCustomers)},
+		{"GET /v1/sandbox/customers/{customerId}", sandbox(s.getCustomer)},
+		{"DELETE /v1/sandbox/customers/{customerId}", sandbox(s.deleteCustomer)},
+
+		{"POST /v1/sandbox/accounts", sandbox(s.createAccount)},
+		{"GET /v1/sandbox/accounts", sandbox(s.listAccounts)},
+		{"GET /v1/sandbox/accounts/{mockAccountId}", sandbox(s.getAccount)},
+		{"DELETE /v1/sandbox/accounts/{mockAccountId}", sandbox(s.deleteAccount)},
+		{"PUT /v1/sandbox/accounts/{mockAccountId}/balances", sandbox(s.setAccountBalances)},
+		{"POST /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(s.postTransactions)},
+		{"GET /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(s.listTransactions)},
+		{"DELETE /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(s.deleteTransactions)},
+		{"GET /v1/sandbox/accounts/{mockAccountId}/transactions/{mockTransactionId}", sandbox(s.getTransaction)},
+
+		{"POST /v1/sandbox/card-accounts", sandbox(s.createCardAccount)},
+		{"GET /v1/sandbox/card-accounts", sandbox(s.listCardAccounts)},
+		{"GET /v1/sandbox/card-accounts/{mockCardAccountId}", sandbox(s.getCardAccount)},
+		{"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}", sandbox(s.deleteCardAccount)},
+		{"PUT /v1/sandbox/card-accounts/{mockCardAccountId}/balances", sandbox(s.setCardBalances)},
+		{"POST /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(s.postCardTransactions)},
+		{"GET /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(s.listCardTransactions)},
+		{"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(s.deleteCardTransactions)},
+
+		{"POST /v1/sandbox/agreements", sandbox(s.createAgreement)},
+		{"GET /v1/sandbox/agreements", sandbox(s.listAgreements)},
+		{"GET /v1/sandbox/agreements/{mockAgreementId}", sandbox(s.getAgreement)},
+		{"DELETE /v1/sandbox/agreements/{mockAgreementId}", sandbox(s.deleteAgreement)},
+		{"POST /v1/sandbox/agreements/{mockAgreementId}/engagements", sandbox(s.createEngagement)},
+		{"GET /v1/sandbox/agreements/{mockAgreementId}/engagements", sandbox(s.listEngagements)},
+		{"GET /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}", sandbox(s.getEngagement)},
+		{"DELETE /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}", sandbox(s.deleteEngagement)},
+
+		{"PUT /v1/tpps/{tppId}/contact-information", sandbox(s.putContact)},
+		{"GET /v1/tpps/{tppId}/contact-information", sandbox(s.getContact)},
+
+		{"GET /v1/sandbox/bank-certificate", pem(s.bankCertificate)},
+		{"GET /v1/sandbox/ca-certificate", pem(s.caCertificate)},
+		{"POST /v1/sandbox/tpp-certificates", sandbox(s.issueCertificate)},
+
+		{"GET /v1/sandbox/scenario", sandbox(s.exportScenario)},
+		{"PUT /v1/sandbox/scenario", sandbox(s.importScenario)},
+	}
+}

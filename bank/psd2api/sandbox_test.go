@@ -1,0 +1,829 @@
+package psd2api_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sandbank/app/apptest"
+	"sandbank/bank"
+	"sandbank/bank/pki"
+)
+
+// setup starts a bank and a TPP with every role.
+func setup(t *testing.T) (*apptest.Bank, *apptest.TPP) {
+	t.Helper()
+	b := apptest.Start(t, apptest.Options{})
+	return b, b.NewTPP("933012867", 0, pki.RoleAI, pki.RolePI)
+}
+
+// expect checks a response's status and, for errors, its code.
+func expect(t *testing.T, r apptest.Response, status int, code string) apptest.ErrorBody {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	if code == "" {
+		return apptest.ErrorBody{}
+	}
+	e := r.Err(t)
+	if e.Code != code || e.Status != status || e.System != "sandbank" || e.ID == "" || e.Message == "" {
+		t.Fatalf("error body %+v, want code %s status %d", e, code, status)
+	}
+	if len(e.TPPMessages) == 0 {
+		t.Fatalf("error body has no tppMessages: %s", r.Body)
+	}
+	for _, m := range e.TPPMessages {
+		if len(m.Text) > 512 || strings.Contains(m.Text, ".go:") || strings.Contains(m.Text, "goroutine") {
+			t.Fatalf("tppMessage leaks or is too long: %q", m.Text)
+		}
+	}
+	return e
+}
+
+// paths returns the tppMessages paths of an error.
+func paths(e apptest.ErrorBody) []string {
+	var out []string
+	for _, m := range e.TPPMessages {
+		out = append(out, m.Path)
+	}
+	return out
+}
+
+// rejects sends a request that must fail with status and code, naming
+// wantPaths, and checks that the data file did not change.
+func rejects(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path string, body any, status int, code string, wantPaths ...string) apptest.ErrorBody {
+	t.Helper()
+	before := b.FileSum()
+	e := expect(t, b.Do(tpp, method, path, body), status, code)
+	got := paths(e)
+	for _, p := range wantPaths {
+		if !slices.Contains(got, p) {
+			t.Errorf("%s %s: tppMessages paths %q lack %q (%s)", method, path, got, p, e.Message)
+		}
+	}
+	if b.FileSum() != before {
+		t.Errorf("%s %s failed but changed the data file", method, path)
+	}
+	return e
+}
+
+type customer struct {
+	CustomerID     string `json:"customerId"`
+	CustomerNumber string `json:"customerNumber"`
+	CustomerType   string `json:"customerType"`
+	CustomerName   string `json:"customerName"`
+	Agreements     []struct {
+		ID          string   `json:"id"`
+		Private     bool     `json:"private"`
+		Engagements []string `json:"engagements"`
+	} `json:"agreements"`
+	Accounts     []string `json:"accounts"`
+	CardAccounts []string `json:"cardAccounts"`
+}
+
+type amount struct {
+	Currency string  `json:"currency"`
+	Amount   float64 `json:"amount"`
+}
+
+type account struct {
+	ID              string `json:"id"`
+	CustomerNumber  string `json:"customerNumber"`
+	AccountName     string `json:"accountName"`
+	BBAN            string `json:"bban"`
+	IBAN            string `json:"iban"`
+	Currency        string `json:"currency"`
+	CashAccountType string `json:"cashAccountType"`
+	Balances        []struct {
+		BalanceAmount amount `json:"balanceAmount"`
+		BalanceType   string `json:"balanceType"`
+	} `json:"balances"`
+	KIDRequired bool `json:"kidRequired"`
+	Status      string `json:"status"`
+}
+
+func (a account) balance(typ string) float64 {
+	for _, b := range a.Balances {
+		if b.BalanceType == typ {
+			return b.BalanceAmount.Amount
+		}
+	}
+	return -1
+}
+
+type transaction struct {
+	ID              string          `json:"id"`
+	Amount          float64         `json:"amount"`
+	BookingDate     string          `json:"bookingDate"`
+	ValueDate       string          `json:"valueDate"`
+	CreditorAccount bank.AccountRef `json:"creditorAccount"`
+	DebtorAccount   bank.AccountRef `json:"debtorAccount"`
+}
+
+// knownIDs are the ids of the known state that TPP test suites hard-code.
+// They must never change.
+var knownIDs = map[string]string{
+	"customer 13039319955": "enc!!ez0o0ybl1y-3Lw6w4_m29Q",
+	"customer 12085592767": "enc!!d7AmTMiFVaO8CT1eSmVE7g",
+	"customer 18129215603": "enc!!wS4ZH2jLieZWL8g_NR2JGw",
+	"customer 20079518612": "enc!!vVmzkrm5L_6a5aqIo9-11g",
+}
+
+func TestSandbox_KnownState(t *testing.T) {
+	b, tpp := setup(t)
+	var list []customer
+	r := b.Do(tpp, "GET", "/v1/sandbox/customers?withAccounts=true&withAgreements=true", nil)
+	expect(t, r, 200, "")
+	r.JSON(t, &list)
+	want := map[string]struct {
+		typ, name      string
+		accounts, card int
+	}{
+		"13039319955": {"PRIVATE", "Test Testperson 1", 2, 1},
+		"12085592767": {"PRIVATE", "Test Testperson 2", 2, 1},
+		"18129215603": {"CORPORATE", "Testfirma 1 AS", 2, 0},
+		"20079518612": {"CORPORATE", "Testfirma 2 AS", 2, 0},
+	}
+	if len(list) != 4 {
+		t.Fatalf("%d customers, want 4", len(list))
+	}
+	for _, c := range list {
+		w, ok := want[c.CustomerNumber]
+		if !ok || c.CustomerType != w.typ || c.CustomerName != w.name || len(c.Accounts) != w.accounts || len(c.CardAccounts) != w.card {
+			t.Errorf("customer %+v, want %+v", c, w)
+		}
+		if c.CustomerID != knownIDs["customer "+c.CustomerNumber] {
+			t.Errorf("customer %s has id %s, want the fixed %s", c.CustomerNumber, c.CustomerID, knownIDs["customer "+c.CustomerNumber])
+		}
+		if len(c.Agreements) != 1 {
+			t.Errorf("customer %s has %d agreements, want 1", c.CustomerNumber, len(c.Agreements))
+		}
+	}
+	var accounts []account
+	b.Do(tpp, "GET", "/v1/sandbox/accounts", nil).JSON(t, &accounts)
+	if len(accounts) != 8 {
+		t.Fatalf("%d accounts, want 8", len(accounts))
+	}
+	types := map[string]int{}
+	for _, a := range accounts {
+		types[a.CashAccountType]++
+		var txs []transaction
+		r := b.Do(tpp, "GET", "/v1/sandbox/accounts/"+a.ID+"/transactions?limit=1000", nil)
+		r.JSON(t, &txs)
+		if len(txs) < 5 {
+			t.Errorf("account %s %s has %d transactions; the known state has months of history", a.IBAN, a.AccountName, len(txs))
+		}
+		if a.Currency == "EUR" && a.AccountName != "Valutakonto EUR" {
+			t.Errorf("unexpected EUR account %s", a.AccountName)
+		}
+	}
+	if types["TAXE"] != 1 || types["SVGS"] != 2 {
+		t.Errorf("cash account types %v", types)
+	}
+	// The same ids after another initialize, and the exact counts body.
+	r = b.Do(tpp, "POST", "/v1/sandbox/initialize", nil)
+	expect(t, r, 200, "")
+	if got := strings.TrimSpace(string(r.Body)); got != `{"accounts":8,"cardAccounts":2,"customers":4}` {
+		t.Errorf("initialize answered %s", got)
+	}
+	var again []account
+	b.Do(tpp, "GET", "/v1/sandbox/accounts", nil).JSON(t, &again)
+	for i := range accounts {
+		if accounts[i].ID != again[i].ID {
+			t.Errorf("account %d id changed over initialize: %s -> %s", i, accounts[i].ID, again[i].ID)
+		}
+	}
+}
+
+func TestSandbox_InitializeRemovesManualData(t *testing.T) {
+	b, tpp := setup(t)
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555", "name": "Temp", "type": "private"}), 201, "")
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
+	var list []customer
+	b.Do(tpp, "GET", "/v1/sandbox/customers", nil).JSON(t, &list)
+	for _, c := range list {
+		if c.CustomerNumber == "55555" {
+			t.Fatal("initialize kept a manually created customer")
+		}
+	}
+}
+
+func TestSandbox_CustomerLifecycle(t *testing.T) {
+	b, tpp := setup(t)
+	r := b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "01017012345", "name": "Kari Nordmann", "type": "Private"})
+	expect(t, r, 201, "")
+	var c customer
+	r.JSON(t, &c)
+	if c.CustomerType != "PRIVATE" || c.CustomerName != "Kari Nordmann" || !strings.HasPrefix(c.CustomerID, "enc!!") {
+		t.Fatalf("created %+v", c)
+	}
+	if len(c.Agreements) != 1 || !c.Agreements[0].Private {
+		t.Fatalf("a private customer gets a private agreement at once: %+v", c.Agreements)
+	}
+	rejects(t, b, tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "01017012345", "name": "Other", "type": "private"}, 409, "CONFLICT", "customerNumber")
+
+	var got customer
+	b.Do(tpp, "GET", "/v1/sandbox/customers/"+c.CustomerID, nil).JSON(t, &got)
+	if got.CustomerNumber != "01017012345" {
+		t.Fatalf("get %+v", got)
+	}
+	// Its account joins the private agreement.
+	r = b.Do(tpp, "POST", "/v1/sandbox/accounts", newAccount("01017012345", "15030567894", "NOK"))
+	expect(t, r, 201, "")
+	b.Do(tpp, "GET", "/v1/sandbox/customers/"+c.CustomerID, nil).JSON(t, &got)
+	if len(got.Accounts) != 1 || len(got.Agreements) != 1 || len(got.Agreements[0].Engagements) != 1 {
+		t.Fatalf("after an account: %+v", got)
+	}
+	// The private agreement answers like any other and cannot be deleted.
+	agreementID := got.Agreements[0].ID
+	expect(t, b.Do(tpp, "GET", "/v1/sandbox/agreements/"+agreementID+"/engagements", nil), 200, "")
+	rejects(t, b, tpp, "DELETE", "/v1/sandbox/agreements/"+agreementID, nil, 409, "CONFLICT")
+
+	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/customers/"+c.CustomerID, nil), 204, "")
+	expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers/"+c.CustomerID, nil), 404, "RESOURCE_UNKNOWN")
+	expect(t, b.Do(tpp, "GET", "/v1/sandbox/agreements/"+agreementID, nil), 404, "RESOURCE_UNKNOWN")
+	var accounts []account
+	b.Do(tpp, "GET", "/v1/sandbox/accounts", nil).JSON(t, &accounts)
+	for _, a := range accounts {
+		if a.CustomerNumber == "01017012345" {
+			t.Fatal("deleting a customer kept their account")
+		}
+	}
+	rejects(t, b, tpp, "DELETE", "/v1/sandbox/customers/"+c.CustomerID, nil, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, tpp, "GET", "/v1/sandbox/customers/not-an-id", nil, 404, "RESOURCE_UNKNOWN")
+}
+
+func TestSandbox_CustomerValidation(t *testing.T) {
+	b, tpp := setup(t)
+	cases := []struct {
+		name  string
+		body  any
+		code  string
+		paths []string
+	}{
+		{"not JSON", "{", "BAD_REQUEST", nil},
+		{"empty body", nil, "BAD_REQUEST", nil},
+		{"array", "[]", "BAD_REQUEST", nil},
+		{"number as number", `{"customerNumber": 123, "name": "A", "type": "private"}`, "BAD_REQUEST", []string{"customerNumber"}},
+		{"unknown field", `{"customerNumber": "1", "name": "A", "type": "private", "nmae": "x"}`, "BAD_REQUEST", []string{"nmae"}},
+		{"two documents", `{"customerNumber": "1", "name": "A", "type": "private"} {}`, "BAD_REQUEST", nil},
+		{"everything missing", `{}`, "FORMAT_ERROR", []string{"customerNumber", "name", "type"}},
+		{"letters in number", map[string]string{"customerNumber": "12A", "name": "A", "type": "private"}, "FORMAT_ERROR", []string{"customerNumber"}},
+		{"number too long", map[string]string{"customerNumber": strings.Repeat("1", 21), "name": "A", "type": "private"}, "FORMAT_ERROR", []string{"customerNumber"}},
+		{"name too long", map[string]string{"customerNumber": "1", "name": strings.Repeat("Å", 71), "type": "private"}, "FORMAT_ERROR", []string{"name"}},
+		{"name with newline", map[string]string{"customerNumber": "1", "name": "A\nB", "type": "private"}, "FORMAT_ERROR", []string{"name"}},
+		{"unknown type", map[string]string{"customerNumber": "1", "name": "A", "type": "household"}, "FORMAT_ERROR", []string{"type"}},
+		{"invalid UTF-8", []byte("{\"customerNumber\": \"1\", \"name\": \"\xff\", \"type\": \"private\"}"), "BAD_REQUEST", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rejects(t, b, tpp, "POST", "/v1/sandbox/customers", c.body, 400, c.code, c.paths...)
+		})
+	}
+	expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers?withAccounts=maybe", nil), 400, "FORMAT_ERROR")
+}
+
+func newAccount(owner, bban, currency string) map[string]any {
+	return map[string]any{
+		"customerNumber": owner, "accountName": "Test account", "bban": bban, "currency": currency,
+		"product": "Brukskonto", "cashAccountType": "CACC", "creditLine": 1000,
+		"balances": []map[string]any{{"balanceType": "EXPECTED", "balanceAmount": map[string]any{"amount": 1234.5, "currency": currency}}},
+	}
+}
+
+func TestSandbox_Accounts(t *testing.T) {
+	b, tpp := setup(t)
+	r := b.Do(tpp, "POST", "/v1/sandbox/accounts", newAccount("13039319955", "15030567894", "NOK"))
+	expect(t, r, 201, "")
+	var a account
+	r.JSON(t, &a)
+	if a.IBAN != "NO1215030567894" || a.BBAN != "15030567894" || a.Status != "enabled" {
+		t.Fatalf("created %+v; want the IBAN made from the BBAN", a)
+	}
+	if a.balance("expected") != 1234.5 || a.balance("closingBooked") != 1234.5 {
+		t.Fatalf("balances %+v", a.Balances)
+	}
+	var one []account
+	b.Do(tpp, "GET", "/v1/sandbox/accounts/"+a.ID, nil).JSON(t, &one)
+	if len(one) != 1 || one[0].ID != a.ID {
+		t.Fatalf("GET one account answers an array of one: %+v", one)
+	}
+	r = b.Do(tpp, "PUT", "/v1/sandbox/accounts/"+a.ID+"/balances", []map[string]any{{"balanceType": "CLOSING_BOOKED", "balanceAmount": map[string]any{"amount": 99.99, "currency": "NOK"}}})
+	expect(t, r, 200, "")
+	r.JSON(t, &a)
+	if a.balance("closingBooked") != 99.99 || a.balance("expected") != 1234.5 {
+		t.Fatalf("after PUT balances %+v", a.Balances)
+	}
+	// Only the IBAN given: the BBAN comes from it.
+	acct := newAccount("18129215603", "", "EUR")
+	acct["iban"] = "NO9386011117947"
+	r = b.Do(tpp, "POST", "/v1/sandbox/accounts", acct)
+	expect(t, r, 201, "")
+	var eur account
+	r.JSON(t, &eur)
+	if eur.BBAN != "86011117947" {
+		t.Fatalf("bban %q from NO9386011117947", eur.BBAN)
+	}
+
+	base := newAccount("13039319955", "12345678903", "NOK")
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for kk, vv := range base {
+			m[kk] = vv
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	cases := []struct {
+		name   string
+		body   any
+		status int
+		code   string
+		paths  []string
+	}{
+		{"unknown owner", with("customerNumber", "99999"), 400, "RESOURCE_UNKNOWN", []string{"customerNumber"}},
+		{"bad MOD11", with("bban", "12345678904"), 400, "FORMAT_ERROR", []string{"bban"}},
+		{"bad IBAN check", with("iban", "NO7212345678903"), 400, "FORMAT_ERROR", []string{"iban"}},
+		{"IBAN of another BBAN", with("iban", "NO9386011117947"), 400, "FORMAT_ERROR", []string{"bban"}},
+		{"IBAN too long", with("iban", "NO"+strings.Repeat("1", 33)), 400, "FORMAT_ERROR", []string{"iban"}},
+		{"BBAN too long", with("bban", strings.Repeat("1", 31)), 400, "FORMAT_ERROR", []string{"bban"}},
+		{"duplicate IBAN", with("bban", "15030123457"), 409, "CONFLICT", []string{"iban"}},
+		{"bad currency", with("currency", "NOKK"), 400, "FORMAT_ERROR", []string{"currency"}},
+		{"bad cash account type", with("cashAccountType", "CHECKING"), 400, "FORMAT_ERROR", []string{"cashAccountType"}},
+		{"name too long", with("accountName", strings.Repeat("x", 71)), 400, "FORMAT_ERROR", []string{"accountName"}},
+		{"negative credit line", with("creditLine", -1), 400, "FORMAT_ERROR", []string{"creditLine"}},
+		{"credit line as string", with("creditLine", "1000"), 400, "FORMAT_ERROR", []string{"creditLine"}},
+		{"credit line over int32", with("creditLine", 3000000000), 400, "FORMAT_ERROR", []string{"creditLine"}},
+		{"missing balances", with("balances", nil), 400, "FORMAT_ERROR", []string{"balances"}},
+		{"balance type unknown", with("balances", []map[string]any{{"balanceType": "available", "balanceAmount": map[string]any{"amount": 1, "currency": "NOK"}}}), 400, "FORMAT_ERROR", []string{"balances[0].balanceType"}},
+		{"balance currency", with("balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": 1, "currency": "EUR"}}}), 400, "FORMAT_ERROR", []string{"balances[0].balanceAmount.currency"}},
+		{"balance too precise", with("balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": 1.001, "currency": "NOK"}}}), 400, "FORMAT_ERROR", []string{"balances[0].balanceAmount.amount"}},
+		{"balance twice", with("balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": 1, "currency": "NOK"}}, {"balanceType": "Expected", "balanceAmount": map[string]any{"amount": 2, "currency": "NOK"}}}), 400, "FORMAT_ERROR", []string{"balances[1].balanceType"}},
+		{"bad status", with("status", "frozen"), 400, "FORMAT_ERROR", []string{"status"}},
+		{"no bban nor iban", with("bban", nil), 400, "FORMAT_ERROR", []string{"bban", "iban"}},
+		{"kidRequired as string", with("kidRequired", "yes"), 400, "BAD_REQUEST", []string{"kidRequired"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rejects(t, b, tpp, "POST", "/v1/sandbox/accounts", c.body, c.status, c.code, c.paths...)
+		})
+	}
+	// Every failing field is reported, not just the first.
+	e := rejects(t, b, tpp, "POST", "/v1/sandbox/accounts", map[string]any{"customerNumber": "99999", "bban": "1", "currency": "X"}, 400, "RESOURCE_UNKNOWN")
+	if len(e.TPPMessages) < 5 {
+		t.Errorf("only %d findings reported: %s", len(e.TPPMessages), e.Message)
+	}
+	rejects(t, b, tpp, "PUT", "/v1/sandbox/accounts/"+a.ID+"/balances", []map[string]any{}, 400, "FORMAT_ERROR")
+	rejects(t, b, tpp, "PUT", "/v1/sandbox/accounts/enc!!nope/balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": 1, "currency": "NOK"}}}, 404, "RESOURCE_UNKNOWN")
+
+	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/accounts/"+a.ID, nil), 204, "")
+	rejects(t, b, tpp, "GET", "/v1/sandbox/accounts/"+a.ID, nil, 404, "RESOURCE_UNKNOWN")
+}
+
+// tx is a sandbox transaction body with every field of spec 2.11.
+func tx(amount float64, booking, value string, debtor, creditor map[string]string) map[string]any {
+	return map[string]any{
+		"amount": amount, "currency": "NOK", "valueDate": value, "bookingDate": booking,
+		"remittanceInformationUnstructured": "Faktura 1001", "creditorId": "", "creditorName": "Kreditor AS",
+		"creditorAccount": creditor, "ultimateCreditor": "", "debtorName": "Debitor", "debtorAccount": debtor,
+		"ultimateDebtor": "", "purposeCode": "OTHR", "bankTransactionCode": "PMNT-ICDT-ESCT",
+	}
+}
+
+// knownAccount returns a known-state account by IBAN.
+func knownAccount(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, iban string) account {
+	t.Helper()
+	var list []account
+	b.Do(tpp, "GET", "/v1/sandbox/accounts", nil).JSON(t, &list)
+	for _, a := range list {
+		if a.IBAN == iban {
+			return a
+		}
+	}
+	t.Fatalf("no account %s", iban)
+	return account{}
+}
+
+func TestSandbox_Transactions(t *testing.T) {
+	b, tpp := setup(t)
+	a := knownAccount(t, b, tpp, "NO3815030123457")
+	path := "/v1/sandbox/accounts/" + a.ID + "/transactions"
+	expect(t, b.Do(tpp, "DELETE", path, nil), 204, "")
+	own := map[string]string{"iban": a.IBAN}
+	ext := map[string]string{"bban": "86011117947"}
+	today := bank.DateOf(time.Now())
+	day := func(n int) string { return today.AddDays(n).String() }
+	r := b.Do(tpp, "POST", path, []any{
+		tx(250, day(-10), day(-10), own, ext),
+		tx(-100.5, day(-5), day(-4), own, ext),
+		tx(5000, day(-1), day(0), ext, own),
+	})
+	expect(t, r, 201, "")
+	var created []transaction
+	r.JSON(t, &created)
+	if len(created) != 3 || created[0].Amount != -250 || created[1].Amount != -100.5 || created[2].Amount != 5000 {
+		t.Fatalf("created %+v; a debit is negative whatever its sign in the request", created)
+	}
+	var list []transaction
+	r = b.Do(tpp, "GET", path, nil)
+	r.JSON(t, &list)
+	if len(list) != 3 || list[0].BookingDate != day(-1) || list[2].BookingDate != day(-10) || r.Header.Get("X-Total-Count") != "3" {
+		t.Fatalf("list %+v, newest first", list)
+	}
+	b.Do(tpp, "GET", path+"?fromDate="+day(-6)+"&toDate="+day(-2), nil).JSON(t, &list)
+	if len(list) != 1 || list[0].ID != created[1].ID {
+		t.Fatalf("date range %+v", list)
+	}
+	b.Do(tpp, "GET", path+"?offset=1&limit=1", nil).JSON(t, &list)
+	if len(list) != 1 || list[0].ID != created[1].ID {
+		t.Fatalf("offset 1 limit 1: %+v", list)
+	}
+	var one transaction
+	b.Do(tpp, "GET", path+"/"+created[2].ID, nil).JSON(t, &one)
+	if one.ID != created[2].ID || one.Amount != 5000 {
+		t.Fatalf("get one %+v", one)
+	}
+	rejects(t, b, tpp, "GET", path+"/"+created[2].ID+"x", nil, 404, "RESOURCE_UNKNOWN")
+	other := knownAccount(t, b, tpp, "NO1615030123465")
+	rejects(t, b, tpp, "GET", "/v1/sandbox/accounts/"+other.ID+"/transactions/"+created[2].ID, nil, 404, "RESOURCE_UNKNOWN")
+
+	sandboxAcct := map[string]string{"iban": other.IBAN}
+	bad := func(mod func(m map[string]any)) []any {
+		m := tx(10, day(-2), day(-2), own, ext)
+		mod(m)
+		return []any{tx(1, day(-1), day(-1), own, ext), m}
+	}
+	cases := []struct {
+		name  string
+		body  any
+		paths []string
+	}{
+		{"future booking date", bad(func(m map[string]any) { m["bookingDate"] = day(1); m["valueDate"] = day(1) }), []string{"[1].bookingDate", "[1].valueDate"}},
+		{"booking after value", bad(func(m map[string]any) { m["valueDate"] = day(-3) }), []string{"[1].bookingDate"}},
+		{"bad date", bad(func(m map[string]any) { m["bookingDate"] = "2026-02-30" }), []string{"[1].bookingDate"}},
+		{"bank transaction code too short", bad(func(m map[string]any) { m["bankTransactionCode"] = "PMT" }), []string{"[1].bankTransactionCode"}},
+		{"bank transaction code too long", bad(func(m map[string]any) { m["bankTransactionCode"] = strings.Repeat("X", 15) }), []string{"[1].bankTransactionCode"}},
+		{"debtor is another sandbox account", bad(func(m map[string]any) { m["debtorAccount"] = sandboxAcct; m["creditorAccount"] = own }), []string{"[1].debtorAccount"}},
+		{"creditor is another sandbox account", bad(func(m map[string]any) { m["creditorAccount"] = sandboxAcct }), []string{"[1].creditorAccount"}},
+		{"neither side is the account", bad(func(m map[string]any) { m["debtorAccount"] = ext; m["creditorAccount"] = map[string]string{"iban": "DE89370400440532013000"} }), []string{"[1]"}},
+		{"wrong currency", bad(func(m map[string]any) { m["currency"] = "EUR" }), []string{"[1].currency"}},
+		{"zero amount", bad(func(m map[string]any) { m["amount"] = 0 }), []string{"[1].amount"}},
+		{"too many decimals", bad(func(m map[string]any) { m["amount"] = 1.234 }), []string{"[1].amount"}},
+		{"negative credit", bad(func(m map[string]any) { m["amount"] = -5; m["debtorAccount"] = ext; m["creditorAccount"] = own }), []string{"[1].amount"}},
+		{"missing creditorId", bad(func(m map[string]any) { delete(m, "creditorId") }), []string{"[1].creditorId"}},
+		{"missing amount", bad(func(m map[string]any) { delete(m, "amount") }), []string{"[1].amount"}},
+		{"remittance too long", bad(func(m map[string]any) { m["remittanceInformationUnstructured"] = strings.Repeat("r", 141) }), []string{"[1].remittanceInformationUnstructured"}},
+		{"bad counterpart BBAN", bad(func(m map[string]any) { m["creditorAccount"] = map[string]string{"bban": "86011117940"} }), []string{"[1].creditorAccount.bban"}},
+		{"bad purpose code", bad(func(m map[string]any) { m["purposeCode"] = "sal" }), []string{"[1].purposeCode"}},
+		{"bad creditor agent", bad(func(m map[string]any) { m["creditorAgent"] = "DNBANO" }), []string{"[1].creditorAgent"}},
+		{"empty array", []any{}, nil},
+		{"object, not array", tx(1, day(-1), day(-1), own, ext), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code := "FORMAT_ERROR"
+			if c.name == "object, not array" {
+				code = "BAD_REQUEST"
+			}
+			rejects(t, b, tpp, "POST", path, c.body, 400, code, c.paths...)
+		})
+	}
+	// Nothing of a failed batch is stored, the valid item included.
+	b.Do(tpp, "GET", path, nil).JSON(t, &list)
+	if len(list) != 3 {
+		t.Fatalf("a failed batch stored %d transactions", len(list)-3)
+	}
+	for _, q := range []string{"?fromDate=2026-13-01", "?limit=0", "?limit=10001", "?offset=-1", "?limit=x"} {
+		expect(t, b.Do(tpp, "GET", path+q, nil), 400, "FORMAT_ERROR")
+	}
+	expect(t, b.Do(tpp, "GET", path+"?fromDate="+day(-1)+"&toDate="+day(-5), nil), 400, "PERIOD_INVALID")
+	rejects(t, b, tpp, "POST", "/v1/sandbox/accounts/enc!!AAAAAAAAAAAAAAAAAAAAAA/transactions", []any{tx(1, day(-1), day(-1), own, ext)}, 404, "RESOURCE_UNKNOWN")
+	expect(t, b.Do(tpp, "DELETE", path, nil), 204, "")
+	b.Do(tpp, "GET", path, nil).JSON(t, &list)
+	if len(list) != 0 {
+		t.Fatalf("%d transactions after delete all", len(list))
+	}
+}
+
+func TestSandbox_CardAccounts(t *testing.T) {
+	b, tpp := setup(t)
+	body := map[string]any{
+		"customerNumber": "12085592767", "maskedPan": "492500******1234", "currency": "NOK",
+		"creditLimit": map[string]any{"amount": 20000, "currency": "NOK"}, "expiry": "2030-01",
+		"name": "Visa", "product": "Visa Classic", "status": "ENABLED",
+	}
+	r := b.Do(tpp, "POST", "/v1/sandbox/card-accounts", body)
+	expect(t, r, 201, "")
+	var wrap struct {
+		CardAccount struct {
+			ResourceID  string `json:"resourceId"`
+			MaskedPan   string `json:"maskedPan"`
+			Status      string `json:"status"`
+			CardID      string `json:"cardId"`
+			CreditLimit amount `json:"creditLimit"`
+		} `json:"cardAccount"`
+	}
+	r.JSON(t, &wrap)
+	card := wrap.CardAccount
+	if card.Status != "enabled" || card.CardID == "" || card.CreditLimit.Amount != 20000 {
+		t.Fatalf("created %+v", card)
+	}
+	path := "/v1/sandbox/card-accounts/" + card.ResourceID
+	expect(t, b.Do(tpp, "GET", path, nil), 200, "")
+	expect(t, b.Do(tpp, "PUT", path+"/balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": -150, "currency": "NOK"}}}), 200, "")
+
+	today := bank.DateOf(time.Now())
+	ctx := func(id string, booking string) map[string]any {
+		return map[string]any{
+			"cardTransactionId": id, "terminalId": "T1", "bookingDate": booking, "transactionDate": today.AddDays(-3).String(),
+			"transactionAmount": map[string]any{"amount": -115.5, "currency": "NOK"}, "originalAmount": map[string]any{"amount": -10, "currency": "EUR"},
+			"merchantCategoryCode": "5411", "cardAcceptorId": "ACC1", "cardAcceptorAddress": map[string]any{"city": "Berlin", "country": "DE"},
+			"maskedPan": "492500******1234", "transactionDetails": "Supermarkt", "invoiced": "false", "proprietaryBankTransactionCode": "PURCHASE",
+			"currencyExchange": map[string]any{"sourceCurrency": "EUR", "targetCurrency": "NOK", "unitCurrency": "EUR", "exchangeRate": "11.55", "quotationDate": today.AddDays(-3).String()},
+		}
+	}
+	r = b.Do(tpp, "POST", path+"/transactions", []any{ctx("CT1", today.AddDays(-2).String()), ctx("CT2", "")})
+	expect(t, r, 201, "")
+	var post struct {
+		CardAccount      struct{ MaskedPan string } `json:"cardAccount"`
+		CardTransactions struct {
+			Booked []struct {
+				CardTransactionID string `json:"cardTransactionId"`
+				TransactionAmount amount `json:"transactionAmount"`
+			} `json:"booked"`
+			Pending []string `json:"pending"`
+		} `json:"cardTransactions"`
+	}
+	r.JSON(t, &post)
+	if post.CardAccount.MaskedPan != "492500******1234" || len(post.CardTransactions.Booked) != 1 || post.CardTransactions.Booked[0].TransactionAmount.Amount != -115.5 || len(post.CardTransactions.Pending) != 1 || post.CardTransactions.Pending[0] != "CT2" {
+		t.Fatalf("post answer %s", r.Body)
+	}
+	var list struct {
+		CardTransactions struct {
+			Booked  []map[string]any `json:"booked"`
+			Pending []map[string]any `json:"pending"`
+		} `json:"cardTransactions"`
+	}
+	b.Do(tpp, "GET", path+"/transactions?bookingStatus=booked", nil).JSON(t, &list)
+	if len(list.CardTransactions.Booked) != 1 || len(list.CardTransactions.Pending) != 0 || list.CardTransactions.Booked[0]["invoiced"] != "false" {
+		t.Fatalf("booked only: %+v", list)
+	}
+	b.Do(tpp, "GET", path+"/transactions", nil).JSON(t, &list)
+	if len(list.CardTransactions.Booked) != 1 || len(list.CardTransactions.Pending) != 1 {
+		t.Fatalf("both: %+v", list)
+	}
+	rejects(t, b, tpp, "POST", path+"/transactions", []any{ctx("CT1", "")}, 409, "CONFLICT", "[0].cardTransactionId")
+	badCtx := func(mod func(map[string]any)) []any {
+		m := ctx("CT9", today.AddDays(-1).String())
+		mod(m)
+		return []any{m}
+	}
+	cases := []struct {
+		name  string
+		body  any
+		code  string
+		paths []string
+	}{
+		{"invoiced as bool", badCtx(func(m map[string]any) { m["invoiced"] = true }), "BAD_REQUEST", []string{"invoiced"}},
+		{"invoiced word", badCtx(func(m map[string]any) { m["invoiced"] = "yes" }), "FORMAT_ERROR", []string{"[0].invoiced"}},
+		{"future transaction date", badCtx(func(m map[string]any) { m["transactionDate"] = today.AddDays(2).String() }), "FORMAT_ERROR", []string{"[0].transactionDate"}},
+		{"booked before made", badCtx(func(m map[string]any) { m["bookingDate"] = today.AddDays(-5).String() }), "FORMAT_ERROR", []string{"[0].bookingDate"}},
+		{"wrong card currency", badCtx(func(m map[string]any) { m["transactionAmount"] = map[string]any{"amount": -1, "currency": "EUR"} }), "FORMAT_ERROR", []string{"[0].transactionAmount.currency"}},
+		{"bad MCC", badCtx(func(m map[string]any) { m["merchantCategoryCode"] = "54" }), "FORMAT_ERROR", []string{"[0].merchantCategoryCode"}},
+		{"no country", badCtx(func(m map[string]any) { m["cardAcceptorAddress"] = map[string]any{"city": "Oslo"} }), "FORMAT_ERROR", []string{"[0].cardAcceptorAddress.country"}},
+		{"street too long", badCtx(func(m map[string]any) { m["cardAcceptorAddress"] = map[string]any{"street": strings.Repeat("s", 71), "country": "NO"} }), "FORMAT_ERROR", []string{"[0].cardAcceptorAddress.street"}},
+		{"bad masked pan", badCtx(func(m map[string]any) { m["maskedPan"] = "4925001234561234" }), "FORMAT_ERROR", []string{"[0].maskedPan"}},
+		{"missing terminal", badCtx(func(m map[string]any) { delete(m, "terminalId") }), "FORMAT_ERROR", []string{"[0].terminalId"}},
+		{"bad exchange rate", badCtx(func(m map[string]any) { m["currencyExchange"].(map[string]any)["exchangeRate"] = "abc" }), "FORMAT_ERROR", []string{"[0].currencyExchange.exchangeRate"}},
+		{"same id twice", []any{ctx("CT7", ""), ctx("CT7", "")}, "FORMAT_ERROR", []string{"[1].cardTransactionId"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rejects(t, b, tpp, "POST", path+"/transactions", c.body, 400, c.code, c.paths...)
+		})
+	}
+	badCard := map[string]any{"customerNumber": "12085592767", "maskedPan": "1234", "currency": "NOK", "creditLimit": map[string]any{"amount": 1, "currency": "EUR"}, "expiry": "30-01", "name": "", "product": "P", "status": "lost"}
+	rejects(t, b, tpp, "POST", "/v1/sandbox/card-accounts", badCard, 400, "FORMAT_ERROR", "maskedPan", "creditLimit.currency", "expiry", "name", "status")
+	rejects(t, b, tpp, "GET", path+"/transactions?bookingStatus=later", nil, 400, "FORMAT_ERROR", "bookingStatus")
+
+	expect(t, b.Do(tpp, "DELETE", path+"/transactions", nil), 204, "")
+	b.Do(tpp, "GET", path+"/transactions", nil).JSON(t, &list)
+	if len(list.CardTransactions.Booked)+len(list.CardTransactions.Pending) != 0 {
+		t.Fatal("card transactions left after delete")
+	}
+	expect(t, b.Do(tpp, "DELETE", path, nil), 204, "")
+	rejects(t, b, tpp, "GET", path, nil, 404, "RESOURCE_UNKNOWN")
+}
+
+func TestSandbox_AgreementsAndEngagements(t *testing.T) {
+	b, tpp := setup(t)
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "31129012345", "name": "Ola Regnskap", "type": "private"}), 201, "")
+	engagement := func(psu, iban string, roles ...string) map[string]any {
+		return map[string]any{"customer": psu, "account": map[string]string{"iban": iban}, "roles": roles, "registerLimit": 100000, "approvalLimit": 50000}
+	}
+	r := b.Do(tpp, "POST", "/v1/sandbox/agreements", map[string]any{
+		"owner": "18129215603", "name": "Regnskapsfører",
+		"engagements": []any{engagement("31129012345", "NO2815030345670", "VIEW", "REGISTER")},
+	})
+	expect(t, r, 201, "")
+	var agr struct {
+		ID          string   `json:"id"`
+		Owner       string   `json:"owner"`
+		Engagements []string `json:"engagements"`
+	}
+	r.JSON(t, &agr)
+	if agr.Owner != "18129215603" || len(agr.Engagements) != 1 {
+		t.Fatalf("created %s", r.Body)
+	}
+	path := "/v1/sandbox/agreements/" + agr.ID + "/engagements"
+	r = b.Do(tpp, "POST", path, engagement("31129012345", "NO9715030345689", "VIEW"))
+	expect(t, r, 201, "")
+	var eng struct {
+		ID            string   `json:"id"`
+		Customer      string   `json:"customer"`
+		Roles         []string `json:"roles"`
+		RegisterLimit float64  `json:"registerLimit"`
+	}
+	r.JSON(t, &eng)
+	if eng.Customer != "31129012345" || eng.RegisterLimit != 100000 || len(eng.Roles) != 1 {
+		t.Fatalf("engagement %s", r.Body)
+	}
+	var list []map[string]any
+	b.Do(tpp, "GET", path, nil).JSON(t, &list)
+	if len(list) != 2 {
+		t.Fatalf("%d engagements", len(list))
+	}
+	expect(t, b.Do(tpp, "GET", path+"/"+eng.ID, nil), 200, "")
+
+	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO9715030345689", "VIEW"), 409, "CONFLICT")
+	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO3815030123457", "VIEW"), 400, "FORMAT_ERROR", "account.iban")
+	rejects(t, b, tpp, "POST", path, engagement("00000000", "NO2815030345670", "VIEW"), 400, "RESOURCE_UNKNOWN", "customer")
+	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO9386011117947", "VIEW"), 400, "RESOURCE_UNKNOWN", "account.iban")
+	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO2815030345670"), 400, "FORMAT_ERROR", "roles")
+	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO2815030345670", "VIEW", "SIGN"), 400, "FORMAT_ERROR", "roles[1]")
+	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO2815030345670", "VIEW", "VIEW"), 400, "FORMAT_ERROR", "roles[1]")
+	neg := engagement("31129012345", "NO2815030345670", "VIEW")
+	neg["approvalLimit"] = -1
+	delete(neg, "registerLimit")
+	rejects(t, b, tpp, "POST", path, neg, 400, "FORMAT_ERROR", "approvalLimit", "registerLimit")
+	rejects(t, b, tpp, "POST", "/v1/sandbox/agreements", map[string]any{"owner": "13039319955", "name": "x"}, 400, "FORMAT_ERROR", "owner")
+	rejects(t, b, tpp, "POST", "/v1/sandbox/agreements", map[string]any{"owner": "18129215603", "name": "x", "engagements": []any{engagement("31129012345", "NO2015030456782", "VIEW")}}, 400, "FORMAT_ERROR", "engagements[0].account.iban")
+
+	expect(t, b.Do(tpp, "DELETE", path+"/"+eng.ID, nil), 204, "")
+	rejects(t, b, tpp, "GET", path+"/"+eng.ID, nil, 404, "RESOURCE_UNKNOWN")
+	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/agreements/"+agr.ID, nil), 204, "")
+	rejects(t, b, tpp, "GET", "/v1/sandbox/agreements/"+agr.ID, nil, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, tpp, "GET", path, nil, 404, "RESOURCE_UNKNOWN")
+
+	// Deleting an account removes the engagements on it.
+	var agreements []struct {
+		ID          string   `json:"id"`
+		Owner       string   `json:"owner"`
+		Engagements []string `json:"engagements"`
+	}
+	b.Do(tpp, "GET", "/v1/sandbox/agreements", nil).JSON(t, &agreements)
+	if len(agreements) != 5 {
+		t.Fatalf("%d agreements, want 3 private and 2 corporate", len(agreements))
+	}
+	acct := knownAccount(t, b, tpp, "NO9515030456790")
+	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/accounts/"+acct.ID, nil), 204, "")
+	for _, a := range agreements {
+		if a.Owner == "20079518612" {
+			var got []map[string]any
+			b.Do(tpp, "GET", "/v1/sandbox/agreements/"+a.ID+"/engagements", nil).JSON(t, &got)
+			if len(got) != 1 {
+				t.Fatalf("%d engagements left after deleting one of two accounts", len(got))
+			}
+		}
+	}
+}
+
+func TestSandbox_TPPContact(t *testing.T) {
+	b, tpp := setup(t)
+	path := "/v1/tpps/" + tpp.ID + "/contact-information"
+	rejects(t, b, tpp, "GET", path, nil, 404, "RESOURCE_UNKNOWN")
+	r := b.Do(tpp, "PUT", path, map[string]string{"email": "psd2-drift@example.com"})
+	expect(t, r, 200, "")
+	if strings.TrimSpace(string(r.Body)) != `{"email":"psd2-drift@example.com"}` {
+		t.Fatalf("put answered %s", r.Body)
+	}
+	expect(t, b.Do(tpp, "PUT", path, map[string]string{"email": "ops@example.com"}), 200, "")
+	var c struct{ Email string }
+	b.Do(tpp, "GET", path, nil).JSON(t, &c)
+	if c.Email != "ops@example.com" {
+		t.Fatalf("PUT does not replace: %+v", c)
+	}
+	for _, bad := range []string{"", "not-an-address", "Ops <ops@example.com>", "a@b@c"} {
+		rejects(t, b, tpp, "PUT", path, map[string]string{"email": bad}, 400, "FORMAT_ERROR", "email")
+	}
+	other := b.NewTPP("987654321", 1, pki.RoleAI)
+	rejects(t, b, other, "GET", path, nil, 403, "FORBIDDEN")
+	rejects(t, b, other, "PUT", path, map[string]string{"email": "x@example.com"}, 403, "FORBIDDEN")
+}
+
+func TestSandbox_BankCertificate(t *testing.T) {
+	b, tpp := setup(t)
+	r := b.Do(tpp, "GET", "/v1/sandbox/bank-certificate", nil)
+	expect(t, r, 200, "")
+	cert, err := pki.DecodeCert(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cert.Equal(b.BankCert.Cert) || r.Header.Get("Content-Type") != "application/x-pem-file" {
+		t.Fatalf("bank certificate %s / %s", cert.Subject, r.Header.Get("Content-Type"))
+	}
+	r = b.Do(tpp, "GET", "/v1/sandbox/ca-certificate", nil)
+	expect(t, r, 200, "")
+	if ca, err := pki.DecodeCert(r.Body); err != nil || !ca.IsCA {
+		t.Fatalf("CA certificate: %v", err)
+	}
+}
+
+func TestSandbox_Scenario(t *testing.T) {
+	b, tpp := setup(t)
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "777", "name": "Extra", "type": "corporate"}), 201, "")
+	r := b.Do(tpp, "GET", "/v1/sandbox/scenario?note=support+case+42", nil)
+	expect(t, r, 200, "")
+	exported := r.Body
+	var sc bank.Scenario
+	r.JSON(t, &sc)
+	if sc.Format != bank.ScenarioFormat || sc.Note != "support case 42" || len(sc.Customers) != 5 || len(sc.Accounts) != 8 || len(sc.Agreements) != 2 {
+		t.Fatalf("export: %d customers %d accounts %d agreements", len(sc.Customers), len(sc.Accounts), len(sc.Agreements))
+	}
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
+	r = b.Do(tpp, "PUT", "/v1/sandbox/scenario", exported)
+	expect(t, r, 200, "")
+	var n bank.Counts
+	r.JSON(t, &n)
+	if n.Customers != 5 || n.Accounts != 8 || n.Engagements != 4 || n.Transactions == 0 {
+		t.Fatalf("import counts %+v", n)
+	}
+	again := b.Do(tpp, "GET", "/v1/sandbox/scenario?note=support+case+42", nil)
+	if string(again.Body) != string(exported) {
+		a, b := string(exported), string(again.Body)
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		t.Fatalf("export after import differs from the export before at byte %d:\n%s\n%s", i, a[max(0, i-200):min(len(a), i+100)], b[max(0, i-200):min(len(b), i+100)])
+	}
+	// A bad record rolls the whole import back.
+	sc.Accounts[3].IBAN = "NO0000000000000"
+	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "accounts[3].iban")
+	sc.Format = "something/2"
+	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "format")
+}
+
+func TestSandbox_PathAliases(t *testing.T) {
+	b, tpp := setup(t)
+	for _, prefix := range []string{"/v1", "/api/v1", "/api-sandbox/v1"} {
+		var list []customer
+		r := b.Do(tpp, "GET", prefix+"/sandbox/customers", nil)
+		expect(t, r, 200, "")
+		r.JSON(t, &list)
+		if len(list) != 4 {
+			t.Errorf("%s: %d customers", prefix, len(list))
+		}
+	}
+	expect(t, b.Do(tpp, "GET", "/api/v2/sandbox/customers", nil), 404, "NOT_FOUND")
+}
+
+func TestSandbox_Healthz(t *testing.T) {
+	b, _ := setup(t)
+	r := b.Send(b.Request("GET", "/healthz", nil))
+	if r.Status != 200 || !strings.Contains(string(r.Body), "ok") {
+		t.Fatalf("healthz %d %s", r.Status, r.Body)
+	}
+}
+
+func TestSandbox_ManyIDsAreDistinct(t *testing.T) {
+	b, tpp := setup(t)
+	seen := map[string]bool{}
+	for i := range 20 {
+		r := b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": fmt.Sprint(900 + i), "name": "C", "type": "private"})
+		var c customer
+		r.JSON(t, &c)
+		if seen[c.CustomerID] {
+			t.Fatalf("id %s issued twice", c.CustomerID)
+		}
+		seen[c.CustomerID] = true
+		if i%2 == 0 {
+			expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/customers/"+c.CustomerID, nil), http.StatusNoContent, "")
+		}
+	}
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
+	r := b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "5", "name": "C", "type": "private"})
+	var c customer
+	r.JSON(t, &c)
+	if seen[c.CustomerID] {
+		t.Fatalf("id %s reused after initialize", c.CustomerID)
+	}
+}

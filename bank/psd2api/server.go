@@ -1,0 +1,363 @@
+// Package psd2api is the bank's HTTP interface: the signed /v1 API of
+// API.md (also under /api/v1 and /api-sandbox/v1) and the unsigned
+// health check. Every route is in routes.go; handlers decode, call one
+// bank service and encode.
+package psd2api
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"sandbank/bank"
+	"sandbank/bank/httpsig"
+	"sandbank/bank/pki"
+)
+
+// MaxBody is the largest request body the bank reads (1 MiB).
+const MaxBody = 1 << 20
+
+// Config holds what the server needs.
+type Config struct {
+	Bank     *bank.Service
+	Verifier *httpsig.Verifier
+	// BankSigner signs every response with the bank's certificate.
+	BankSigner *httpsig.Signer
+	// Authority is the local CA: its certificate is served, and it issues
+	// TPP test certificates.
+	Authority *pki.Authority
+	Logger    *slog.Logger
+	// Now is the real clock (Date headers, certificate validity).
+	Now func() time.Time
+	// OnRequest, when set, receives every finished request.
+	OnRequest func(Entry)
+}
+
+// Entry is one finished request, for the request log.
+type Entry struct {
+	Time      time.Time
+	Method    string
+	Path      string
+	Status    int
+	Duration  time.Duration
+	RequestID string
+	TPPID     string
+	Verdict   *httpsig.Verdict // nil for unsigned routes
+	ErrorCode string
+	ErrorID   string
+}
+
+type server struct {
+	Config
+	mux *http.ServeMux
+}
+
+// NewServer returns the bank's HTTP handler.
+func NewServer(cfg Config) http.Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &server{Config: cfg, mux: http.NewServeMux()}
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.pattern, rt.handler)
+	}
+	return s
+}
+
+// aliases are the path prefixes that answer like /v1.
+var aliases = []string{"/api/v1/", "/api-sandbox/v1/"}
+
+// ServeHTTP runs every request through the request log, response signing
+// and panic recovery, then routes it.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	st := &state{}
+	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+	for _, a := range aliases {
+		if rest, ok := strings.CutPrefix(r.URL.Path, a); ok {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = "/v1/" + rest
+			r2.URL.RawPath = ""
+			r = r2
+			break
+		}
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				rec.reset()
+				s.fail(rec, r, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+			}
+		}()
+		s.route(rec, r)
+	}()
+	s.finish(w, r, rec, st, start)
+}
+
+// route dispatches to the matching route, or answers 404/405 itself.
+func (s *server) route(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r) // sets the path values
+		return
+	}
+	probe := &recorder{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	if probe.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, probe.header.Get("Allow")).WithStatus(http.StatusMethodNotAllowed))
+		return
+	}
+	s.fail(w, r, bank.Errorf(bank.CodeNotFound, "there is no route %s %s; paths start with /v1 (see API.md)", r.Method, r.URL.Path))
+}
+
+// finish signs the recorded response, writes it and logs the request.
+func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, st *state, start time.Time) {
+	reqID := r.Header.Get("X-Request-ID")
+	if reqID == "" {
+		reqID = uuid.NewString()
+	}
+	h := w.Header()
+	for k, v := range rec.header {
+		h[k] = v
+	}
+	h.Set("X-Request-ID", reqID)
+	if h.Get("Content-Type") == "" && rec.body.Len() > 0 {
+		h.Set("Content-Type", jsonType)
+	}
+	if s.BankSigner != nil {
+		if err := s.BankSigner.SignResponse(h, rec.body.Bytes(), s.Now()); err != nil {
+			s.Logger.Error("sign response", "err", err, "request_id", reqID)
+		}
+	}
+	w.WriteHeader(rec.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(rec.body.Bytes())
+	}
+	e := Entry{
+		Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
+		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID,
+	}
+	if st.verdict != nil {
+		e.TPPID = st.verdict.TPPID
+	}
+	s.log(e)
+	if s.OnRequest != nil {
+		s.OnRequest(e)
+	}
+}
+
+func (s *server) log(e Entry) {
+	attrs := []any{"method", e.Method, "path", e.Path, "status", e.Status, "ms", float64(e.Duration.Microseconds()) / 1000, "request_id", e.RequestID}
+	if e.TPPID != "" {
+		attrs = append(attrs, "tpp", e.TPPID)
+	}
+	if e.ErrorCode != "" {
+		attrs = append(attrs, "code", e.ErrorCode, "error_id", e.ErrorID)
+	}
+	if e.Verdict != nil && e.Verdict.Err != nil {
+		attrs = append(attrs, "signature", e.Verdict.Err.Message)
+	}
+	s.Logger.Info("request", attrs...)
+}
+
+// recorder buffers a response so that it can be signed before it is sent.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.body.Write(b)
+}
+func (r *recorder) WriteHeader(status int) {
+	if !r.wrote {
+		r.status = status
+		r.wrote = true
+	}
+}
+func (r *recorder) reset() {
+	r.header = http.Header{}
+	r.status = http.StatusOK
+	r.body.Reset()
+	r.wrote = false
+}
+
+// state is what the middleware learns about a request, for the log.
+type state struct {
+	body    []byte
+	verdict *httpsig.Verdict
+	errCode string
+	errID   string
+}
+
+type stateKey struct{}
+
+func stateOf(r *http.Request) *state {
+	if st, ok := r.Context().Value(stateKey{}).(*state); ok {
+		return st
+	}
+	return &state{}
+}
+
+// Route kinds: the PSD2 role a signed route needs, or none.
+const (
+	roleNone = ""
+	roleAI   = pki.RoleAI
+	rolePI   = pki.RolePI
+)
+
+// signed wraps a handler of the signed API: it requires X-Request-ID,
+// checks content negotiation, reads the body (at most MaxBody), verifies
+// the signature and the certificate's PSD2 role.
+func (s *server) signed(role string, produces string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Request-ID") == "" {
+			s.fail(w, r, bank.PathError(bank.CodeHeaderRequired, "X-Request-ID", "the X-Request-ID header is required on every /v1 request; send any unique string, e.g. a UUID"))
+			return
+		}
+		if !accepts(r.Header.Values("Accept"), produces) {
+			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces).WithStatus(http.StatusNotAcceptable))
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		if err != nil {
+			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read").WithStatus(http.StatusBadRequest))
+			return
+		}
+		if len(body) > MaxBody {
+			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the body is over 1 MiB; send less at a time").WithStatus(http.StatusRequestEntityTooLarge))
+			return
+		}
+		if len(body) > 0 {
+			if err := checkContentType(r.Header.Get("Content-Type"), body); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+		st := stateOf(r)
+		st.body = body
+		v := s.Verifier.Verify(r, body)
+		st.verdict = v
+		if v.Err != nil {
+			s.fail(w, r, v.Err)
+			return
+		}
+		if role != roleNone && !slices.Contains(v.Roles, role) {
+			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", role, listOrNone(v.Roles)))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func listOrNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
+}
+
+const (
+	jsonType = "application/json; charset=utf-8"
+	pemType  = "application/x-pem-file"
+)
+
+// accepts reports whether an Accept header allows the media type
+// produces (its parameters aside).
+func accepts(values []string, produces string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	want, _, _ := mime.ParseMediaType(produces)
+	wantMain, _, _ := strings.Cut(want, "/")
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(item))
+			if err != nil {
+				continue
+			}
+			if q := params["q"]; q == "0" || q == "0.0" || q == "0.00" || q == "0.000" {
+				continue
+			}
+			main, _, _ := strings.Cut(mt, "/")
+			if mt == "*/*" || mt == want || (strings.HasSuffix(mt, "/*") && main == wantMain) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkContentType refuses bodies that are not JSON in UTF-8: XML types or
+// an XML-looking body get 415, as does a charset other than UTF-8.
+func checkContentType(ct string, body []byte) error {
+	mt, params, _ := mime.ParseMediaType(ct)
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	switch {
+	case strings.Contains(mt, "xml") || (len(trimmed) > 0 && trimmed[0] == '<'):
+		return bank.Errorf(bank.CodeBadRequest, "XML bodies are not supported; send JSON with Content-Type: application/json").WithStatus(http.StatusUnsupportedMediaType)
+	case params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8"):
+		return bank.Errorf(bank.CodeBadRequest, "charset %s is not supported; send JSON in UTF-8", params["charset"]).WithStatus(http.StatusUnsupportedMediaType)
+	}
+	return nil
+}
+
+// errorBody is the error body of API.md section 2.
+type errorBody struct {
+	ID          string          `json:"id"`
+	System      string          `json:"system"`
+	Status      int             `json:"status"`
+	Code        string          `json:"code"`
+	Message     string          `json:"message"`
+	TPPMessages []bank.Message  `json:"tppMessages"`
+	Links       map[string]link `json:"_links,omitempty"`
+}
+
+// fail answers with the error body for err. An error that is not a
+// *bank.Error is a fault of the bank: it is logged with its id and the
+// client sees only SYSTEM_ERROR and that id.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	id := uuid.NewString()
+	e, ok := bank.AsError(err)
+	if !ok {
+		s.Logger.Error("internal error", "error_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
+		e = bank.Errorf(bank.CodeSystemError, "the bank failed to handle this request; quote error id %s when you report it", id)
+	}
+	st := stateOf(r)
+	st.errCode, st.errID = e.Code, id
+	body := errorBody{ID: id, System: "sandbank", Status: e.Status, Code: e.Code, Message: e.Message, TPPMessages: e.Messages}
+	if body.TPPMessages == nil {
+		body.TPPMessages = []bank.Message{}
+	}
+	if e.Status == http.StatusUnauthorized {
+		body.Links = map[string]link{}
+	}
+	writeJSON(w, e.Status, body)
+}
+
+// errBadQuery is a FORMAT_ERROR about a query parameter.
+func errBadQuery(name, text string) error {
+	return bank.PathError(bank.CodeFormatError, name, text)
+}

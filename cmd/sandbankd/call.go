@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"sandbank/bank/httpsig"
+	"sandbank/bank/pki"
+)
+
+// headerList collects repeated -H flags.
+type headerList []string
+
+func (h *headerList) String() string     { return strings.Join(*h, ", ") }
+func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
+
+const callUsage = `Sign and send one request to the bank, like curl, and print the status,
+headers and body.
+
+Usage:
+  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE]
+
+Example:
+  sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem
+
+Flags:
+`
+
+func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sandbankd call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, callUsage)
+		fs.PrintDefaults()
+	}
+	bodyFile := fs.String("body", "", "file with the request body; - reads standard input")
+	var headers headerList
+	fs.Var(&headers, "H", "an extra header 'Name: value' (repeatable)")
+	certFile := fs.String("cert", "", "the TPP certificate (PEM)")
+	keyFile := fs.String("key", "", "the certificate's private key (PEM)")
+	base := fs.String("url", "http://127.0.0.1:7380", "the bank's base URL")
+	caFile := fs.String("ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageErr(err)
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return fmt.Errorf("%w: give METHOD and PATH, e.g. sandbankd call GET /v1/sandbox/customers --cert cert.pem --key key.pem", errUsage)
+	}
+	method, path := strings.ToUpper(pos[0]), pos[1]
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("%w: PATH must start with /, e.g. /v1/sandbox/customers", errUsage)
+	}
+	if *certFile == "" || *keyFile == "" {
+		return fmt.Errorf("%w: --cert and --key are required; make a pair with sandbankd cert new --org 933012867 --name 'Test TPP' --roles PSP_AI,PSP_PI --out tpp", errUsage)
+	}
+	signer, err := loadSigner(*certFile, *keyFile)
+	if err != nil {
+		return err
+	}
+	var body []byte
+	switch *bodyFile {
+	case "":
+	case "-":
+		if body, err = io.ReadAll(stdin); err != nil {
+			return fmt.Errorf("read the body from standard input: %w", err)
+		}
+	default:
+		if body, err = os.ReadFile(*bodyFile); err != nil {
+			return fmt.Errorf("read the body: %w", err)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(*base, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for _, h := range headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("%w: -H %q is not 'Name: value'", errUsage, h)
+		}
+		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	if err := signer.SignRequest(req, body); err != nil {
+		return err
+	}
+	client, err := httpClient(*caFile)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("send the request (is the bank running at %s?): %w", *base, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	respBody, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("read the response: %w", err)
+	}
+	printResponse(stdout, resp, respBody)
+	return nil
+}
+
+// parseInterspersed parses flags that may stand before, between or after
+// the positional arguments, which it returns.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// loadSigner reads a certificate and key pair for signing.
+func loadSigner(certFile, keyFile string) (*httpsig.Signer, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, fmt.Errorf("read the certificate: %w", err)
+	}
+	cert, err := pki.DecodeCert(certPEM)
+	if err != nil {
+		return nil, fmt.Errorf("read the certificate %s: %w", certFile, err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("read the key: %w", err)
+	}
+	key, err := pki.DecodeKey(keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("read the key %s: %w", keyFile, err)
+	}
+	s, err := httpsig.NewSigner(cert, key)
+	if err != nil {
+		return nil, fmt.Errorf("%s and %s: %w", certFile, keyFile, err)
+	}
+	return s, nil
+}
+
+// httpClient returns a client that trusts caFile, when given, for HTTPS.
+func httpClient(caFile string) (*http.Client, error) {
+	client := &http.Client{Timeout: 60 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if caFile == "" {
+		return client, nil
+	}
+	pemData, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("read --ca: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemData) {
+		return nil, fmt.Errorf("--ca %s holds no PEM certificate", caFile)
+	}
+	client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	return client, nil
+}
+
+// printResponse writes the status line, the headers in order and the body,
+// indented when it is JSON.
+func printResponse(w io.Writer, resp *http.Response, body []byte) {
+	fmt.Fprintf(w, "%s %s\n", resp.Proto, resp.Status)
+	names := make([]string, 0, len(resp.Header))
+	for name := range resp.Header {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, v := range resp.Header[name] {
+			fmt.Fprintf(w, "%s: %s\n", name, v)
+		}
+	}
+	fmt.Fprintln(w)
+	var pretty bytes.Buffer
+	if json.Valid(body) && json.Indent(&pretty, body, "", "  ") == nil {
+		pretty.WriteByte('\n')
+		_, _ = w.Write(pretty.Bytes())
+		return
+	}
+	_, _ = w.Write(body)
+}
