@@ -1,7 +1,6 @@
 package bank
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -163,12 +162,4 @@ func checkMaskedPan(v *Violations, path, s string) {
 	if !ok {
 		v.Format(path, "%q is not a masked card number; write 12 to 19 digits and '*' ending in the last four digits, e.g. 525412******3241", clip(s))
 	}
-}
-
-// plural returns "1 thing" or "n things".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"sandbank/bank"
 )
@@ -41,7 +42,7 @@ func Open(path string, lockWait time.Duration) (*DB, error) {
 		lockWait = 100 * time.Millisecond
 	}
 	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait, FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open %s: %w", path, ErrInUse)
 	}
 	if err != nil {
@@ -288,7 +289,7 @@ func (t *txn) PutTPPContact(c bank.TPPContact) error {
 
 func (t *txn) Reset() error {
 	for _, name := range sandboxBuckets {
-		if err := t.tx.DeleteBucket(name); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+		if err := t.tx.DeleteBucket(name); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 			return fmt.Errorf("clear %s: %w", name, err)
 		}
 		if _, err := t.tx.CreateBucket(name); err != nil {

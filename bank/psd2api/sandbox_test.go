@@ -102,7 +102,7 @@ type account struct {
 		BalanceAmount amount `json:"balanceAmount"`
 		BalanceType   string `json:"balanceType"`
 	} `json:"balances"`
-	KIDRequired bool `json:"kidRequired"`
+	KIDRequired bool   `json:"kidRequired"`
 	Status      string `json:"status"`
 }
 
@@ -473,7 +473,10 @@ func TestSandbox_Transactions(t *testing.T) {
 		{"bank transaction code too long", bad(func(m map[string]any) { m["bankTransactionCode"] = strings.Repeat("X", 15) }), []string{"[1].bankTransactionCode"}},
 		{"debtor is another sandbox account", bad(func(m map[string]any) { m["debtorAccount"] = sandboxAcct; m["creditorAccount"] = own }), []string{"[1].debtorAccount"}},
 		{"creditor is another sandbox account", bad(func(m map[string]any) { m["creditorAccount"] = sandboxAcct }), []string{"[1].creditorAccount"}},
-		{"neither side is the account", bad(func(m map[string]any) { m["debtorAccount"] = ext; m["creditorAccount"] = map[string]string{"iban": "DE89370400440532013000"} }), []string{"[1]"}},
+		{"neither side is the account", bad(func(m map[string]any) {
+			m["debtorAccount"] = ext
+			m["creditorAccount"] = map[string]string{"iban": "DE89370400440532013000"}
+		}), []string{"[1]"}},
 		{"wrong currency", bad(func(m map[string]any) { m["currency"] = "EUR" }), []string{"[1].currency"}},
 		{"zero amount", bad(func(m map[string]any) { m["amount"] = 0 }), []string{"[1].amount"}},
 		{"too many decimals", bad(func(m map[string]any) { m["amount"] = 1.234 }), []string{"[1].amount"}},
@@ -599,7 +602,9 @@ func TestSandbox_CardAccounts(t *testing.T) {
 		{"wrong card currency", badCtx(func(m map[string]any) { m["transactionAmount"] = map[string]any{"amount": -1, "currency": "EUR"} }), "FORMAT_ERROR", []string{"[0].transactionAmount.currency"}},
 		{"bad MCC", badCtx(func(m map[string]any) { m["merchantCategoryCode"] = "54" }), "FORMAT_ERROR", []string{"[0].merchantCategoryCode"}},
 		{"no country", badCtx(func(m map[string]any) { m["cardAcceptorAddress"] = map[string]any{"city": "Oslo"} }), "FORMAT_ERROR", []string{"[0].cardAcceptorAddress.country"}},
-		{"street too long", badCtx(func(m map[string]any) { m["cardAcceptorAddress"] = map[string]any{"street": strings.Repeat("s", 71), "country": "NO"} }), "FORMAT_ERROR", []string{"[0].cardAcceptorAddress.street"}},
+		{"street too long", badCtx(func(m map[string]any) {
+			m["cardAcceptorAddress"] = map[string]any{"street": strings.Repeat("s", 71), "country": "NO"}
+		}), "FORMAT_ERROR", []string{"[0].cardAcceptorAddress.street"}},
 		{"bad masked pan", badCtx(func(m map[string]any) { m["maskedPan"] = "4925001234561234" }), "FORMAT_ERROR", []string{"[0].maskedPan"}},
 		{"missing terminal", badCtx(func(m map[string]any) { delete(m, "terminalId") }), "FORMAT_ERROR", []string{"[0].terminalId"}},
 		{"bad exchange rate", badCtx(func(m map[string]any) { m["currencyExchange"].(map[string]any)["exchangeRate"] = "abc" }), "FORMAT_ERROR", []string{"[0].currencyExchange.exchangeRate"}},
