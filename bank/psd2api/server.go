@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,6 +147,9 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 		if err := s.BankSigner.SignResponse(h, rec.body.Bytes(), s.Now()); err != nil {
 			s.Logger.Error("sign response", "err", err, "request_id", reqID)
 		}
+	}
+	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
+		h.Set("Content-Length", strconv.Itoa(rec.body.Len()))
 	}
 	w.WriteHeader(rec.status)
 	if r.Method != http.MethodHead {

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Sign one request by hand with the openssl command line and send it with
+# curl: the way to check a TPP's own signing code against Sandbank.
+#
+# Usage: CERT=tpp/cert.pem KEY=tpp/key.pem scripts/openssl-call.sh METHOD PATH [BODY_FILE]
+# Env:   URL (default http://127.0.0.1:7380)
+set -euo pipefail
+if [ $# -lt 2 ] || [ -z "${CERT:-}" ] || [ -z "${KEY:-}" ]; then
+  echo "usage: CERT=cert.pem KEY=key.pem $0 METHOD PATH [BODY_FILE]" >&2
+  exit 2
+fi
+method=$1 path=$2 body=${3:-}
+url=${URL:-http://127.0.0.1:7380}
+
+request_id=$(openssl rand -hex 16)
+date=$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S GMT')
+# keyId: the certificate's serial in hex and its issuer as an RFC 2253 DN.
+serial=$(openssl x509 -in "$CERT" -noout -serial | cut -d= -f2)
+issuer=$(openssl x509 -in "$CERT" -noout -issuer -nameopt RFC2253 | sed 's/^issuer=//')
+cert_b64=$(openssl x509 -in "$CERT" -outform DER | openssl base64 -A)
+target="$(printf '%s' "$method" | tr '[:upper:]' '[:lower:]') $path"
+
+headers=(-H "X-Request-ID: $request_id" -H "Date: $date" -H "TPP-Signature-Certificate: $cert_b64")
+if [ -n "$body" ]; then
+  digest="SHA-256=$(openssl dgst -sha256 -binary "$body" | openssl base64 -A)"
+  signed="(request-target) date digest x-request-id"
+  signing=$(printf '(request-target): %s\ndate: %s\ndigest: %s\nx-request-id: %s' "$target" "$date" "$digest" "$request_id")
+  headers+=(-H "Digest: $digest" -H "Content-Type: application/json" --data-binary "@$body")
+else
+  signed="(request-target) date x-request-id"
+  signing=$(printf '(request-target): %s\ndate: %s\nx-request-id: %s' "$target" "$date" "$request_id")
+fi
+# The signature: RSA PKCS#1 v1.5 with SHA-256 over the signing string,
+# which has no trailing newline.
+signature=$(printf '%s' "$signing" | openssl dgst -sha256 -sign "$KEY" | openssl base64 -A)
+headers+=(-H "Signature: keyId=\"SN=$serial,CA=$issuer\",algorithm=\"rsa-sha256\",headers=\"$signed\",signature=\"$signature\"")
+
+exec curl -sS -i -X "$method" "${headers[@]}" "$url$path"
