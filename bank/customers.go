@@ -17,6 +17,11 @@ type CustomerDetail struct {
 	CardAccountIDs []string
 }
 
+// maxImportedSeq bounds the sequence numbers that ids brought by a scenario
+// may carry, far above any a data file hands out, so that a made-up id
+// cannot use up the counters.
+const maxImportedSeq = 1 << 48
+
 // newID returns the id for a new record: the given id when a scenario
 // brings one (it must be an id of that kind and parent, and its sequence is
 // reserved), else a fresh one.
@@ -29,7 +34,7 @@ func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id strin
 		return FormatID(kind, parent, seq), seq, nil
 	}
 	p, seq, ok := ParseID(kind, id)
-	if !ok || p != parent {
+	if !ok || p != parent || seq > maxImportedSeq {
 		v.Format(JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", clip(id))
 		return "", 0, nil
 	}

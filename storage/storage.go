@@ -1,5 +1,3 @@
-// Package storage keeps the bank's data in one bbolt file. It implements
-// bank.Store; see doc.go for the bucket layout.
 package storage
 
 import (
@@ -7,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -64,6 +63,14 @@ func (db *DB) prepare(tx *bolt.Tx) error {
 	}
 	switch v := meta.Get(keySchema); {
 	case v == nil:
+		foreign := false
+		_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			foreign = foreign || string(name) != string(bktMeta)
+			return nil
+		})
+		if foreign {
+			return errors.New("the file is a bbolt database of another program, not a Sandbank data file; choose another --data file")
+		}
 		db.created = true
 		if err := meta.Put(keySchema, u64(SchemaVersion)); err != nil {
 			return err
@@ -104,10 +111,13 @@ func (db *DB) Update(fn func(bank.Tx) error) error {
 // Check runs bbolt's consistency check and returns the first problem found.
 func (db *DB) Check() error {
 	return db.bolt.View(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			return err
+		var first error
+		for err := range tx.Check() { // drain it: the checker stops only at the end
+			if first == nil {
+				first = err
+			}
 		}
-		return nil
+		return first
 	})
 }
 
@@ -250,7 +260,11 @@ func (t *txn) NextSeq(kind bank.Kind) (uint64, error) {
 	k := []byte{'s', 'e', 'q', byte(kind)}
 	next := uint64(bank.FirstUserSeq)
 	if v := meta.Get(k); len(v) == 8 {
-		next = max(next, binary.BigEndian.Uint64(v)+1)
+		last := binary.BigEndian.Uint64(v)
+		if last == math.MaxUint64 {
+			return 0, fmt.Errorf("every sequence number of kind %d is used", kind)
+		}
+		next = max(next, last+1)
 	}
 	return next, meta.Put(k, u64(next))
 }

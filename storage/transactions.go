@@ -71,6 +71,9 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 		return err
 	}
 	booked, bySeq, days := sub.Bucket(subBooked), sub.Bucket(subBySeq), sub.Bucket(subDays)
+	// Transactions mostly arrive in key order (new dates, rising seqs):
+	// fuller pages halve the file without slowing those appends.
+	booked.FillPercent, bySeq.FillPercent = 0.9, 0.95
 	accountSeq := binary.BigEndian.Uint64(acct)
 	for _, tx := range txs {
 		parent, seq, ok := bank.ParseID(bank.KindTransaction, tx.ID)

@@ -127,10 +127,24 @@ type transaction struct {
 // knownIDs are the ids of the known state that TPP test suites hard-code.
 // They must never change.
 var knownIDs = map[string]string{
-	"customer 13039319955": "enc!!ez0o0ybl1y-3Lw6w4_m29Q",
-	"customer 12085592767": "enc!!d7AmTMiFVaO8CT1eSmVE7g",
-	"customer 18129215603": "enc!!wS4ZH2jLieZWL8g_NR2JGw",
-	"customer 20079518612": "enc!!vVmzkrm5L_6a5aqIo9-11g",
+	"customer 13039319955":  "enc!!ez0o0ybl1y-3Lw6w4_m29Q",
+	"customer 12085592767":  "enc!!d7AmTMiFVaO8CT1eSmVE7g",
+	"customer 18129215603":  "enc!!wS4ZH2jLieZWL8g_NR2JGw",
+	"customer 20079518612":  "enc!!vVmzkrm5L_6a5aqIo9-11g",
+	"NO3815030123457":       "enc!!BMqoT2eLQOgt-DAQsuGXRQ",
+	"NO1615030123465":       "enc!!I0bYmS0STaeDq11Atr0ffA",
+	"NO3015030234569":       "enc!!eXNlZcFA_d2iwd14FG9x_w",
+	"NO0815030234577":       "enc!!E1WayO3sXZPBYtHdJzX9qA",
+	"NO2815030345670":       "enc!!9JZckNWOqWXaEBLJ7MPBrw",
+	"NO9715030345689":       "enc!!9o1NeaLYoar6X6EsEUKhlA",
+	"NO2015030456782":       "enc!!oTuktNtQBPbtxuwgi3dpjw",
+	"NO9515030456790":       "enc!!4RTH05ufvnB6N--_6c5Z6w",
+	"card 525412******3241": "enc!!jfGNdTso5Ie-_lpxLB3lqA",
+	"card 545762******7810": "enc!!8i2BFSqapkH7-X_nhcNojg",
+	"agreement 18129215603": "enc!!NDPURJLx3L9QIegVAF9UMA",
+	"agreement 20079518612": "enc!!0z7-9OTmswK6-QYshpvuwA",
+	"agreement 13039319955": "enc!!rVaITLvXOnvnHrxda7qsOA",
+	"agreement 12085592767": "enc!!5J1lG1bCwH_3qqq2xbRNAw",
 }
 
 func TestSandbox_KnownState(t *testing.T) {
@@ -170,6 +184,9 @@ func TestSandbox_KnownState(t *testing.T) {
 	}
 	types := map[string]int{}
 	for _, a := range accounts {
+		if a.ID != knownIDs[a.IBAN] {
+			t.Errorf("account %s has id %s, want the fixed %s", a.IBAN, a.ID, knownIDs[a.IBAN])
+		}
 		types[a.CashAccountType]++
 		var txs []transaction
 		r := b.Do(tpp, "GET", "/v1/sandbox/accounts/"+a.ID+"/transactions?limit=1000", nil)
@@ -183,6 +200,26 @@ func TestSandbox_KnownState(t *testing.T) {
 	}
 	if types["TAXE"] != 1 || types["SVGS"] != 2 {
 		t.Errorf("cash account types %v", types)
+	}
+	var cards []struct {
+		ResourceID string `json:"resourceId"`
+		MaskedPan  string `json:"maskedPan"`
+	}
+	b.Do(tpp, "GET", "/v1/sandbox/card-accounts", nil).JSON(t, &cards)
+	for _, c := range cards {
+		if c.ResourceID != knownIDs["card "+c.MaskedPan] {
+			t.Errorf("card account %s has id %s", c.MaskedPan, c.ResourceID)
+		}
+	}
+	var agreements []struct {
+		ID    string `json:"id"`
+		Owner string `json:"owner"`
+	}
+	b.Do(tpp, "GET", "/v1/sandbox/agreements", nil).JSON(t, &agreements)
+	for _, a := range agreements {
+		if a.ID != knownIDs["agreement "+a.Owner] {
+			t.Errorf("agreement of %s has id %s", a.Owner, a.ID)
+		}
 	}
 	// The same ids after another initialize, and the exact counts body.
 	r = b.Do(tpp, "POST", "/v1/sandbox/initialize", nil)

@@ -1,0 +1,56 @@
+/*
+Package storage keeps the bank's data in one bbolt file and implements
+bank.Store.
+
+# Bucket layout (schema version 1)
+
+One bbolt file holds everything. Values are JSON; keys are chosen so that
+the queries the bank makes are cursor seeks. "seq" is the 8-byte big-endian
+sequence number carried inside a resource id (see bank.FormatID): ids are
+opaque to clients but decode, without an index, to the key of their record.
+
+	meta
+	  schema                      -> uint64 schema version
+	  seq<kind byte>              -> uint64 last sequence handed out per kind (never reset)
+	settings
+	  settings                    -> bank.Settings (trust mode, requireSignature, ...)
+	  pki                         -> CA, bank and server certificates and keys (PEM)
+	tppContacts
+	  <tppId>                     -> bank.TPPContact
+
+	customers          <seq>                  -> bank.Customer
+	customersByNumber  <customerNumber>       -> <seq>
+	agreements         <seq>                  -> bank.Agreement (corporate only; a private
+	                                             customer's agreement is derived, not stored)
+	agreementsByOwner  <owner seq><seq>       -> (empty)
+	engagements        <agreement seq><seq>   -> bank.Engagement
+	engagementsByCustomer <customer seq><agreement seq><seq> -> (empty)
+	engagementsByAccount  <account seq><agreement seq><seq>  -> (empty)
+	accounts           <seq>                  -> bank.Account
+	accountsByIban     <iban>                 -> <seq>
+	accountsByBban     <bban>                 -> <seq>
+	accountsByOwner    <owner seq><seq>       -> (empty)
+	cardAccounts       <seq>                  -> bank.CardAccount
+	cardAccountsByOwner <owner seq><seq>      -> (empty)
+
+	transactions/<account seq>/               one sub-bucket per account
+	  b   <booking date YYYYMMDD, 4 bytes><tx seq>  -> bank.Transaction (booked)
+	  s   <tx seq>                                  -> <booking date>   lookup by id
+	  d   <booking date>                            -> uint32 count      paging by offset
+	cardTransactions/<card account seq>/
+	  b   <booking date><seq>   -> bank.CardTransaction (booked)
+	  p   <seq>                 -> bank.CardTransaction (pending)
+	  d   <booking date>        -> uint32 count
+	  i   <cardTransactionId>   -> <seq>                 uniqueness per card account
+
+A page of an account's transactions, newest first, is: walk the day counts
+of the date range backwards to find the day on which the page starts (one
+step per day, not per transaction), seek to that day in b, and read the
+page. A million transactions on one account page in milliseconds, at any
+offset.
+
+Every index entry is written in the same transaction as its record; a
+service call is one transaction, so a failed call leaves nothing behind.
+Deleting an account or card account drops its transaction sub-bucket.
+*/
+package storage
