@@ -41,6 +41,8 @@ type EngagementDetail struct {
 	Engagement
 	Customer Customer
 	Account  Account
+	// Private is set for the derived engagements of a private agreement.
+	Private bool
 }
 
 // PrivateFlag marks the parent of a private agreement's engagement ids.
@@ -90,6 +92,7 @@ func privateAgreement(tx Tx, c Customer) (AgreementDetail, error) {
 			},
 			Customer: c,
 			Account:  a,
+			Private:  true,
 		})
 	}
 	return d, nil

@@ -3,6 +3,7 @@ package bank
 import (
 	"fmt"
 	"regexp"
+	"unicode/utf8"
 
 	"sandbank/bank/validate"
 )
@@ -145,7 +146,7 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 	if !t.BookingDate.IsZero() && !t.ValueDate.IsZero() && t.BookingDate.After(t.ValueDate) {
 		v.Format(f("bookingDate"), "%s is after the valueDate %s; the booking date must not be after the value date", t.BookingDate, t.ValueDate)
 	}
-	if l := len(in.BankTransactionCode); l < 4 || l > 14 {
+	if l := utf8.RuneCountInString(in.BankTransactionCode); l < 4 || l > 14 {
 		v.Format(f("bankTransactionCode"), "must be 4 to 14 characters, e.g. PMNT-RCDT-ESCT")
 	}
 	checkText(v, f("endToEndId"), in.EndToEndID, 0, 35)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 )
 
 // attributeOIDs maps the attribute names clients write in DNs to OIDs.
@@ -37,16 +38,28 @@ type attribute struct{ oid, value string }
 
 func (a attribute) String() string { return a.oid + "=" + a.value }
 
-// parseDN parses an RFC 2253/4514 distinguished name into its attributes,
-// in any RDN order. It percent-decodes the text first and accepts attribute
-// types by name, as a dotted OID, or as OID.<dotted>; values may be
-// escaped or hex-encoded DER (#...).
-func parseDN(s string) ([]attribute, error) {
-	if strings.Contains(s, "%") {
-		if decoded, err := url.PathUnescape(s); err == nil {
-			s = decoded
+// matchesIssuer reports whether a keyId's CA text names the issuer: as
+// written, or percent-decoded (some clients percent-encode the DN; a '%'
+// may also be part of a name, so the text as written is tried first).
+func matchesIssuer(text string, issuer []attribute) (bool, error) {
+	want, err := parseDN(text)
+	if err == nil && sameDN(want, issuer) {
+		return true, nil
+	}
+	if strings.Contains(text, "%") {
+		if decoded, derr := url.PathUnescape(text); derr == nil {
+			if w, perr := parseDN(decoded); perr == nil {
+				return sameDN(w, issuer), nil
+			}
 		}
 	}
+	return false, err
+}
+
+// parseDN parses an RFC 2253/4514 distinguished name into its attributes,
+// in any RDN order. It accepts attribute types by name, as a dotted OID, or
+// as OID.<dotted>; values may be escaped or hex-encoded DER (#...).
+func parseDN(s string) ([]attribute, error) {
 	var out []attribute
 	i := 0
 	for i < len(s) {
@@ -157,11 +170,11 @@ func decodeHexValue(h string) (string, error) {
 		if len(raw.Bytes)%2 != 0 {
 			return "", fmt.Errorf("#%s is not a BMPString", clip(h))
 		}
-		r := make([]rune, 0, len(raw.Bytes)/2)
+		units := make([]uint16, 0, len(raw.Bytes)/2)
 		for i := 0; i < len(raw.Bytes); i += 2 {
-			r = append(r, rune(raw.Bytes[i])<<8|rune(raw.Bytes[i+1]))
+			units = append(units, uint16(raw.Bytes[i])<<8|uint16(raw.Bytes[i+1]))
 		}
-		return string(r), nil
+		return string(utf16.Decode(units)), nil
 	}
 	return "", fmt.Errorf("#%s is not a string type this bank reads", clip(h))
 }

@@ -39,7 +39,9 @@ func ParseSignature(value string) (Params, error) {
 		}
 		v = strings.TrimSpace(decoded)
 	}
-	if len(v) > 10 && strings.EqualFold(v[:10], "signature ") {
+	// A leading "Signature " token, unless it is the signature parameter
+	// itself written with a space before its '='.
+	if len(v) > 10 && strings.EqualFold(v[:10], "signature ") && !strings.HasPrefix(strings.TrimSpace(v[10:]), "=") {
 		v = strings.TrimSpace(v[10:])
 	}
 	raw, err := parseParams(v)
@@ -56,7 +58,7 @@ func ParseSignature(value string) (Params, error) {
 	if len(missing) > 0 {
 		return p, fmt.Errorf("the Signature header lacks %s; it needs keyId, algorithm, headers and signature", strings.Join(missing, ", "))
 	}
-	p.Headers = strings.Fields(raw["headers"])
+	p.Headers = strings.Fields(strings.ToLower(raw["headers"]))
 	return p, nil
 }
 

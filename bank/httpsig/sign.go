@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,7 +75,7 @@ func (s *Signer) SignRequest(r *http.Request, body []byte) error {
 	r.Header.Set("TPP-Signature-Certificate", s.CertificateHeader())
 	var names []string
 	for _, name := range requestHeaders {
-		if name == "(request-target)" || r.Header.Get(name) != "" {
+		if name == "(request-target)" || len(r.Header.Values(name)) > 0 {
 			names = append(names, name)
 		}
 	}
@@ -130,6 +131,11 @@ func VerifyResponse(h http.Header, body []byte, bankCert *x509.Certificate) erro
 	p, err := ParseSignature(h.Get("Signature"))
 	if err != nil {
 		return fmt.Errorf("response Signature: %w", err)
+	}
+	for _, name := range responseHeaders {
+		if !slices.Contains(p.Headers, name) {
+			return fmt.Errorf("the response signature does not cover %s; it must cover %s", name, strings.Join(responseHeaders, " "))
+		}
 	}
 	v := &Verdict{}
 	if !checkKeyID(v, p.KeyID, bankCert) {

@@ -154,7 +154,7 @@ func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
 	}
 	switch {
 	case pc.named:
-		v.Roles = pc.roles
+		v.Roles = slices.Clone(pc.roles)
 		v.pass("roles", "the PSD2 QCStatement names the roles %s", listOrNone(pc.roles))
 	case policy.Trust == nil:
 		v.Roles = slices.Clone(pki.Roles)
@@ -340,12 +340,12 @@ func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate) bool {
 		v.fail("keyId", bank.CodeSignatureInvalid, "keyId serial %s is not the certificate's serial %X%s", k.SerialHex, cert.SerialNumber, hint)
 		return false
 	}
-	want, err := parseDN(k.Issuer)
+	match, err := matchesIssuer(k.Issuer, nameAttributes(cert.Issuer))
 	if err != nil {
 		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q cannot be read: %v", clip(k.Issuer), err)
 		return false
 	}
-	if !sameDN(want, nameAttributes(cert.Issuer)) {
+	if !match {
 		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q is not the certificate's issuer %q", clip(k.Issuer), FormatDN(cert.Issuer))
 		return false
 	}

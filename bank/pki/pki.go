@@ -24,6 +24,7 @@ import (
 	"net"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // PSD2 roles of ETSI TS 119 495.
@@ -155,7 +156,7 @@ func TPPRequestFor(name, orgNumber string, roles []string, validDays int, now ti
 // CheckTPPRequest reports what is wrong with a TPP certificate request.
 func CheckTPPRequest(r TPPRequest) error {
 	var problems []string
-	if strings.TrimSpace(r.Name) == "" || len(r.Name) > 64 {
+	if strings.TrimSpace(r.Name) == "" || utf8.RuneCountInString(r.Name) > 64 {
 		problems = append(problems, "name: give the TPP's name, 1 to 64 characters")
 	}
 	if len(r.OrgNumber) < 1 || len(r.OrgNumber) > 20 || strings.Trim(r.OrgNumber, "0123456789") != "" {

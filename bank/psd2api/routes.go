@@ -11,8 +11,8 @@ type route struct {
 // routes lists every route of the API. Signed routes name the PSD2 role
 // they need (none for the sandbox data API) and what they answer with.
 func (s *server) routes() []route {
-	sandbox := func(f handlerFunc) http.Handler { return s.signed(roleNone, jsonType, s.handle(f)) }
-	pem := func(f handlerFunc) http.Handler { return s.signed(roleNone, pemType, s.handle(f)) }
+	sandbox := func(f handlerFunc) http.Handler { return s.signed(roleNone, jsonType, MaxBody, s.handle(f)) }
+	pem := func(f handlerFunc) http.Handler { return s.signed(roleNone, pemType, MaxBody, s.handle(f)) }
 	return []route{
 		{"GET /healthz", http.HandlerFunc(healthz)},
 
@@ -59,6 +59,6 @@ func (s *server) routes() []route {
 		{"POST /v1/sandbox/tpp-certificates", sandbox(s.issueCertificate)},
 
 		{"GET /v1/sandbox/scenario", sandbox(s.exportScenario)},
-		{"PUT /v1/sandbox/scenario", sandbox(s.importScenario)},
+		{"PUT /v1/sandbox/scenario", s.signed(roleNone, jsonType, MaxScenarioBody, s.handle(s.importScenario))},
 	}
 }

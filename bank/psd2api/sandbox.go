@@ -3,6 +3,7 @@ package psd2api
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"sandbank/bank"
 	"sandbank/bank/pki"
@@ -313,7 +314,7 @@ func (s *server) listCardTransactions(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	status := r.URL.Query().Get("bookingStatus")
+	status := strings.ToLower(r.URL.Query().Get("bookingStatus"))
 	if status == "" {
 		status = "both"
 	}
@@ -333,12 +334,17 @@ func (s *server) listCardTransactions(w http.ResponseWriter, r *http.Request) er
 			out.CardTransactions.Booked = append(out.CardTransactions.Booked, cardTransactionOf(t))
 		}
 	}
+	total := 0
+	if status != "pending" {
+		total = page.Total
+	}
 	if status != "booked" {
 		for _, t := range page.Pending {
 			out.CardTransactions.Pending = append(out.CardTransactions.Pending, cardTransactionOf(t))
 		}
+		total += len(page.Pending)
 	}
-	w.Header().Set("X-Total-Count", strconv.Itoa(page.Total))
+	w.Header().Set("X-Total-Count", strconv.Itoa(total))
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

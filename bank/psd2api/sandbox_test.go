@@ -261,6 +261,12 @@ func TestSandbox_CustomerLifecycle(t *testing.T) {
 	if len(c.Agreements) != 1 || !c.Agreements[0].Private {
 		t.Fatalf("a private customer gets a private agreement at once: %+v", c.Agreements)
 	}
+	if !strings.Contains(string(r.Body), `"accounts":[]`) || !strings.Contains(string(r.Body), `"cardAccounts":[]`) {
+		t.Fatalf("a customer without accounts shows empty lists: %s", r.Body)
+	}
+	if strings.Contains(string(b.Do(tpp, "GET", "/v1/sandbox/customers", nil).Body), `"accounts"`) {
+		t.Fatal("accounts listed without withAccounts=true")
+	}
 	rejects(t, b, tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "01017012345", "name": "Other", "type": "private"}, 409, "CONFLICT", "customerNumber")
 
 	var got customer
@@ -822,6 +828,36 @@ func TestSandbox_Scenario(t *testing.T) {
 	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "accounts[3].iban")
 	sc.Format = "something/2"
 	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "format")
+}
+
+// A scenario the bank exports imports back even when it is over the 1 MiB
+// limit of other bodies.
+func TestSandbox_LargeScenarioRoundTrip(t *testing.T) {
+	b, tpp := setup(t)
+	a := knownAccount(t, b, tpp, "NO3015030234569")
+	day := bank.DateOf(time.Now()).AddDays(-7).String()
+	batch := make([]any, 100)
+	for i := range batch {
+		batch[i] = tx(float64(i+1), day, day, map[string]string{"iban": a.IBAN}, map[string]string{"bban": "86011117947"})
+	}
+	for range 30 {
+		expect(t, b.Do(tpp, "POST", "/v1/sandbox/accounts/"+a.ID+"/transactions", batch), 201, "")
+	}
+	r := b.Do(tpp, "GET", "/v1/sandbox/scenario", nil)
+	expect(t, r, 200, "")
+	if len(r.Body) <= 1<<20 {
+		t.Fatalf("the export is only %d bytes; the test needs one over 1 MiB", len(r.Body))
+	}
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
+	imported := b.Do(tpp, "PUT", "/v1/sandbox/scenario", r.Body)
+	expect(t, imported, 200, "")
+	var n bank.Counts
+	imported.JSON(t, &n)
+	if n.Transactions < 3000 {
+		t.Fatalf("imported %d transactions", n.Transactions)
+	}
+	// Other bodies keep the 1 MiB limit.
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/accounts/"+a.ID+"/transactions", r.Body), 413, "BAD_REQUEST")
 }
 
 func TestSandbox_PathAliases(t *testing.T) {

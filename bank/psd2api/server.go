@@ -25,8 +25,13 @@ import (
 	"sandbank/bank/pki"
 )
 
-// MaxBody is the largest request body the bank reads (1 MiB).
-const MaxBody = 1 << 20
+// Request body limits. Every body is at most MaxBody, except a scenario
+// import: a scenario the bank exported must import back, and one with
+// some thousands of transactions is larger than 1 MiB.
+const (
+	MaxBody         = 1 << 20
+	MaxScenarioBody = 256 << 20
+)
 
 // Config holds what the server needs.
 type Config struct {
@@ -233,9 +238,9 @@ const (
 )
 
 // signed wraps a handler of the signed API: it requires X-Request-ID,
-// checks content negotiation, reads the body (at most MaxBody), verifies
-// the signature and the certificate's PSD2 role.
-func (s *server) signed(role string, produces string, h http.Handler) http.Handler {
+// checks content negotiation, reads the body (at most maxBody bytes),
+// verifies the signature and the certificate's PSD2 role.
+func (s *server) signed(role, produces string, maxBody int64, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Request-ID") == "" {
 			s.fail(w, r, bank.PathError(bank.CodeHeaderRequired, "X-Request-ID", "the X-Request-ID header is required on every /v1 request; send any unique string, e.g. a UUID"))
@@ -245,13 +250,13 @@ func (s *server) signed(role string, produces string, h http.Handler) http.Handl
 			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces).WithStatus(http.StatusNotAcceptable))
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
 			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read").WithStatus(http.StatusBadRequest))
 			return
 		}
-		if len(body) > MaxBody {
-			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the body is over 1 MiB; send less at a time").WithStatus(http.StatusRequestEntityTooLarge))
+		if int64(len(body)) > maxBody {
+			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20).WithStatus(http.StatusRequestEntityTooLarge))
 			return
 		}
 		if len(body) > 0 {

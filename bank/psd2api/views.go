@@ -42,31 +42,38 @@ func agreementOf(d bank.AgreementDetail) agreementView {
 	}
 	self := "/v1/sandbox/agreements/" + d.ID
 	v.Links = map[string]link{"self": linkTo(self, "GET", "DELETE"), "engagements": linkTo(self+"/engagements", "GET", "POST")}
+	if d.Private { // it goes with its customer and holds exactly their accounts
+		v.Links = map[string]link{"self": linkTo(self, "GET"), "engagements": linkTo(self+"/engagements", "GET")}
+	}
 	return v
 }
 
 type customerView struct {
-	CustomerID     string          `json:"customerId"`
-	CustomerNumber string          `json:"customerNumber"`
-	CustomerType   string          `json:"customerType"`
-	CustomerName   string          `json:"customerName"`
-	Agreements     []agreementView `json:"agreements,omitempty"`
-	Accounts       []string        `json:"accounts,omitempty"`
-	CardAccounts   []string        `json:"cardAccounts,omitempty"`
-	Links          map[string]link `json:"_links"`
+	CustomerID     string `json:"customerId"`
+	CustomerNumber string `json:"customerNumber"`
+	CustomerType   string `json:"customerType"`
+	CustomerName   string `json:"customerName"`
+	// nil when not asked for (withAccounts, withAgreements); [] when none.
+	Agreements   *[]agreementView `json:"agreements,omitempty"`
+	Accounts     *[]string        `json:"accounts,omitempty"`
+	CardAccounts *[]string        `json:"cardAccounts,omitempty"`
+	Links        map[string]link  `json:"_links"`
 }
 
 func customerOf(d bank.CustomerDetail) customerView {
 	v := customerView{
 		CustomerID: d.ID, CustomerNumber: d.Number, CustomerType: d.Type, CustomerName: d.Name,
-		Accounts: d.AccountIDs, CardAccounts: d.CardAccountIDs,
 		Links: map[string]link{"self": linkTo("/v1/sandbox/customers/"+d.ID, "GET", "DELETE")},
 	}
+	if d.AccountIDs != nil {
+		v.Accounts, v.CardAccounts = &d.AccountIDs, &d.CardAccountIDs
+	}
 	if d.Agreements != nil {
-		v.Agreements = []agreementView{}
+		list := make([]agreementView, 0, len(d.Agreements))
 		for _, a := range d.Agreements {
-			v.Agreements = append(v.Agreements, agreementOf(a))
+			list = append(list, agreementOf(a))
 		}
+		v.Agreements = &list
 	}
 	return v
 }
@@ -250,9 +257,13 @@ type engagementView struct {
 }
 
 func engagementOf(d bank.EngagementDetail) engagementView {
+	verbs := []string{"GET", "DELETE"}
+	if d.Private {
+		verbs = verbs[:1]
+	}
 	return engagementView{
 		ID: d.ID, Customer: d.Customer.Number, Account: bank.IBANRef{IBAN: d.Account.IBAN}, Roles: d.Roles,
 		RegisterLimit: number(d.RegisterLimit), ApprovalLimit: number(d.ApprovalLimit),
-		Links: map[string]link{"self": linkTo("/v1/sandbox/agreements/"+d.AgreementID+"/engagements/"+d.ID, "GET", "DELETE")},
+		Links: map[string]link{"self": linkTo("/v1/sandbox/agreements/"+d.AgreementID+"/engagements/"+d.ID, verbs...)},
 	}
 }

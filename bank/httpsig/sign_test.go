@@ -1,0 +1,405 @@
+package httpsig_test
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sandbank/bank/httpsig"
+)
+
+func tppSigner(t *testing.T, f *fixture) *httpsig.Signer {
+	t.Helper()
+	s, err := httpsig.NewSigner(f.tpp, f.tppKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestNewSigner(t *testing.T) {
+	f := getFixture(t)
+	if _, err := httpsig.NewSigner(f.ec, f.ecKey); err == nil || !strings.Contains(err.Error(), "RSA") {
+		t.Errorf("NewSigner(ECDSA certificate): %v, want an error about RSA", err)
+	}
+	if _, err := httpsig.NewSigner(f.tpp, f.bankKey); err == nil || !strings.Contains(err.Error(), "does not belong") {
+		t.Errorf("NewSigner(another key): %v, want an error", err)
+	}
+	if _, err := httpsig.NewSigner(f.tpp, f.ecKey); err == nil {
+		t.Error("NewSigner(RSA certificate, ECDSA key): no error")
+	}
+	s := tppSigner(t, f)
+	if want := fmt.Sprintf("SN=%X,CA=%s", f.tpp.SerialNumber, httpsig.FormatDN(f.ca.Cert.Subject)); s.KeyID() != want {
+		t.Errorf("KeyID = %q, want %q", s.KeyID(), want)
+	}
+	k, err := httpsig.ParseKeyID(s.KeyID())
+	if err != nil || k.Serial.Cmp(f.tpp.SerialNumber) != 0 {
+		t.Errorf("ParseKeyID(KeyID()) = %+v, %v", k, err)
+	}
+	der, err := httpsig.DecodeCertificateHeader(s.CertificateHeader())
+	if err != nil || !bytes.Equal(der, f.tpp.Raw) {
+		t.Errorf("DecodeCertificateHeader(CertificateHeader()) = %d bytes, %v", len(der), err)
+	}
+}
+
+// toServer turns a signed client request into the request a server
+// handler sees.
+func toServer(r *http.Request, body []byte) *http.Request {
+	s := httptest.NewRequest(r.Method, r.URL.RequestURI(), bytes.NewReader(body))
+	s.Header = r.Header.Clone()
+	return s
+}
+
+func TestSignRequestRoundTrip(t *testing.T) {
+	f := getFixture(t)
+	s := tppSigner(t, f)
+	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, time.Now)
+	body := []byte(`{"instructedAmount":{"currency":"NOK","amount":"100.00"}}`)
+	cases := []struct {
+		name        string
+		method, url string
+		body        []byte
+		headers     []string
+		wantSigned  []string
+	}{
+		{name: "GET", method: "GET", url: "https://bank.example/v1/accounts?withBalance=true",
+			wantSigned: []string{"(request-target)", "date", "x-request-id"}},
+		{name: "GET with escaped path and query", method: "GET", url: "https://bank.example/v1/accounts/a%20b/transactions?dateFrom=2025-01-01&q=a%2Fb",
+			wantSigned: []string{"(request-target)", "date", "x-request-id"}},
+		{name: "GET with PSU-ID", method: "GET", url: "https://bank.example/v1/accounts", headers: []string{"PSU-ID", "PSU-1"},
+			wantSigned: []string{"(request-target)", "date", "x-request-id", "psu-id"}},
+		{name: "POST", method: "POST", url: "https://bank.example/v1/payments/sepa-credit-transfers", body: body,
+			wantSigned: []string{"(request-target)", "date", "digest", "x-request-id"}},
+		{name: "POST with PSU and redirect headers", method: "POST", url: "https://bank.example/v1/payments/sepa-credit-transfers", body: body,
+			headers:    []string{"PSU-ID", "PSU-1", "PSU-Corporate-ID", "CORP-1", "TPP-Redirect-URI", "https://tpp.example/cb?state=x", "X-Request-ID", "my-id", "Date", "Mon, 06 Jan 2025 08:00:00 GMT"},
+			wantSigned: []string{"(request-target)", "date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}},
+		{name: "PUT with an empty body", method: "PUT", url: "https://bank.example/v1/x", body: []byte{},
+			wantSigned: []string{"(request-target)", "date", "x-request-id"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := http.NewRequest(tc.method, tc.url, bytes.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i+1 < len(tc.headers); i += 2 {
+				r.Header.Set(tc.headers[i], tc.headers[i+1])
+			}
+			if err := s.SignRequest(r, tc.body); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range []string{"X-Request-ID", "Date", "TPP-Signature-Certificate", "Signature"} {
+				if r.Header.Get(h) == "" {
+					t.Errorf("SignRequest did not set %s", h)
+				}
+			}
+			if (r.Header.Get("Digest") != "") != (len(tc.body) > 0) {
+				t.Errorf("Digest = %q with a %d-byte body", r.Header.Get("Digest"), len(tc.body))
+			}
+			for i := 0; i+1 < len(tc.headers); i += 2 {
+				if got := r.Header.Get(tc.headers[i]); got != tc.headers[i+1] {
+					t.Errorf("SignRequest changed %s to %q", tc.headers[i], got)
+				}
+			}
+			for _, req := range []*http.Request{r, toServer(r, tc.body)} {
+				v := vf.Verify(req, tc.body)
+				assertPassed(t, v)
+				if !slices.Equal(v.SignedHeaders, tc.wantSigned) {
+					t.Errorf("SignedHeaders = %q, want %q", v.SignedHeaders, tc.wantSigned)
+				}
+			}
+			p, err := httpsig.ParseSignature(r.Header.Get("Signature"))
+			if err != nil || p.KeyID != s.KeyID() || p.Algorithm != "rsa-sha256" {
+				t.Errorf("Signature header %+v, %v", p, err)
+			}
+		})
+	}
+}
+
+// TestSignRequestOverHTTP sends signed requests through a real HTTP
+// server and verifies them in its handler.
+func TestSignRequestOverHTTP(t *testing.T) {
+	f := getFixture(t)
+	s := tppSigner(t, f)
+	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, time.Now)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		v := vf.Verify(r, body)
+		if v.Err != nil {
+			http.Error(w, v.Err.Error()+"\n"+v.SigningString, 400)
+			return
+		}
+		fmt.Fprint(w, strings.Join(v.SignedHeaders, " "))
+	}))
+	defer srv.Close()
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/v1/accounts?withBalance=true", ""},
+		{"GET", "/v1/accounts/NO9386011117947/transactions?bookingStatus=both&dateFrom=2025-01-01", ""},
+		{"POST", "/v1/consents", `{"access":{"allPsd2":"allAccounts"}}`},
+		{"DELETE", "/v1/consents/abc", ""},
+	} {
+		r, err := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("PSU-ID", "PSU-1")
+		r.Header.Set("TPP-Redirect-URI", "https://tpp.example/cb")
+		if err := s.SignRequest(r, []byte(c.body)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s %s: %d %s", c.method, c.path, resp.StatusCode, out)
+		}
+	}
+}
+
+// TestSignRequestEmptyHeader: SignRequest signs a PSU or redirect header
+// whenever the request carries it, even empty, as Verify requires.
+func TestSignRequestEmptyHeader(t *testing.T) {
+	f := getFixture(t)
+	s := tppSigner(t, f)
+	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, time.Now)
+	r, err := http.NewRequest("GET", "https://bank.example/v1/accounts", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("PSU-ID", "")
+	if err := s.SignRequest(r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v := vf.Verify(toServer(r, nil), nil); v.Err != nil {
+		t.Errorf("Verify of a request signed by SignRequest with an empty PSU-ID: %v", v.Err)
+	}
+}
+
+// TestSignRequestPercentIssuer: a TPP certificate from a CA whose name
+// holds "%41" verifies with the keyId Signer.KeyID writes.
+func TestSignRequestPercentIssuer(t *testing.T) {
+	f := getFixture(t)
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(77),
+		Subject:               pkix.Name{CommonName: "Test CA", Organization: []string{"Bank %41"}},
+		NotBefore:             f.now.Add(-time.Hour),
+		NotAfter:              f.now.Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, f.ecKey.Public(), f.ecKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(78),
+		Subject:      pkix.Name{CommonName: "TPP"},
+		NotBefore:    f.now.Add(-time.Hour),
+		NotAfter:     f.now.Add(24 * time.Hour),
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, f.tppKey.Public(), f.ecKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(leafDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := httpsig.NewSigner(leaf, f.tppKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := http.NewRequest("GET", "https://bank.example/v1/accounts", nil)
+	if err := s.SignRequest(r, nil); err != nil {
+		t.Fatal(err)
+	}
+	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0))
+	if v := vf.Verify(r, nil); v.Err != nil {
+		t.Errorf("Verify with keyId %q: %v", s.KeyID(), v.Err)
+	}
+}
+
+func bankSigner(t *testing.T, f *fixture) *httpsig.Signer {
+	t.Helper()
+	s, err := httpsig.NewSigner(f.bank, f.bankKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSignResponseRoundTrip(t *testing.T) {
+	f := getFixture(t)
+	s := bankSigner(t, f)
+	now := time.Date(2025, 1, 7, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	body := []byte(`{"transactionStatus":"RCVD"}`)
+	signed := func(t *testing.T, body []byte) http.Header {
+		t.Helper()
+		h := http.Header{}
+		h.Set("X-Request-ID", "99391c7e-ad88-49ec-a2ad-99ddcb1f7721")
+		h.Set("Content-Type", "application/json")
+		if err := s.SignResponse(h, body, now); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h := signed(t, body)
+	if got, want := h.Get("Date"), "Tue, 07 Jan 2025 09:00:00 GMT"; got != want {
+		t.Errorf("Date = %q, want %q", got, want)
+	}
+	if got, want := h.Get("Digest"), digestOf("SHA-256", body); got != want {
+		t.Errorf("Digest = %q, want %q", got, want)
+	}
+	p, err := httpsig.ParseSignature(h.Get("Signature"))
+	if err != nil || !slices.Equal(p.Headers, []string{"date", "digest", "x-request-id"}) || p.KeyID != s.KeyID() {
+		t.Errorf("Signature = %+v, %v", p, err)
+	}
+	if err := httpsig.VerifyResponse(h, body, f.bank); err != nil {
+		t.Fatalf("VerifyResponse: %v", err)
+	}
+	if err := httpsig.VerifyResponse(signed(t, nil), nil, f.bank); err != nil {
+		t.Errorf("VerifyResponse of an empty body: %v", err)
+	}
+	// Headers not signed may change.
+	h2 := h.Clone()
+	h2.Set("Content-Type", "text/plain")
+	if err := httpsig.VerifyResponse(h2, body, f.bank); err != nil {
+		t.Errorf("VerifyResponse after changing an unsigned header: %v", err)
+	}
+
+	flip := func(s string) string {
+		b := []byte(s)
+		if b[10] == 'A' {
+			b[10] = 'B'
+		} else {
+			b[10] = 'A'
+		}
+		return string(b)
+	}
+	tampered := []struct {
+		name    string
+		change  func(h http.Header) []byte // returns the body
+		mention string
+	}{
+		{"body", func(h http.Header) []byte { return []byte(`{"transactionStatus":"ACSC"}`) }, "Digest"},
+		{"body truncated", func(h http.Header) []byte { return body[:len(body)-1] }, "Digest"},
+		{"digest", func(h http.Header) []byte { h.Set("Digest", flip(h.Get("Digest"))); return body }, "Digest"},
+		{"digest missing", func(h http.Header) []byte { h.Del("Digest"); return body }, "Digest"},
+		{"body and digest", func(h http.Header) []byte {
+			b := []byte(`{"transactionStatus":"ACSC"}`)
+			h.Set("Digest", httpsig.Digest(b))
+			return b
+		}, "does not verify"},
+		{"date", func(h http.Header) []byte { h.Set("Date", "Tue, 07 Jan 2025 09:00:01 GMT"); return body }, "does not verify"},
+		{"date missing", func(h http.Header) []byte { h.Del("Date"); return body }, "date"},
+		{"x-request-id", func(h http.Header) []byte { h.Set("X-Request-ID", "other"); return body }, "does not verify"},
+		{"signature value", func(h http.Header) []byte {
+			sig := h.Get("Signature")
+			i := strings.Index(sig, `signature="`) + len(`signature="`)
+			h.Set("Signature", sig[:i]+flip(sig[i:]))
+			return body
+		}, "does not verify"},
+		{"signature not base64", func(h http.Header) []byte {
+			sig := h.Get("Signature")
+			i := strings.Index(sig, `signature="`)
+			h.Set("Signature", sig[:i]+`signature="!!!"`)
+			return body
+		}, "base64"},
+		{"signature missing", func(h http.Header) []byte { h.Del("Signature"); return body }, "Signature"},
+		{"signature headers reordered", func(h http.Header) []byte {
+			h.Set("Signature", strings.Replace(h.Get("Signature"), `headers="date digest x-request-id"`, `headers="digest date x-request-id"`, 1))
+			return body
+		}, "does not verify"},
+		{"keyId of another certificate", func(h http.Header) []byte {
+			h.Set("Signature", strings.Replace(h.Get("Signature"), s.KeyID(), keyID(f.tpp), 1))
+			return body
+		}, "keyId"},
+	}
+	for _, tc := range tampered {
+		t.Run(tc.name, func(t *testing.T) {
+			h := signed(t, body)
+			b := tc.change(h)
+			err := httpsig.VerifyResponse(h, b, f.bank)
+			if err == nil {
+				t.Fatal("VerifyResponse passed")
+			}
+			if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.mention)) {
+				t.Errorf("error %q does not mention %q", err, tc.mention)
+			}
+		})
+	}
+
+	// A response checked against another certificate fails.
+	if err := httpsig.VerifyResponse(signed(t, body), body, f.tpp); err == nil {
+		t.Error("VerifyResponse with the TPP certificate passed")
+	}
+	// Signed by another key with the bank's keyId.
+	other := signed(t, body)
+	r := &http.Request{Header: other}
+	handSign(t, r, f.tppKey, crypto.SHA256, s.KeyID(), "rsa-sha256", []string{"date", "digest", "x-request-id"})
+	if err := httpsig.VerifyResponse(other, body, f.bank); err == nil {
+		t.Error("VerifyResponse of a signature by another key passed")
+	}
+
+	// SignResponse needs X-Request-ID.
+	if err := s.SignResponse(http.Header{}, body, now); err == nil {
+		t.Error("SignResponse without X-Request-ID: no error")
+	}
+}
+
+// TestVerifyResponseRequiresHeaders: VerifyResponse refuses a bank
+// signature that does not cover all of date, digest and x-request-id.
+func TestVerifyResponseRequiresHeaders(t *testing.T) {
+	f := getFixture(t)
+	s := bankSigner(t, f)
+	body := []byte(`{"transactionStatus":"RCVD"}`)
+	h := http.Header{}
+	h.Set("X-Request-ID", "id-1")
+	h.Set("Date", "Tue, 07 Jan 2025 09:00:00 GMT")
+	h.Set("Digest", httpsig.Digest(body))
+	handSign(t, &http.Request{Header: h}, f.bankKey, crypto.SHA256, s.KeyID(), "rsa-sha256", []string{"x-request-id"})
+	if err := httpsig.VerifyResponse(h, body, f.bank); err == nil {
+		t.Error("VerifyResponse accepted a signature that covers neither date nor digest")
+	}
+}
+
+func TestSignedValuesAreBase64(t *testing.T) {
+	f := getFixture(t)
+	s := tppSigner(t, f)
+	r, _ := http.NewRequest("POST", "https://bank.example/v1/x", nil)
+	if err := s.SignRequest(r, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := httpsig.ParseSignature(r.Header.Get("Signature"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(p.Signature)
+	if err != nil || len(raw) != 256 {
+		t.Errorf("signature is %d bytes (%v), want 256 for RSA 2048", len(raw), err)
+	}
+}
