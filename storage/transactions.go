@@ -91,7 +91,7 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 			}
 		}
 		date := u32(tx.BookingDate.Key())
-		if err := putJSON(booked, cat(date, sk), tx); err != nil {
+		if err := booked.Put(cat(date, sk), encodeTransaction(tx)); err != nil {
 			return err
 		}
 		if err := bySeq.Put(sk, date); err != nil {
@@ -122,9 +122,16 @@ func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
 	if date == nil {
 		return bank.Transaction{}, bank.ErrNotFound
 	}
-	tx, err := getJSON[bank.Transaction](sub.Bucket(subBooked), cat(date, sk))
+	raw := sub.Bucket(subBooked).Get(cat(date, sk))
+	if raw == nil {
+		return bank.Transaction{}, fmt.Errorf("transaction %s: the id index points to no record", id)
+	}
+	tx, err := decodeTransaction(raw)
+	if err != nil {
+		return tx, fmt.Errorf("decode transaction %s: %w", id, err)
+	}
 	tx.ID = id
-	return tx, err
+	return tx, nil
 }
 
 func (t *txn) Transactions(accountID string, q bank.TxQuery) (bank.TxPage, error) {
@@ -139,8 +146,8 @@ func (t *txn) Transactions(accountID string, q bank.TxQuery) (bank.TxPage, error
 	}
 	accountSeq := binary.BigEndian.Uint64(acct)
 	total, err := scanPage(sub.Bucket(subBooked), sub.Bucket(subDays), q, func(k, v []byte) error {
-		var tx bank.Transaction
-		if err := json.Unmarshal(v, &tx); err != nil {
+		tx, err := decodeTransaction(v)
+		if err != nil {
 			return fmt.Errorf("decode transaction %x: %w", k, err)
 		}
 		tx.ID = bank.FormatID(bank.KindTransaction, accountSeq, binary.BigEndian.Uint64(k[4:]))

@@ -125,7 +125,13 @@ type transactionView struct {
 	CreditorAgent                     string          `json:"creditorAgent,omitempty"`
 	DebtorAgent                       string          `json:"debtorAgent,omitempty"`
 	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
-	Links                             map[string]link `json:"_links"`
+	Links                             selfLink        `json:"_links"`
+}
+
+// selfLink is a _links object with only self (a struct, not a map: lists
+// of transactions encode many of them).
+type selfLink struct {
+	Self link `json:"self"`
 }
 
 func transactionOf(accountID string, t bank.Transaction) transactionView {
@@ -137,7 +143,7 @@ func transactionOf(accountID string, t bank.Transaction) transactionView {
 		UltimateDebtor: t.UltimateDebtor, UltimateCreditor: t.UltimateCreditor, PurposeCode: t.PurposeCode,
 		EndToEndID: t.EndToEndID, CreditorAgent: t.CreditorAgent, DebtorAgent: t.DebtorAgent,
 		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
-		Links:                          map[string]link{"self": linkTo("/v1/sandbox/accounts/"+accountID+"/transactions/"+t.ID, "GET")},
+		Links:                          selfLink{linkTo("/v1/sandbox/accounts/"+accountID+"/transactions/"+t.ID, "GET")},
 	}
 }
 
