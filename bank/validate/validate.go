@@ -28,9 +28,6 @@ const (
 	bicLongLen  = 11
 )
 
-// bbanWeights are the MOD11 weights of the first 10 digits of a Norwegian BBAN.
-var bbanWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
-
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
 func isLower(b byte) bool { return b >= 'a' && b <= 'z' }
@@ -87,25 +84,6 @@ func allDigits(s string) bool {
 	return true
 }
 
-// bbanCheckDigit returns the MOD11 check digit for the first 10 digits of a
-// Norwegian BBAN, or ok=false when the weighted sum leaves remainder 1 (check
-// digit 10), in which case no valid account number with these 10 digits
-// exists. first10 must be 10 ASCII digits.
-func bbanCheckDigit(first10 string) (check int, ok bool) {
-	sum := 0
-	for i := 0; i < 10; i++ {
-		sum += int(first10[i]-'0') * bbanWeights[i]
-	}
-	check = 11 - sum%11
-	switch check {
-	case 11:
-		return 0, true
-	case 10:
-		return 0, false
-	}
-	return check, true
-}
-
 // IsNorwegianBBANShape reports whether s is exactly 11 ASCII digits, the shape
 // of a Norwegian BBAN (kontonummer). Callers use it to decide whether the MOD11
 // rule of NorwegianBBAN applies to an account identifier.
@@ -131,7 +109,7 @@ func NorwegianBBAN(s string) error {
 	if len(s) != bbanLen {
 		return fmt.Errorf("has %s, expected 11", plural(len(s), "digit", "digits"))
 	}
-	check, ok := bbanCheckDigit(s[:10])
+	check, ok := mod11(s[:10])
 	if !ok {
 		return errors.New("is not a valid Norwegian account number: the MOD11 check digit for its first 10 digits would be 10, so no valid check digit exists")
 	}
@@ -267,10 +245,12 @@ func kidLuhn(payload string) int {
 	return (10 - sum%10) % 10
 }
 
-// kidMod11 returns the MOD11 check digit for the digits in payload (weights
-// 2,3,4,5,6,7 repeating from the right), or ok=false when the result would be
-// 10, which has no single-digit MOD11 check digit.
-func kidMod11(payload string) (check int, ok bool) {
+// mod11 returns the MOD11 check digit for the digits in payload: weights
+// 2,3,4,5,6,7 repeating from the right, check = 11 - sum%11, where 11 means
+// 0. ok is false when the result would be 10, which has no single-digit
+// check digit. A Norwegian BBAN's check digit is mod11 of its first ten
+// digits (weights 5,4,3,2,7,6,5,4,3,2 from the left); a KID may use it too.
+func mod11(payload string) (check int, ok bool) {
 	sum := 0
 	w := 2
 	for i := len(payload) - 1; i >= 0; i-- {
@@ -310,7 +290,7 @@ func KID(s string) error {
 	payload := s[:len(s)-1]
 	got := int(s[len(s)-1] - '0')
 	luhn := kidLuhn(payload)
-	m11, m11ok := kidMod11(payload)
+	m11, m11ok := mod11(payload)
 	if got == luhn || (m11ok && got == m11) {
 		return nil
 	}

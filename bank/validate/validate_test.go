@@ -719,7 +719,7 @@ func FuzzValidators(f *testing.F) {
 					valid++
 				}
 			}
-			if _, ok := bbanCheckDigit(s[:10]); (ok && valid != 1) || (!ok && valid != 0) {
+			if _, ok := mod11(s[:10]); (ok && valid != 1) || (!ok && valid != 0) {
 				t.Errorf("%d valid BBANs start with %q (check digit exists: %v)", valid, s[:10], ok)
 			}
 		}
