@@ -1,7 +1,8 @@
 // Package app is Sandbank's composition root: it opens the data file,
-// builds the bank and its HTTP server, listens, and closes everything in
-// order. Both binaries (the desktop app and sandbankd) run the bank
-// through it.
+// builds the bank, its HTTP server and request log, starts and stops the
+// listeners, watches the trust and scenario folders, and closes
+// everything in order. Both binaries (the desktop app and sandbankd) run
+// the bank through it.
 package app
 
 import (
@@ -30,6 +31,9 @@ const (
 	DefaultTLSAddr = "127.0.0.1:7443"
 )
 
+// RequestLogSize is how many requests the request log keeps.
+const RequestLogSize = 2000
+
 // DefaultDataPath returns sandbank/sandbank.db under the user's config
 // folder.
 func DefaultDataPath() (string, error) {
@@ -54,29 +58,45 @@ type Config struct {
 	Clock bank.Clock
 }
 
-// App is a running bank.
+// App is an open bank: its data file, services and request log, and the
+// listeners while it serves.
 type App struct {
 	DB        *storage.DB
 	Bank      *bank.Service
 	Authority *pki.Authority
 	BankCert  *httpsig.Signer
-	// URLs are the base URLs the bank serves, one per listener.
-	URLs []string
+	// Log keeps the recent requests for the traffic screen.
+	Log *psd2api.Log
 
-	cfg       Config
-	logger    *slog.Logger
-	verifier  *httpsig.Verifier
-	trust     *trustStore
-	handler   http.Handler
-	listeners []net.Listener
-	servers   []*http.Server
+	logger   *slog.Logger
+	verifier *httpsig.Verifier
+	trust    *trustStore
+	handler  http.Handler
+	tlsCert  tls.Certificate
+	stopBg   context.CancelFunc
+	unsub    func()
+	scen     scenarios
+
+	mu      sync.Mutex
+	addr    string
+	tlsAddr string
+	running []*listener
+
 	closeOnce sync.Once
 	closeErr  error
 }
 
+// listener is one serving listener.
+type listener struct {
+	url  string
+	srv  *http.Server
+	done chan error
+}
+
 // Open opens the data file (creating it in the known state when it is
-// new), loads the certificates and binds the listeners. It fails at once
-// when another Sandbank holds the data file (storage.ErrInUse).
+// new), loads the certificates, and prepares the HTTP server and the
+// folders it watches. It does not listen yet (Start does). It fails at
+// once when another Sandbank holds the data file (storage.ErrInUse).
 func Open(cfg Config) (*App, error) {
 	logger := cfg.Logger
 	if logger == nil {
@@ -89,15 +109,18 @@ func Open(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{DB: db, cfg: cfg, logger: logger, Bank: bank.New(db, cfg.Clock)}
-	if err := a.prepare(); err != nil {
+	a := &App{
+		DB: db, Bank: bank.New(db, cfg.Clock), Log: psd2api.NewLog(RequestLogSize),
+		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr,
+	}
+	if err := a.prepare(cfg); err != nil {
 		_ = a.Close()
 		return nil, err
 	}
 	return a, nil
 }
 
-func (a *App) prepare() error {
+func (a *App) prepare(cfg Config) error {
 	if a.DB.Created() {
 		if _, err := a.Bank.Initialize(); err != nil {
 			return fmt.Errorf("load the known state into the new data file: %w", err)
@@ -107,13 +130,13 @@ func (a *App) prepare() error {
 	if err != nil {
 		return fmt.Errorf("load certificates: %w", err)
 	}
-	a.Authority, a.BankCert = creds.ca, creds.bank
+	a.Authority, a.BankCert, a.tlsCert = creds.ca, creds.bank, creds.server
 	settings, err := a.Bank.UpdateSettings(func(s *bank.Settings) {
-		if a.cfg.Trust != "" {
-			s.TrustMode = a.cfg.Trust
+		if cfg.Trust != "" {
+			s.TrustMode = cfg.Trust
 		}
-		if a.cfg.RequireSignature != nil {
-			s.RequireSignature = *a.cfg.RequireSignature
+		if cfg.RequireSignature != nil {
+			s.RequireSignature = *cfg.RequireSignature
 		}
 	})
 	if err != nil {
@@ -123,34 +146,23 @@ func (a *App) prepare() error {
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
 		Bank: a.Bank, Verifier: a.verifier, BankSigner: creds.bank, Authority: creds.ca,
-		Logger: a.logger, Now: time.Now,
+		Logger: a.logger, Now: time.Now, OnRequest: a.Log.Add,
 	})
-	if a.cfg.Addr != "" {
-		ln, err := net.Listen("tcp", a.cfg.Addr)
-		if err != nil {
-			return fmt.Errorf("listen on %s (choose another with --addr): %w", a.cfg.Addr, err)
+	// Settings changed anywhere (the desktop app, a test) apply at once.
+	a.unsub = a.Bank.Subscribe(func(e bank.Event) {
+		if e.Kind != bank.EventSettings {
+			return
 		}
-		a.listen(ln, "http")
-	}
-	if a.cfg.TLSAddr != "" {
-		ln, err := net.Listen("tcp", a.cfg.TLSAddr)
-		if err != nil {
-			return fmt.Errorf("listen on %s (choose another with --tls-addr, or disable HTTPS with --tls-addr ''): %w", a.cfg.TLSAddr, err)
+		if st, err := a.Bank.Settings(); err == nil {
+			a.verifier.SetPolicy(a.policy(st))
 		}
-		a.listen(tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{creds.server}}), "https")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopBg = cancel
+	if err := watchFolder(ctx, a.TrustDir(), a.trust.reload); err != nil {
+		a.logger.Warn("the trust folder is not watched; restart to pick up changes", "err", err)
 	}
-	return nil
-}
-
-func (a *App) listen(ln net.Listener, scheme string) {
-	host := ln.Addr().String()
-	if scheme == "https" {
-		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
-			host = fmt.Sprintf("localhost:%d", tcp.Port)
-		}
-	}
-	a.listeners = append(a.listeners, ln)
-	a.URLs = append(a.URLs, scheme+"://"+host)
+	return a.startScenarios(ctx)
 }
 
 // policy turns settings into what the signature verifier accepts.
@@ -162,54 +174,145 @@ func (a *App) policy(s bank.Settings) httpsig.Policy {
 	return p
 }
 
+// DataDir is the folder of the data file; the trust and scenarios folders
+// are in it.
+func (a *App) DataDir() string { return filepath.Dir(a.DB.Path()) }
+
 // TrustDir is the folder of extra trusted CA files for trust mode store.
-func (a *App) TrustDir() string { return filepath.Join(filepath.Dir(a.DB.Path()), "trust") }
+func (a *App) TrustDir() string { return filepath.Join(a.DataDir(), "trust") }
 
 // Handler returns the bank's HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Run serves on every listener until ctx ends, then shuts the servers
-// down gracefully (at most 5 seconds) and returns.
-func (a *App) Run(ctx context.Context) error {
-	if err := watchFolder(ctx, a.TrustDir(), a.trust.reload); err != nil {
-		a.logger.Warn("trust folder is not watched; restart to pick up changes", "err", err)
+// Addrs returns the HTTP and HTTPS listen addresses of the next Start.
+func (a *App) Addrs() (addr, tlsAddr string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.addr, a.tlsAddr
+}
+
+// SetAddrs changes the listen addresses; they apply at the next Start. An
+// empty address turns that listener off.
+func (a *App) SetAddrs(addr, tlsAddr string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.addr, a.tlsAddr = addr, tlsAddr
+}
+
+// Start binds the listeners and serves on them. It fails, binding nothing,
+// when an address cannot be bound or the bank already serves.
+func (a *App) Start() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.running) > 0 {
+		return errors.New("the bank is serving already; stop it first")
 	}
-	errs := make(chan error, len(a.listeners))
-	for _, ln := range a.listeners {
-		srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug)}
-		a.servers = append(a.servers, srv)
+	var lns []net.Listener
+	var urls []string
+	fail := func(err error) error {
+		for _, ln := range lns {
+			_ = ln.Close()
+		}
+		return err
+	}
+	if a.addr != "" {
+		ln, err := net.Listen("tcp", a.addr)
+		if err != nil {
+			return fail(fmt.Errorf("listen on %s (choose another HTTP address): %w", a.addr, err))
+		}
+		lns, urls = append(lns, ln), append(urls, "http://"+ln.Addr().String())
+	}
+	if a.tlsAddr != "" {
+		ln, err := net.Listen("tcp", a.tlsAddr)
+		if err != nil {
+			return fail(fmt.Errorf("listen on %s (choose another HTTPS address, or none): %w", a.tlsAddr, err))
+		}
+		host := ln.Addr().String()
+		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+			host = fmt.Sprintf("localhost:%d", tcp.Port)
+		}
+		lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{a.tlsCert}}))
+		urls = append(urls, "https://"+host)
+	}
+	for i, ln := range lns {
+		l := &listener{url: urls[i], done: make(chan error, 1), srv: &http.Server{
+			Handler: a.handler, ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
+		}}
 		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				errs <- err
+			err := l.srv.Serve(ln)
+			if errors.Is(err, http.ErrServerClosed) {
+				err = nil
 			}
+			l.done <- err
 		}()
+		a.running = append(a.running, l)
 	}
-	select {
-	case <-ctx.Done():
-	case err := <-errs:
-		a.shutdown()
-		return fmt.Errorf("serve: %w", err)
-	}
-	a.shutdown()
 	return nil
 }
 
-func (a *App) shutdown() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, srv := range a.servers {
-		_ = srv.Shutdown(ctx)
-	}
+// Running reports whether the bank serves.
+func (a *App) Running() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.running) > 0
 }
 
-// Close closes the listeners and the data file. It is safe to call more
-// than once.
+// URLs returns the base URLs the bank serves now, one per listener.
+func (a *App) URLs() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]string, len(a.running))
+	for i, l := range a.running {
+		out[i] = l.url
+	}
+	return out
+}
+
+// Stop closes the listeners, letting requests in flight finish (at most 5
+// seconds). Stopping a bank that does not serve does nothing.
+func (a *App) Stop() error {
+	a.mu.Lock()
+	running := a.running
+	a.running = nil
+	a.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var firstErr error
+	for _, l := range running {
+		if err := l.srv.Shutdown(ctx); err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if err := <-l.done; err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+// Run serves until ctx ends, then stops gracefully.
+func (a *App) Run(ctx context.Context) error {
+	if !a.Running() {
+		if err := a.Start(); err != nil {
+			return err
+		}
+	}
+	<-ctx.Done()
+	return a.Stop()
+}
+
+// Close stops serving, stops watching folders and closes the data file.
+// It is safe to call more than once.
 func (a *App) Close() error {
 	a.closeOnce.Do(func() {
-		for _, ln := range a.listeners {
-			_ = ln.Close()
+		stopErr := a.Stop()
+		if a.stopBg != nil {
+			a.stopBg()
 		}
-		a.closeErr = a.DB.Close()
+		if a.unsub != nil {
+			a.unsub()
+		}
+		a.closeErr = errors.Join(stopErr, a.DB.Close())
 	})
 	return a.closeErr
 }

@@ -1,7 +1,8 @@
-// Package assets holds the files Sandbank embeds: the known-state data set.
+// Package assets holds the files Sandbank embeds: the known-state data set,
+// the example scenarios and the application icon.
 package assets
 
-import _ "embed"
+import "embed"
 
 // KnownState is the scenario that initialize loads (API.md 9.1), in the
 // format of GET /v1/sandbox/scenario. Records without ids get the fixed ids
@@ -9,3 +10,9 @@ import _ "embed"
 //
 //go:embed knownstate.json
 var KnownState []byte
+
+// Scenarios holds the example scenario files (scenarios/*.json) written
+// into a new scenarios folder.
+//
+//go:embed scenarios/*.json
+var Scenarios embed.FS

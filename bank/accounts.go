@@ -49,14 +49,14 @@ type AccountDetail struct {
 // through engagements.
 func (s *Service) CreateAccount(in NewAccount) (AccountDetail, error) {
 	var d AccountDetail
-	err := s.update("create account", func(tx Tx) error {
+	err := s.write("create account", func(tx Tx) error {
 		a, err := createAccount(tx, "", "", in)
 		if err != nil {
 			return err
 		}
 		d, err = accountDetail(tx, a)
 		return err
-	})
+	}, Event{Kind: EventAccounts}, Event{Kind: EventCustomers})
 	return d, err
 }
 
@@ -223,7 +223,7 @@ func (s *Service) Account(id string) (AccountDetail, error) {
 // SetAccountBalances replaces the balances of the given types.
 func (s *Service) SetAccountBalances(id string, in []BalanceInput) (AccountDetail, error) {
 	var d AccountDetail
-	err := s.update("set account balances", func(tx Tx) error {
+	err := s.write("set account balances", func(tx Tx) error {
 		a, err := tx.Account(id)
 		if err != nil {
 			return found(err, "account", id)
@@ -241,19 +241,73 @@ func (s *Service) SetAccountBalances(id string, in []BalanceInput) (AccountDetai
 		}
 		d, err = accountDetail(tx, a)
 		return err
-	})
+	}, Event{Kind: EventAccounts, ID: id})
+	return d, err
+}
+
+// AccountChange is an edit of an account's descriptive fields; nil fields
+// stay as they are. The account numbers, owner and currency do not change.
+type AccountChange struct {
+	AccountName     *string
+	Product         *string
+	CashAccountType *string
+	CreditLine      *Number
+	KIDRequired     *bool
+	Status          *string
+}
+
+// UpdateAccount applies an edit to an account, with the rules of account
+// creation.
+func (s *Service) UpdateAccount(id string, ch AccountChange) (AccountDetail, error) {
+	var d AccountDetail
+	err := s.write("update account", func(tx Tx) error {
+		a, err := tx.Account(id)
+		if err != nil {
+			return found(err, "account", id)
+		}
+		var v Violations
+		if ch.AccountName != nil {
+			checkText(&v, "accountName", *ch.AccountName, 1, 70)
+			a.Name = *ch.AccountName
+		}
+		if ch.Product != nil {
+			checkText(&v, "product", *ch.Product, 1, 70)
+			a.Product = *ch.Product
+		}
+		if ch.CashAccountType != nil {
+			checkOneOf(&v, "cashAccountType", *ch.CashAccountType, CashAccountTypes)
+			a.CashAccountType = *ch.CashAccountType
+		}
+		if ch.CreditLine != nil {
+			a.CreditLine = checkLimit(&v, "creditLine", ch.CreditLine, a.Currency)
+		}
+		if ch.KIDRequired != nil {
+			a.KIDRequired = *ch.KIDRequired
+		}
+		if ch.Status != nil {
+			a.Status = checkStatus(&v, "status", *ch.Status)
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if err := tx.PutAccount(a); err != nil {
+			return err
+		}
+		d, err = accountDetail(tx, a)
+		return err
+	}, Event{Kind: EventAccounts, ID: id})
 	return d, err
 }
 
 // DeleteAccount deletes an account, its transactions and the engagements
 // on it.
 func (s *Service) DeleteAccount(id string) error {
-	return s.update("delete account", func(tx Tx) error {
+	return s.write("delete account", func(tx Tx) error {
 		if _, err := tx.Account(id); err != nil {
 			return found(err, "account", id)
 		}
 		return deleteAccount(tx, id)
-	})
+	}, Event{Kind: EventAccounts, ID: id}, Event{Kind: EventAgreements}, Event{Kind: EventCustomers})
 }
 
 func deleteAccount(tx Tx, id string) error {

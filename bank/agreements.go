@@ -188,14 +188,14 @@ func customerAgreements(tx Tx, c Customer) ([]AgreementDetail, error) {
 // step: when any engagement fails, nothing is stored.
 func (s *Service) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 	var d AgreementDetail
-	err := s.update("create agreement", func(tx Tx) error {
+	err := s.write("create agreement", func(tx Tx) error {
 		id, err := createAgreement(tx, "", "", in, nil)
 		if err != nil {
 			return err
 		}
 		d, err = agreementDetail(tx, id)
 		return err
-	})
+	}, Event{Kind: EventAgreements})
 	return d, err
 }
 
@@ -296,7 +296,7 @@ func (s *Service) Agreement(id string) (AgreementDetail, error) {
 
 // DeleteAgreement deletes a corporate agreement and its engagements.
 func (s *Service) DeleteAgreement(id string) error {
-	return s.update("delete agreement", func(tx Tx) error {
+	return s.write("delete agreement", func(tx Tx) error {
 		if _, ok := privateOwner(id); ok {
 			if _, err := agreementDetail(tx, id); err != nil {
 				return err
@@ -307,7 +307,7 @@ func (s *Service) DeleteAgreement(id string) error {
 			return found(err, "agreement", id)
 		}
 		return deleteAgreement(tx, id)
-	})
+	}, Event{Kind: EventAgreements, ID: id})
 }
 
 func deleteAgreement(tx Tx, id string) error {
@@ -326,7 +326,7 @@ func deleteAgreement(tx Tx, id string) error {
 // CreateEngagement adds an engagement to a corporate agreement.
 func (s *Service) CreateEngagement(agreementID string, in NewEngagement) (EngagementDetail, error) {
 	var d EngagementDetail
-	err := s.update("create engagement", func(tx Tx) error {
+	err := s.write("create engagement", func(tx Tx) error {
 		a, seq, err := corporateAgreement(tx, agreementID, "add engagements to it")
 		if err != nil {
 			return err
@@ -337,7 +337,7 @@ func (s *Service) CreateEngagement(agreementID string, in NewEngagement) (Engage
 		}
 		d, err = engagementDetail(tx, e)
 		return err
-	})
+	}, Event{Kind: EventAgreements, ID: agreementID})
 	return d, err
 }
 
@@ -451,7 +451,7 @@ func (s *Service) Engagement(agreementID, id string) (EngagementDetail, error) {
 
 // DeleteEngagement deletes an engagement from a corporate agreement.
 func (s *Service) DeleteEngagement(agreementID, id string) error {
-	return s.update("delete engagement", func(tx Tx) error {
+	return s.write("delete engagement", func(tx Tx) error {
 		if _, _, err := corporateAgreement(tx, agreementID, "delete engagements; delete the account instead"); err != nil {
 			return err
 		}
@@ -460,5 +460,5 @@ func (s *Service) DeleteEngagement(agreementID, id string) error {
 			return unknown("engagement", id)
 		}
 		return tx.DeleteEngagement(id)
-	})
+	}, Event{Kind: EventAgreements, ID: agreementID})
 }

@@ -83,14 +83,14 @@ var (
 // CreateCardAccount adds a card account.
 func (s *Service) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error) {
 	var d CardAccountDetail
-	err := s.update("create card account", func(tx Tx) error {
+	err := s.write("create card account", func(tx Tx) error {
 		c, err := createCardAccount(tx, "", "", in)
 		if err != nil {
 			return err
 		}
 		d, err = cardDetail(tx, c)
 		return err
-	})
+	}, Event{Kind: EventCardAccounts}, Event{Kind: EventCustomers})
 	return d, err
 }
 
@@ -192,7 +192,7 @@ func (s *Service) CardAccount(id string) (CardAccountDetail, error) {
 // SetCardBalances replaces the card account balances of the given types.
 func (s *Service) SetCardBalances(id string, in []BalanceInput) (CardAccountDetail, error) {
 	var d CardAccountDetail
-	err := s.update("set card balances", func(tx Tx) error {
+	err := s.write("set card balances", func(tx Tx) error {
 		c, err := tx.CardAccount(id)
 		if err != nil {
 			return found(err, "card account", id)
@@ -210,25 +210,76 @@ func (s *Service) SetCardBalances(id string, in []BalanceInput) (CardAccountDeta
 		}
 		d, err = cardDetail(tx, c)
 		return err
-	})
+	}, Event{Kind: EventCardAccounts, ID: id})
+	return d, err
+}
+
+// CardAccountChange is an edit of a card account; nil fields stay.
+type CardAccountChange struct {
+	Name        *string
+	Product     *string
+	CreditLimit *Number
+	Status      *string
+	Expiry      *string
+}
+
+// UpdateCardAccount applies an edit to a card account, with the rules of
+// card account creation.
+func (s *Service) UpdateCardAccount(id string, ch CardAccountChange) (CardAccountDetail, error) {
+	var d CardAccountDetail
+	err := s.write("update card account", func(tx Tx) error {
+		c, err := tx.CardAccount(id)
+		if err != nil {
+			return found(err, "card account", id)
+		}
+		var v Violations
+		if ch.Name != nil {
+			checkText(&v, "name", *ch.Name, 1, 70)
+			c.Name = *ch.Name
+		}
+		if ch.Product != nil {
+			checkText(&v, "product", *ch.Product, 1, 70)
+			c.Product = *ch.Product
+		}
+		if ch.CreditLimit != nil {
+			c.CreditLimit = checkLimit(&v, "creditLimit.amount", ch.CreditLimit, c.Currency)
+		}
+		if ch.Status != nil {
+			c.Status = checkStatus(&v, "status", *ch.Status)
+		}
+		if ch.Expiry != nil {
+			if !expiryPattern.MatchString(*ch.Expiry) {
+				v.Format("expiry", "must be the expiry month as YYYY-MM, e.g. 2029-08")
+			}
+			c.Expiry = *ch.Expiry
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if err := tx.PutCardAccount(c); err != nil {
+			return err
+		}
+		d, err = cardDetail(tx, c)
+		return err
+	}, Event{Kind: EventCardAccounts, ID: id})
 	return d, err
 }
 
 // DeleteCardAccount deletes a card account and its transactions.
 func (s *Service) DeleteCardAccount(id string) error {
-	return s.update("delete card account", func(tx Tx) error {
+	return s.write("delete card account", func(tx Tx) error {
 		if _, err := tx.CardAccount(id); err != nil {
 			return found(err, "card account", id)
 		}
 		return tx.DeleteCardAccount(id)
-	})
+	}, Event{Kind: EventCardAccounts, ID: id}, Event{Kind: EventCustomers})
 }
 
 // AddCardTransactions posts card transactions: all or, when any fails a
 // rule, none.
 func (s *Service) AddCardTransactions(cardAccountID string, in []NewCardTransaction) (CardPostResult, error) {
 	var res CardPostResult
-	err := s.update("post card transactions", func(tx Tx) error {
+	err := s.write("post card transactions", func(tx Tx) error {
 		c, err := tx.CardAccount(cardAccountID)
 		if err != nil {
 			return found(err, "card account", cardAccountID)
@@ -238,7 +289,7 @@ func (s *Service) AddCardTransactions(cardAccountID string, in []NewCardTransact
 		}
 		res, err = addCardTransactions(tx, c, "", in, s.Today())
 		return err
-	})
+	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 	return res, err
 }
 
@@ -410,10 +461,10 @@ func (s *Service) CardTransactions(cardAccountID string, q TxQuery) (CardAccount
 
 // DeleteCardTransactions deletes every transaction of a card account.
 func (s *Service) DeleteCardTransactions(cardAccountID string) error {
-	return s.update("delete card transactions", func(tx Tx) error {
+	return s.write("delete card transactions", func(tx Tx) error {
 		if _, err := tx.CardAccount(cardAccountID); err != nil {
 			return found(err, "card account", cardAccountID)
 		}
 		return tx.DeleteCardTransactions(cardAccountID)
-	})
+	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }

@@ -45,11 +45,11 @@ func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id strin
 // agreement from the start (PrivateAgreementID).
 func (s *Service) CreateCustomer(in NewCustomer) (Customer, error) {
 	var c Customer
-	err := s.update("create customer", func(tx Tx) error {
+	err := s.write("create customer", func(tx Tx) error {
 		var err error
 		c, err = createCustomerIn(tx, "", "", in)
 		return err
-	})
+	}, Event{Kind: EventCustomers})
 	return c, err
 }
 
@@ -154,12 +154,32 @@ func customerDetail(tx Tx, c Customer, withAccounts, withAgreements bool) (Custo
 // the agreements they own, their accounts and card accounts with all
 // transactions, and every engagement that names them or their accounts.
 func (s *Service) DeleteCustomer(id string) error {
-	return s.update("delete customer", func(tx Tx) error {
+	return s.write("delete customer", func(tx Tx) error {
 		if _, err := tx.Customer(id); err != nil {
 			return found(err, "customer", id)
 		}
 		return deleteCustomer(tx, id)
-	})
+	}, Event{Kind: EventCustomers, ID: id}, Event{Kind: EventAccounts}, Event{Kind: EventCardAccounts}, Event{Kind: EventAgreements})
+}
+
+// UpdateCustomer renames a customer. The customerNumber and type are the
+// customer's identity and do not change; create another customer instead.
+func (s *Service) UpdateCustomer(id, name string) (Customer, error) {
+	var c Customer
+	err := s.write("update customer", func(tx Tx) error {
+		var err error
+		if c, err = tx.Customer(id); err != nil {
+			return found(err, "customer", id)
+		}
+		var v Violations
+		checkText(&v, "name", name, 1, 70)
+		if err := v.Err(); err != nil {
+			return err
+		}
+		c.Name = name
+		return tx.PutCustomer(c)
+	}, Event{Kind: EventCustomers, ID: id})
+	return c, err
 }
 
 func deleteCustomer(tx Tx, id string) error {

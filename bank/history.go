@@ -256,8 +256,9 @@ func accountHistory(plan []generated, a Account) []NewTransaction {
 
 // cardHistory turns a plan into card transaction inputs on card c. A card
 // transaction is booked the day after it is made; those of the last two
-// days are still pending.
-func cardHistory(plan []generated, c CardAccount, today Date) []NewCardTransaction {
+// days are still pending. Their cardTransactionIds are prefix, the date
+// and first+i.
+func cardHistory(plan []generated, c CardAccount, today Date, prefix string, first int) []NewCardTransaction {
 	out := make([]NewCardTransaction, 0, len(plan))
 	for i, g := range plan {
 		amount := minorToDecimal(g.amountOf(), c.Currency)
@@ -276,7 +277,7 @@ func cardHistory(plan []generated, c CardAccount, today Date) []NewCardTransacti
 			code = "REFUND"
 		}
 		t := NewCardTransaction{
-			CardTransactionID:              fmt.Sprintf("CT%s%05d", g.date.Time().Format("20060102"), i),
+			CardTransactionID:              fmt.Sprintf("%s%s%07d", prefix, g.date.Time().Format("20060102"), first+i),
 			TerminalID:                     &terminal,
 			TransactionDate:                g.date.String(),
 			BookingDate:                    g.date.AddDays(1).String(),

@@ -111,7 +111,7 @@ func (s *Service) load(what string, sc Scenario, fixed bool) (Counts, error) {
 		return Counts{}, PathError(CodeFormatError, "format", fmt.Sprintf("must be %q; is this a Sandbank scenario file?", ScenarioFormat))
 	}
 	var n Counts
-	err := s.update(what, func(tx Tx) error {
+	err := s.write(what, func(tx Tx) error {
 		if err := tx.Reset(); err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func (s *Service) load(what string, sc Scenario, fixed bool) (Counts, error) {
 		var err error
 		n, err = l.load(sc)
 		return err
-	})
+	}, Event{Kind: EventReset})
 	return n, err
 }
 
@@ -180,7 +180,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			if err := v.Err(); err != nil {
 				return n, err
 			}
-			txs = append(cardHistory(planHistory(h, card.ID, l.today), card, l.today), txs...)
+			txs = append(cardHistory(planHistory(h, card.ID, l.today), card, l.today, "CT", 0), txs...)
 		}
 		if len(txs) > 0 {
 			if _, err := addCardTransactions(l.tx, card, JoinPath(path, "transactions"), txs, l.today); err != nil {

@@ -25,8 +25,9 @@ func (SystemClock) Now() time.Time { return time.Now() }
 // Service is the bank. It is safe for concurrent use; the store serialises
 // writes.
 type Service struct {
-	store Store
-	clock Clock
+	store  Store
+	clock  Clock
+	events hub
 }
 
 // New returns the bank over a store, reading time from clock.

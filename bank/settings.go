@@ -46,7 +46,7 @@ func (s *Service) Settings() (Settings, error) {
 // Nothing is stored when the result is out of range.
 func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 	var st Settings
-	err := s.update("update settings", func(tx Tx) error {
+	err := s.write("update settings", func(tx Tx) error {
 		st = DefaultSettings()
 		if err := tx.Setting(settingsKey, &st); err != nil && err != ErrNotFound {
 			return err
@@ -56,6 +56,6 @@ func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 			return err
 		}
 		return tx.PutSetting(settingsKey, st)
-	})
+	}, Event{Kind: EventSettings})
 	return st, err
 }

@@ -49,7 +49,7 @@ var purposeCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 // when any fails a rule, none. Balances do not change.
 func (s *Service) AddTransactions(accountID string, in []NewTransaction) ([]Transaction, error) {
 	var out []Transaction
-	err := s.update("post transactions", func(tx Tx) error {
+	err := s.write("post transactions", func(tx Tx) error {
 		a, err := tx.Account(accountID)
 		if err != nil {
 			return found(err, "account", accountID)
@@ -59,7 +59,7 @@ func (s *Service) AddTransactions(accountID string, in []NewTransaction) ([]Tran
 		}
 		out, err = addTransactions(tx, a, "", in, nil, s.Today())
 		return err
-	})
+	}, Event{Kind: EventTransactions, ID: accountID})
 	return out, err
 }
 
@@ -252,10 +252,10 @@ func (s *Service) Transaction(accountID, id string) (Transaction, error) {
 
 // DeleteTransactions deletes every transaction of an account.
 func (s *Service) DeleteTransactions(accountID string) error {
-	return s.update("delete transactions", func(tx Tx) error {
+	return s.write("delete transactions", func(tx Tx) error {
 		if _, err := tx.Account(accountID); err != nil {
 			return found(err, "account", accountID)
 		}
 		return tx.DeleteTransactions(accountID)
-	})
+	}, Event{Kind: EventTransactions, ID: accountID})
 }

@@ -5,7 +5,6 @@ package apptest
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -58,19 +57,16 @@ func Start(tb testing.TB, opts Options) *Bank {
 	if err != nil {
 		tb.Fatalf("start the bank: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
+	if err := a.Start(); err != nil {
+		_ = a.Close()
+		tb.Fatalf("serve: %v", err)
+	}
 	tb.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			tb.Errorf("bank stopped with: %v", err)
-		}
 		if err := a.Close(); err != nil {
 			tb.Errorf("close the bank: %v", err)
 		}
 	})
-	return &Bank{App: a, URL: a.URLs[0], Path: path, TB: tb}
+	return &Bank{App: a, URL: a.URLs()[0], Path: path, TB: tb}
 }
 
 // TPP is a test TPP: a certificate and key from the bank's CA.

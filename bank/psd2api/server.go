@@ -49,20 +49,6 @@ type Config struct {
 	OnRequest func(Entry)
 }
 
-// Entry is one finished request, for the request log.
-type Entry struct {
-	Time      time.Time
-	Method    string
-	Path      string
-	Status    int
-	Duration  time.Duration
-	RequestID string
-	TPPID     string
-	Verdict   *httpsig.Verdict // nil for unsigned routes
-	ErrorCode string
-	ErrorID   string
-}
-
 type server struct {
 	Config
 	mux *http.ServeMux
@@ -169,8 +155,22 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	}
 	s.log(e)
 	if s.OnRequest != nil {
+		e.RequestHeader, e.ResponseHeader = r.Header.Clone(), h.Clone()
+		e.RequestHeader.Set("Host", r.Host)
+		var cut1, cut2 bool
+		e.RequestBody, cut1 = capBody(st.body)
+		e.ResponseBody, cut2 = capBody(rec.body.Bytes())
+		e.BodiesCut = cut1 || cut2
 		s.OnRequest(e)
 	}
+}
+
+// capBody copies at most MaxLoggedBody bytes of a body.
+func capBody(b []byte) ([]byte, bool) {
+	if len(b) > MaxLoggedBody {
+		return append([]byte(nil), b[:MaxLoggedBody]...), true
+	}
+	return append([]byte(nil), b...), false
 }
 
 func (s *server) log(e Entry) {

@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -112,19 +110,9 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", *out, err)
-	}
-	keyPEM, err := pki.EncodeKey(key)
+	certPath, keyPath, err := app.WriteTPPFiles(*out, cert, key)
 	if err != nil {
 		return err
-	}
-	certPath, keyPath := filepath.Join(*out, "cert.pem"), filepath.Join(*out, "key.pem")
-	if err := os.WriteFile(keyPath, keyPEM, 0o600); err != nil {
-		return fmt.Errorf("write the key: %w", err)
-	}
-	if err := os.WriteFile(certPath, pki.EncodeCert(cert), 0o644); err != nil {
-		return fmt.Errorf("write the certificate: %w", err)
 	}
 	fmt.Fprintf(stdout, "Wrote %s and %s\n", certPath, keyPath)
 	fmt.Fprintf(stdout, "  TPP id:   %s\n  roles:    %s\n  serial:   %X\n  issuer:   %s\n  valid to: %s\n",

@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -33,7 +32,7 @@ func main() {
 }
 
 // errUsage marks an error in the command line.
-var errUsage = errors.New("usage")
+var errUsage = app.ErrUsage
 
 func exitCode(err error) int {
 	switch {
@@ -90,57 +89,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	data := dataFlag(fs)
-	addr := fs.String("addr", app.DefaultAddr, "HTTP listen address; empty disables HTTP")
-	tlsAddr := fs.String("tls-addr", app.DefaultTLSAddr, "HTTPS listen address; empty disables HTTPS")
-	trust := fs.String("trust", "any", "trust mode: any (any certificate whose signature verifies) or store (also a chain to a trusted CA)")
-	requireSig := fs.Bool("require-signature", true, "refuse unsigned requests")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	flags := app.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q; see sandbankd -h", errUsage, fs.Arg(0))
 	}
-	if *trust != "any" && *trust != "store" {
-		return fmt.Errorf("%w: --trust must be any or store, not %q", errUsage, *trust)
+	cfg, err := flags.Config(stderr)
+	if err != nil {
+		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("%w: --log-level must be debug, info, warn or error", errUsage)
-	}
-	cfg := app.Config{
-		DataPath: *data, Addr: *addr, TLSAddr: *tlsAddr,
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
-	}
-	// Flags given on the command line override the data file's settings;
-	// the others leave them as they are.
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "trust":
-			cfg.Trust = *trust
-		case "require-signature":
-			cfg.RequireSignature = requireSig
-		}
-	})
 	a, err := app.Open(cfg)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = a.Close() }()
-	st, err := a.Bank.Settings()
-	if err != nil {
+	if err := a.Start(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Sandbank serves %s (trust %s, signatures %s)\n", a.DB.Path(), st.TrustMode, map[bool]string{true: "required", false: "optional"}[st.RequireSignature])
-	for _, u := range a.URLs {
-		fmt.Fprintf(stdout, "  %s/v1\n", u)
-	}
-	if len(a.URLs) > 0 {
-		fmt.Fprintf(stdout, "  %s/healthz\n", a.URLs[0])
-	}
-	if len(a.URLs) == 0 {
-		fmt.Fprintln(stdout, "  no listener: both --addr and --tls-addr are empty")
+	if err := a.Banner(stdout); err != nil {
+		return err
 	}
 	if err := a.Run(ctx); err != nil {
 		return err

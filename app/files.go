@@ -1,0 +1,40 @@
+package app
+
+import (
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"sandbank/bank/pki"
+)
+
+func writeIndentedJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// WriteTPPFiles writes a TPP certificate and its key into dir as cert.pem
+// and key.pem (readable by the owner only), creating dir.
+func WriteTPPFiles(dir string, cert *x509.Certificate, key *rsa.PrivateKey) (certPath, keyPath string, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	keyPEM, err := pki.EncodeKey(key)
+	if err != nil {
+		return "", "", err
+	}
+	certPath, keyPath = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(keyPath, keyPEM, 0o600); err != nil {
+		return "", "", fmt.Errorf("write the key: %w", err)
+	}
+	if err := os.WriteFile(certPath, pki.EncodeCert(cert), 0o644); err != nil {
+		return "", "", fmt.Errorf("write the certificate: %w", err)
+	}
+	return certPath, keyPath, nil
+}

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+)
+
+// ErrUsage marks a mistake in the command line.
+var ErrUsage = errors.New("usage")
+
+// Flags are the command-line flags both binaries take.
+type Flags struct {
+	fs         *flag.FlagSet
+	data       *string
+	addr       *string
+	tlsAddr    *string
+	trust      *string
+	requireSig *bool
+	logLevel   *string
+}
+
+// AddFlags adds --data, --addr, --tls-addr, --trust, --require-signature
+// and --log-level to fs.
+func AddFlags(fs *flag.FlagSet) *Flags {
+	def, err := DefaultDataPath()
+	if err != nil {
+		def = "sandbank.db"
+	}
+	return &Flags{
+		fs:         fs,
+		data:       fs.String("data", def, "the data file (bbolt)"),
+		addr:       fs.String("addr", DefaultAddr, "HTTP listen address; empty disables HTTP"),
+		tlsAddr:    fs.String("tls-addr", DefaultTLSAddr, "HTTPS listen address; empty disables HTTPS"),
+		trust:      fs.String("trust", "any", "trust mode: any (any certificate whose signature verifies) or store (also a chain to a trusted CA)"),
+		requireSig: fs.Bool("require-signature", true, "refuse unsigned requests"),
+		logLevel:   fs.String("log-level", "info", "log level: debug, info, warn or error"),
+	}
+}
+
+// Given reports whether a flag was set on the command line.
+func (f *Flags) Given(name string) bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == name })
+	return given
+}
+
+// Config returns the configuration the flags ask for, logging to logOut.
+// --trust and --require-signature override the data file's settings only
+// when they are given; the stored values stand otherwise.
+func (f *Flags) Config(logOut io.Writer) (Config, error) {
+	if *f.trust != "any" && *f.trust != "store" {
+		return Config{}, fmt.Errorf("%w: --trust must be any or store, not %q", ErrUsage, *f.trust)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
+		return Config{}, fmt.Errorf("%w: --log-level must be debug, info, warn or error", ErrUsage)
+	}
+	cfg := Config{
+		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr,
+		Logger: slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),
+	}
+	if f.Given("trust") {
+		cfg.Trust = *f.trust
+	}
+	if f.Given("require-signature") {
+		cfg.RequireSignature = f.requireSig
+	}
+	return cfg, nil
+}
+
+// Banner writes what the bank serves: the data file, the trust mode, and
+// one URL per line.
+func (a *App) Banner(w io.Writer) error {
+	st, err := a.Bank.Settings()
+	if err != nil {
+		return err
+	}
+	sig := "required"
+	if !st.RequireSignature {
+		sig = "optional"
+	}
+	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s)\n", a.DB.Path(), st.TrustMode, sig)
+	urls := a.URLs()
+	for _, u := range urls {
+		fmt.Fprintf(w, "  %s/v1\n", u)
+	}
+	if len(urls) == 0 {
+		fmt.Fprintln(w, "  no listener: both --addr and --tls-addr are empty")
+		return nil
+	}
+	fmt.Fprintf(w, "  %s/healthz\n", urls[0])
+	return nil
+}

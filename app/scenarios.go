@@ -1,0 +1,258 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sandbank/assets"
+	"sandbank/bank"
+)
+
+// ScenarioFile is a scenario file in the scenarios folder: its summary, or
+// why it cannot be loaded.
+type ScenarioFile struct {
+	Name     string // the file name, e.g. corporate-two-approvers.json
+	Path     string
+	Modified time.Time
+	Size     int64
+	Note     string
+	Counts   bank.Counts
+	// History is set when the file asks for generated history; those
+	// transactions are counted only when Count is given.
+	History bool
+	// Err says why the file cannot be loaded; nothing is loaded from it.
+	Err error
+}
+
+// Summary describes the file in one line.
+func (f ScenarioFile) Summary() string {
+	if f.Err != nil {
+		return "cannot be loaded: " + f.Err.Error()
+	}
+	c := f.Counts
+	s := fmt.Sprintf("%d customers, %d accounts, %d card accounts, %d agreements, %d transactions", c.Customers, c.Accounts, c.CardAccounts, c.Agreements, c.Transactions+c.CardTransactions)
+	if f.History {
+		s += " plus generated history"
+	}
+	return s
+}
+
+// scenarios watches the scenarios folder.
+type scenarios struct {
+	mu      sync.Mutex
+	files   []ScenarioFile
+	subs    map[int]func([]ScenarioFile)
+	nextSub int
+}
+
+// ScenarioDir is the folder of scenario files.
+func (a *App) ScenarioDir() string { return filepath.Join(a.DataDir(), "scenarios") }
+
+// startScenarios makes the scenarios folder (writing the example scenarios
+// when it is new), reads it once and watches it.
+func (a *App) startScenarios(ctx context.Context) error {
+	dir := a.ScenarioDir()
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := writeExamples(dir); err != nil {
+			a.logger.Warn("write the example scenarios", "dir", dir, "err", err)
+		}
+	}
+	a.rescanScenarios()
+	if err := watchFolder(ctx, dir, a.rescanScenarios); err != nil {
+		a.logger.Warn("the scenarios folder is not watched", "dir", dir, "err", err)
+	}
+	return nil
+}
+
+// writeExamples writes the example scenarios shipped with Sandbank.
+func writeExamples(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	entries, err := fs.ReadDir(assets.Scenarios, "scenarios")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		data, err := fs.ReadFile(assets.Scenarios, "scenarios/"+e.Name())
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rescanScenarios reads the folder again and tells subscribers.
+func (a *App) rescanScenarios() {
+	entries, err := os.ReadDir(a.ScenarioDir())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		a.logger.Warn("read the scenarios folder", "err", err)
+	}
+	var files []ScenarioFile
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(e.Name()), ".json") {
+			continue
+		}
+		files = append(files, readScenarioFile(filepath.Join(a.ScenarioDir(), e.Name())))
+	}
+	slices.SortFunc(files, func(x, y ScenarioFile) int { return strings.Compare(x.Name, y.Name) })
+	a.scen.mu.Lock()
+	a.scen.files = files
+	subs := make([]func([]ScenarioFile), 0, len(a.scen.subs))
+	for _, fn := range a.scen.subs {
+		subs = append(subs, fn)
+	}
+	a.scen.mu.Unlock()
+	for _, fn := range subs {
+		fn(slices.Clone(files))
+	}
+}
+
+// readScenarioFile reads and summarises one file.
+func readScenarioFile(path string) ScenarioFile {
+	f := ScenarioFile{Name: filepath.Base(path), Path: path}
+	info, err := os.Stat(path)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	f.Modified, f.Size = info.ModTime(), info.Size()
+	sc, err := readScenario(path)
+	if err != nil {
+		f.Err = err
+		return f
+	}
+	f.Note = sc.Note
+	c := &f.Counts
+	c.Customers, c.Accounts, c.CardAccounts, c.Agreements = len(sc.Customers), len(sc.Accounts), len(sc.CardAccounts), len(sc.Agreements)
+	for _, a := range sc.Agreements {
+		c.Engagements += len(a.Engagements)
+	}
+	for _, a := range sc.Accounts {
+		c.Transactions += len(a.Transactions)
+		if a.History != nil {
+			c.Transactions += a.History.Count
+			f.History = f.History || a.History.Count == 0
+		}
+	}
+	for _, ca := range sc.CardAccounts {
+		c.CardTransactions += len(ca.Transactions)
+		if ca.History != nil {
+			c.CardTransactions += ca.History.Count
+			f.History = f.History || ca.History.Count == 0
+		}
+	}
+	return f
+}
+
+// readScenario reads and decodes a scenario file.
+func readScenario(path string) (bank.Scenario, error) {
+	var sc bank.Scenario
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sc, err
+	}
+	if err := bank.DecodeJSON(data, &sc); err != nil {
+		return sc, err
+	}
+	if sc.Format != bank.ScenarioFormat {
+		return sc, fmt.Errorf("format is %q, not %q; is this a Sandbank scenario file?", sc.Format, bank.ScenarioFormat)
+	}
+	return sc, nil
+}
+
+// Scenarios returns the scenario files as last read.
+func (a *App) Scenarios() []ScenarioFile {
+	a.scen.mu.Lock()
+	defer a.scen.mu.Unlock()
+	return slices.Clone(a.scen.files)
+}
+
+// SubscribeScenarios calls fn with the list whenever the folder changes,
+// until cancel. fn must not block.
+func (a *App) SubscribeScenarios(fn func([]ScenarioFile)) (cancel func()) {
+	a.scen.mu.Lock()
+	defer a.scen.mu.Unlock()
+	if a.scen.subs == nil {
+		a.scen.subs = map[int]func([]ScenarioFile){}
+	}
+	id := a.scen.nextSub
+	a.scen.nextSub++
+	a.scen.subs[id] = fn
+	return func() {
+		a.scen.mu.Lock()
+		defer a.scen.mu.Unlock()
+		delete(a.scen.subs, id)
+	}
+}
+
+// LoadScenario replaces the sandbox data with a scenario file of the
+// scenarios folder, at once or not at all.
+func (a *App) LoadScenario(name string) (bank.Counts, error) {
+	path, err := a.scenarioPath(name)
+	if err != nil {
+		return bank.Counts{}, err
+	}
+	sc, err := readScenario(path)
+	if err != nil {
+		return bank.Counts{}, err
+	}
+	return a.Bank.ImportScenario(sc)
+}
+
+var scenarioName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,99}$`)
+
+// scenarioPath returns the path of a scenario file name in the folder,
+// refusing names that would leave it.
+func (a *App) scenarioPath(name string) (string, error) {
+	base := strings.TrimSuffix(name, filepath.Ext(name))
+	if !scenarioName.MatchString(base) || strings.Contains(base, "..") {
+		return "", fmt.Errorf("%q is not a scenario file name; use letters, digits, spaces, '.', '_' and '-'", name)
+	}
+	return filepath.Join(a.ScenarioDir(), base+".json"), nil
+}
+
+// SaveScenario writes the current sandbox data as a new scenario file
+// name(.json) with a note, and returns its path. It does not overwrite an
+// existing file.
+func (a *App) SaveScenario(name, note string) (string, error) {
+	path, err := a.scenarioPath(name)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(path); err == nil {
+		return "", fmt.Errorf("%s exists already; choose another name", filepath.Base(path))
+	}
+	sc, err := a.Bank.ExportScenario(note)
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(a.ScenarioDir(), ".saving-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("write the scenario: %w", err)
+	}
+	err = writeIndentedJSON(tmp, sc)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", fmt.Errorf("write the scenario: %w", err)
+	}
+	return path, nil
+}

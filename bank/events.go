@@ -1,0 +1,75 @@
+package bank
+
+import "sync"
+
+// EventKind tells what kind of records changed.
+type EventKind string
+
+// The kinds of changes the bank announces.
+const (
+	EventCustomers        EventKind = "customers"        // customers (and private agreements)
+	EventAgreements       EventKind = "agreements"       // agreements and engagements
+	EventAccounts         EventKind = "accounts"         // accounts and their balances
+	EventTransactions     EventKind = "transactions"     // an account's transactions; ID is the account
+	EventCardAccounts     EventKind = "cardAccounts"     // card accounts and their balances
+	EventCardTransactions EventKind = "cardTransactions" // a card account's transactions; ID is the card account
+	EventSettings         EventKind = "settings"         // the bank's settings
+	EventReset            EventKind = "reset"            // all sandbox data replaced (initialize, scenario import)
+)
+
+// Event announces a committed change. ID names the record when one record
+// changed, else it is empty.
+type Event struct {
+	Kind EventKind
+	ID   string
+}
+
+// hub delivers events to subscribers.
+type hub struct {
+	mu   sync.Mutex
+	next int
+	subs map[int]func(Event)
+}
+
+// Subscribe calls fn with every event from now on, until cancel is called.
+// fn runs on the goroutine that made the change and must not block; a GUI
+// hands the event to its own thread (fyne.Do).
+func (s *Service) Subscribe(fn func(Event)) (cancel func()) {
+	s.events.mu.Lock()
+	defer s.events.mu.Unlock()
+	if s.events.subs == nil {
+		s.events.subs = map[int]func(Event){}
+	}
+	id := s.events.next
+	s.events.next++
+	s.events.subs[id] = fn
+	return func() {
+		s.events.mu.Lock()
+		defer s.events.mu.Unlock()
+		delete(s.events.subs, id)
+	}
+}
+
+func (s *Service) publish(events ...Event) {
+	s.events.mu.Lock()
+	subs := make([]func(Event), 0, len(s.events.subs))
+	for _, fn := range s.events.subs {
+		subs = append(subs, fn)
+	}
+	s.events.mu.Unlock()
+	for _, e := range events {
+		for _, fn := range subs {
+			fn(e)
+		}
+	}
+}
+
+// write runs fn in a write transaction and, when it commits, announces
+// events.
+func (s *Service) write(what string, fn func(Tx) error, events ...Event) error {
+	if err := s.update(what, fn); err != nil {
+		return err
+	}
+	s.publish(events...)
+	return nil
+}

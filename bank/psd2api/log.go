@@ -1,0 +1,156 @@
+package psd2api
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"sandbank/bank/httpsig"
+)
+
+// MaxLoggedBody is how much of each request and response body the request
+// log keeps.
+const MaxLoggedBody = 64 << 10
+
+// Entry is one finished request, as the request log keeps it.
+type Entry struct {
+	Seq       uint64
+	Time      time.Time
+	Method    string
+	Path      string
+	Status    int
+	Duration  time.Duration
+	RequestID string
+	TPPID     string
+	// Verdict explains the signature check; nil for unsigned routes.
+	Verdict   *httpsig.Verdict
+	ErrorCode string
+	ErrorID   string
+
+	RequestHeader  http.Header
+	RequestBody    []byte
+	ResponseHeader http.Header
+	ResponseBody   []byte
+	// BodiesCut is set when a body was longer than MaxLoggedBody.
+	BodiesCut bool
+}
+
+// SignatureSummary is the verdict in a few words: "verified", "unsigned",
+// "not checked" or "failed: <check>".
+func (e Entry) SignatureSummary() string {
+	switch v := e.Verdict; {
+	case v == nil:
+		return "not checked"
+	case v.Err != nil:
+		step := "signature"
+		if n := len(v.Steps); n > 0 {
+			step = v.Steps[n-1].Check
+		}
+		return "failed: " + step
+	case !v.Signed:
+		return "unsigned"
+	}
+	return "verified"
+}
+
+// Log keeps the most recent requests in memory (a bounded ring) for the
+// traffic screen, and tells subscribers about each new one.
+type Log struct {
+	mu      sync.Mutex
+	entries []Entry
+	max     int
+	seq     uint64
+	subs    map[int]func(Entry)
+	nextSub int
+}
+
+// NewLog returns a log that keeps the last max requests.
+func NewLog(max int) *Log { return &Log{max: max, subs: map[int]func(Entry){}} }
+
+// Add records a request and tells subscribers.
+func (l *Log) Add(e Entry) {
+	l.mu.Lock()
+	l.seq++
+	e.Seq = l.seq
+	if len(l.entries) >= l.max {
+		copy(l.entries, l.entries[1:])
+		l.entries = l.entries[:len(l.entries)-1]
+	}
+	l.entries = append(l.entries, e)
+	subs := make([]func(Entry), 0, len(l.subs))
+	for _, fn := range l.subs {
+		subs = append(subs, fn)
+	}
+	l.mu.Unlock()
+	for _, fn := range subs {
+		fn(e)
+	}
+}
+
+// Entries returns the kept requests, oldest first.
+func (l *Log) Entries() []Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Entry(nil), l.entries...)
+}
+
+// Clear forgets every kept request.
+func (l *Log) Clear() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = nil
+}
+
+// Subscribe calls fn with each request added from now on, until cancel.
+// fn must not block.
+func (l *Log) Subscribe(fn func(Entry)) (cancel func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := l.nextSub
+	l.nextSub++
+	l.subs[id] = fn
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.subs, id)
+	}
+}
+
+// exportEntry is an Entry as the JSON export writes it.
+type exportEntry struct {
+	Time           time.Time        `json:"time"`
+	Method         string           `json:"method"`
+	Path           string           `json:"path"`
+	Status         int              `json:"status"`
+	DurationMS     float64          `json:"durationMs"`
+	RequestID      string           `json:"requestId"`
+	TPPID          string           `json:"tppId,omitempty"`
+	Signature      string           `json:"signature"`
+	Verdict        *httpsig.Verdict `json:"verdict,omitempty"`
+	ErrorCode      string           `json:"errorCode,omitempty"`
+	ErrorID        string           `json:"errorId,omitempty"`
+	RequestHeader  http.Header      `json:"requestHeaders"`
+	RequestBody    string           `json:"requestBody,omitempty"`
+	ResponseHeader http.Header      `json:"responseHeaders"`
+	ResponseBody   string           `json:"responseBody,omitempty"`
+	BodiesCut      bool             `json:"bodiesCut,omitempty"`
+}
+
+// WriteJSON writes entries as a JSON array, for a bug report or a diff.
+func WriteJSON(w io.Writer, entries []Entry) error {
+	out := make([]exportEntry, len(entries))
+	for i, e := range entries {
+		out[i] = exportEntry{
+			Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status,
+			DurationMS: float64(e.Duration.Microseconds()) / 1000, RequestID: e.RequestID, TPPID: e.TPPID,
+			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID,
+			RequestHeader: e.RequestHeader, RequestBody: string(e.RequestBody),
+			ResponseHeader: e.ResponseHeader, ResponseBody: string(e.ResponseBody), BodiesCut: e.BodiesCut,
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
