@@ -1,18 +1,23 @@
-# Sandbank. `make run` runs the bank, `make test` passes the tests.
+# Sandbank. `make run` opens the desktop app, `make test` passes the tests.
 GO ?= go
 DATA ?=
 BIN := bin
+export LANG := en_US.UTF-8
 
-.PHONY: run test lint bench build deps clean
+.PHONY: run serve test lint bench build deps clean
 
-## run: build and run the headless bank on http://127.0.0.1:7380 (DATA=path to choose the data file)
-run: build
+## run: build and open the desktop app; its bank serves http://127.0.0.1:7380 (DATA=path to choose the data file)
+run: deps build
+	$(BIN)/sandbank $(if $(DATA),--data $(DATA))
+
+## serve: the bank without a window (sandbankd), for CI pipelines and servers
+serve: build
 	$(BIN)/sandbankd $(if $(DATA),--data $(DATA))
 
-## test: install what the tests need (once), then vet and run every test with the race detector
+## test: install what the tests need (once), then vet and run every test with the race detector, in a virtual display
 test: deps
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	scripts/with-display $(GO) test -race -count=1 ./...
 
 ## lint: gofmt, go vet and staticcheck
 lint:
@@ -21,12 +26,15 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 ## bench: the benchmarks of docs/BENCHMARKS.md
-bench:
+bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./bank/psd2api ./bank/httpsig ./storage
 	$(GO) test -run '^$$' -bench Startup -benchtime 20x ./cmd/sandbankd
+	scripts/with-display $(GO) test -run '^$$' -bench WindowStartup -benchtime 10x ./cmd/sandbank
+	$(GO) test -run TableReadsOnePageAtATime -v -count=1 ./ui
 
-## build: the headless bank, pure Go
+## build: the desktop app (cgo) and the headless bank (pure Go)
 build:
+	$(GO) build -o $(BIN)/sandbank ./cmd/sandbank
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/sandbankd ./cmd/sandbankd
 
 deps:

@@ -16,3 +16,8 @@ var KnownState []byte
 //
 //go:embed scenarios/*.json
 var Scenarios embed.FS
+
+// Icon is the application icon (PNG).
+//
+//go:embed icon.png
+var Icon []byte

@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"sandbank/app"
+)
+
+// scenariosScreen lists the scenario files of the watched scenarios folder,
+// loads one, and saves the current data as a new one.
+type scenariosScreen struct {
+	u *UI
+
+	files    []app.ScenarioFile
+	selected string // file name
+
+	list    *widget.List
+	detail  *widget.Label
+	loadBtn *widget.Button
+}
+
+func newScenariosScreen(u *UI) *scenariosScreen { return &scenariosScreen{u: u} }
+
+func (s *scenariosScreen) build() fyne.CanvasObject {
+	s.list = widget.NewList(
+		func() int { return len(s.files) },
+		func() fyne.CanvasObject {
+			name := widget.NewLabelWithStyle("template-scenario-file-name.json", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			summary := widget.NewLabel("template summary of the scenario")
+			summary.Truncation = fyne.TextTruncateEllipsis
+			return container.NewVBox(name, summary)
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			f := s.files[i]
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(f.Name)
+			summary := box.Objects[1].(*widget.Label)
+			summary.SetText(f.Summary())
+			if f.Err != nil {
+				summary.Importance = widget.DangerImportance
+			} else {
+				summary.Importance = widget.MediumImportance
+			}
+			summary.Refresh()
+		})
+	s.list.OnSelected = func(i widget.ListItemID) {
+		s.selected = s.files[i].Name
+		s.showDetail()
+	}
+	s.detail = widget.NewLabel("Select a scenario file.")
+	s.detail.Wrapping = fyne.TextWrapWord
+	s.loadBtn = widget.NewButtonWithIcon("Load…", theme.DownloadIcon(), s.load)
+	save := widget.NewButtonWithIcon("Save current as…", theme.DocumentSaveIcon(), s.saveDialog)
+	folder := widget.NewLabel("Folder: " + s.u.core.ScenarioDir() + " (watched: a .json file written there appears here)")
+	folder.Wrapping = fyne.TextWrapWord
+	s.set(s.u.core.Scenarios())
+	split := container.NewHSplit(s.list, container.NewVScroll(s.detail))
+	split.Offset = 0.45
+	return container.NewBorder(container.NewVBox(folder, container.NewHBox(s.loadBtn, save)), nil, nil, nil, split)
+}
+
+// set shows a new list of files, keeping the selection.
+func (s *scenariosScreen) set(files []app.ScenarioFile) {
+	s.files = files
+	s.list.UnselectAll()
+	for i, f := range files {
+		if f.Name == s.selected {
+			s.list.Select(i)
+		}
+	}
+	s.list.Refresh()
+	s.showDetail()
+}
+
+func (s *scenariosScreen) file() (app.ScenarioFile, bool) {
+	for _, f := range s.files {
+		if f.Name == s.selected {
+			return f, true
+		}
+	}
+	return app.ScenarioFile{}, false
+}
+
+func (s *scenariosScreen) showDetail() {
+	f, ok := s.file()
+	enable(s.loadBtn, ok && f.Err == nil)
+	if !ok {
+		s.detail.SetText("Select a scenario file.")
+		return
+	}
+	text := fmt.Sprintf("%s\n%s, %d bytes, changed %s\n\n", f.Name, f.Path, f.Size, f.Modified.Format(time.DateTime))
+	if f.Err != nil {
+		text += "This file cannot be loaded; nothing will be read from it:\n" + f.Err.Error()
+	} else {
+		text += f.Summary() + "\n\n" + f.Note
+	}
+	s.detail.SetText(text)
+}
+
+// load replaces the sandbox data with the selected file, after asking, in
+// the background.
+func (s *scenariosScreen) load() {
+	f, ok := s.file()
+	if !ok || f.Err != nil {
+		return
+	}
+	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? Settings, certificates and TPP contacts stay.", f.Name, f.Summary()), "Load", func() {
+		bar := widget.NewProgressBarInfinite()
+		d := dialog.NewCustomWithoutButtons("Loading "+f.Name, bar, s.u.win)
+		d.Resize(fyne.NewSize(420, 120))
+		s.u.open(d)
+		s.u.background(func() {
+			start := time.Now()
+			n, err := s.u.core.LoadScenario(f.Name)
+			fyne.Do(func() {
+				d.Hide()
+				if err != nil {
+					s.u.showError(err)
+					return
+				}
+				s.u.info("Loaded", fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions.",
+					f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions))
+			})
+		})
+	})
+}
+
+func (s *scenariosScreen) saveDialog() {
+	f := newForm(nil)
+	name := f.text("File name", "name", "", "e.g. support-case-4711")
+	note := f.text("Note", "note", "", "what the scenario shows")
+	var m *modal
+	m = s.u.showModal("Save the current data as a scenario", "Save", f, nil, func() {
+		path, err := s.u.core.SaveScenario(name.Text, note.Text)
+		if err != nil {
+			f.show(fmt.Errorf("%w", err))
+			return
+		}
+		m.d.Hide()
+		s.u.info("Saved", "The scenario is in "+path)
+	})
+}

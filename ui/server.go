@@ -1,0 +1,219 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"sandbank/app"
+	"sandbank/bank"
+	"sandbank/bank/pki"
+)
+
+// Preference keys of the desktop app.
+const (
+	PrefAddr    = "listen.http"
+	PrefTLSAddr = "listen.https"
+)
+
+// serverScreen starts and stops the listeners and changes the bank's
+// settings; it also exports the CA, issues TPP certificates and resets the
+// sandbox.
+type serverScreen struct {
+	u *UI
+
+	status     *widget.Label
+	urls       *fyne.Container
+	listenForm *form
+	addr       *entry
+	tlsAddr    *entry
+	startBtn   *widget.Button
+	stopBtn    *widget.Button
+
+	settingsForm *form
+	trust        *widget.RadioGroup
+	requireSig   *widget.Check
+	loading      bool
+
+	certForm *form
+	certName *entry
+	certOrg  *entry
+	certRole *widget.CheckGroup
+	certDays *entry
+	certDir  *entry
+	certOut  *widget.Label
+}
+
+func newServerScreen(u *UI) *serverScreen { return &serverScreen{u: u} }
+
+func (s *serverScreen) build() fyne.CanvasObject {
+	s.status = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.urls = container.NewVBox()
+	s.listenForm = newForm(s.start)
+	addr, tlsAddr := s.u.core.Addrs()
+	s.addr = s.listenForm.text("HTTP address", "addr", addr, "e.g. 127.0.0.1:7380; empty: no HTTP")
+	s.tlsAddr = s.listenForm.text("HTTPS address", "tlsAddr", tlsAddr, "e.g. 127.0.0.1:7443; empty: no HTTPS")
+	s.startBtn = widget.NewButtonWithIcon("Start", theme.MediaPlayIcon(), s.start)
+	s.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), s.stop)
+
+	s.settingsForm = newForm(nil)
+	s.trust = widget.NewRadioGroup([]string{bank.TrustAny, bank.TrustStore}, func(string) { s.saveSettings() })
+	s.trust.Horizontal = true
+	s.settingsForm.add("Trust mode", "trustMode", s.trust)
+	s.requireSig = widget.NewCheck("Refuse unsigned requests", func(bool) { s.saveSettings() })
+	s.settingsForm.add("Signatures", "requireSignature", s.requireSig)
+	trustHelp := widget.NewLabel("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.core.TrustDir() + " (watched: a file dropped there is trusted at once).")
+	trustHelp.Wrapping = fyne.TextWrapWord
+
+	copyCA := widget.NewButtonWithIcon("Copy the CA certificate", theme.ContentCopyIcon(), func() {
+		s.u.app.Clipboard().SetContent(string(pki.EncodeCert(s.u.core.Authority.Cert)))
+	})
+	saveCA := widget.NewButtonWithIcon("Save the CA certificate…", theme.DocumentSaveIcon(), s.saveCADialog)
+
+	s.certForm = newForm(s.issue)
+	s.certName = s.certForm.text("Name", "name", "Test TPP", "")
+	s.certOrg = s.certForm.text("Organisation number", "org", "933012867", "digits; the TPP id becomes NO-FSA-<number>")
+	s.certRole = widget.NewCheckGroup(pki.Roles, nil)
+	s.certRole.Horizontal = true
+	s.certRole.SetSelected([]string{pki.RoleAI, pki.RolePI})
+	s.certForm.add("Roles", "roles", s.certRole)
+	s.certDays = s.certForm.text("Valid for days", "days", "730", "")
+	s.certDir = s.certForm.text("Save to folder", "dir", filepath.Join(s.u.core.DataDir(), "tpp"), "cert.pem and key.pem are written here")
+	s.certOut = widget.NewLabel("")
+	s.certOut.Wrapping = fyne.TextWrapWord
+
+	reset := widget.NewButtonWithIcon("Reset to the known state…", theme.ViewRefreshIcon(), s.reset)
+	reset.Importance = widget.DangerImportance
+
+	heading := func(t string) *widget.Label {
+		return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	s.reloadSettings()
+	s.refresh()
+	return container.NewVScroll(container.NewVBox(
+		s.status, s.urls, s.listenForm.object(), container.NewHBox(s.startBtn, s.stopBtn),
+		widget.NewSeparator(), heading("Settings"), s.settingsForm.object(), trustHelp,
+		widget.NewSeparator(), heading("HTTPS"), widget.NewLabel("Trust Sandbank's CA in your TPP app to call https://localhost."), container.NewHBox(copyCA, saveCA),
+		widget.NewSeparator(), heading("Issue a TPP test certificate"), s.certForm.object(),
+		container.NewHBox(widget.NewButtonWithIcon("Issue", theme.ConfirmIcon(), s.issue)), s.certOut,
+		widget.NewSeparator(), heading("Sandbox data"), container.NewHBox(reset),
+	))
+}
+
+// refresh shows whether the bank serves and where.
+func (s *serverScreen) refresh() {
+	urls := s.u.core.URLs()
+	s.urls.RemoveAll()
+	if len(urls) == 0 {
+		s.status.SetText("Stopped: TPPs cannot reach the bank")
+	} else {
+		s.status.SetText("Serving")
+		for _, u := range urls {
+			url := u + "/v1"
+			copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { s.u.app.Clipboard().SetContent(url) })
+			s.urls.Add(container.NewHBox(widget.NewLabel(url), copyBtn))
+		}
+	}
+	enable(s.startBtn, len(urls) == 0)
+	enable(s.stopBtn, len(urls) > 0)
+}
+
+func (s *serverScreen) start() {
+	s.listenForm.clear()
+	addr, tlsAddr := strings.TrimSpace(s.addr.Text), strings.TrimSpace(s.tlsAddr.Text)
+	s.u.core.SetAddrs(addr, tlsAddr)
+	if err := s.u.core.Start(); err != nil {
+		s.listenForm.show(err)
+		return
+	}
+	s.u.app.Preferences().SetString(PrefAddr, addr)
+	s.u.app.Preferences().SetString(PrefTLSAddr, tlsAddr)
+	s.refresh()
+}
+
+func (s *serverScreen) stop() {
+	if err := s.u.core.Stop(); err != nil {
+		s.u.showError(err)
+	}
+	s.refresh()
+}
+
+// reloadSettings shows the stored settings.
+func (s *serverScreen) reloadSettings() {
+	st, err := s.u.bank.Settings()
+	if err != nil {
+		s.u.showError(err)
+		return
+	}
+	s.loading = true
+	s.trust.SetSelected(st.TrustMode)
+	s.requireSig.SetChecked(st.RequireSignature)
+	s.loading = false
+}
+
+// saveSettings stores the settings as the controls show them.
+func (s *serverScreen) saveSettings() {
+	if s.loading {
+		return
+	}
+	trust, require := s.trust.Selected, s.requireSig.Checked
+	_, err := s.u.bank.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = trust, require })
+	s.settingsForm.show(err)
+}
+
+func (s *serverScreen) saveCADialog() {
+	f := newForm(nil)
+	path := f.text("File", "file", filepath.Join(s.u.core.DataDir(), "sandbank-ca.pem"), "")
+	var m *modal
+	m = s.u.showModal("Save the CA certificate", "Save", f, nil, func() {
+		if err := os.WriteFile(path.Text, pki.EncodeCert(s.u.core.Authority.Cert), 0o644); err != nil {
+			f.show(fmt.Errorf("write %s: %w", path.Text, err))
+			return
+		}
+		m.d.Hide()
+		s.u.info("Saved", "The CA certificate is in "+path.Text)
+	})
+}
+
+// issue makes a TPP test certificate and saves it with its key.
+func (s *serverScreen) issue() {
+	s.certForm.clear()
+	s.certOut.SetText("")
+	days, err := strconv.Atoi(strings.TrimSpace(s.certDays.Text))
+	if err != nil || days < 1 || days > 3650 {
+		s.certForm.show(fmt.Errorf("valid for days: give a whole number from 1 to 3650"))
+		return
+	}
+	req := pki.TPPRequestFor(strings.TrimSpace(s.certName.Text), strings.TrimSpace(s.certOrg.Text), s.certRole.Selected, days, time.Now())
+	cert, key, err := s.u.core.Authority.NewTPP(req)
+	if err != nil {
+		s.certForm.show(err)
+		return
+	}
+	certPath, keyPath, err := app.WriteTPPFiles(strings.TrimSpace(s.certDir.Text), cert, key)
+	if err != nil {
+		s.certForm.show(err)
+		return
+	}
+	s.certOut.SetText(fmt.Sprintf("Wrote %s and %s. TPP id %s, roles %s, valid to %s.\nSign with: sandbankd call GET /v1/sandbox/customers --cert %s --key %s",
+		certPath, keyPath, pki.TPPID(cert), strings.Join(s.certRole.Selected, ", "), cert.NotAfter.Format(time.DateOnly), certPath, keyPath))
+}
+
+func (s *serverScreen) reset() {
+	s.u.confirm("Reset to the known state", "Replace all sandbox data (customers, accounts, transactions, agreements) with the known state? Settings, certificates and TPP contacts stay.", "Reset", func() {
+		n, err := s.u.bank.Initialize()
+		if err != nil {
+			s.u.showError(err)
+			return
+		}
+		s.u.info("Reset", fmt.Sprintf("The known state is loaded: %d customers, %d accounts, %d card accounts.", n.Customers, n.Accounts, n.CardAccounts))
+	})
+}

@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"sandbank/bank"
+	"sandbank/bank/pki"
+)
+
+func TestServer_SettingsStartStopCertificates(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.server
+	if !strings.Contains(s.status.Text, "Serving") || s.startBtn.Disabled() == false {
+		t.Fatalf("status %q", s.status.Text)
+	}
+	// Settings apply to the bank at once.
+	s.trust.SetSelected(bank.TrustStore)
+	s.requireSig.SetChecked(false)
+	st, _ := h.core.Bank.Settings()
+	if st.TrustMode != bank.TrustStore || st.RequireSignature {
+		t.Fatalf("settings %+v", st)
+	}
+	resp, err := http.Get(h.core.URLs()[0] + "/v1/sandbox/customers?x=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != 400 { // no X-Request-ID; but no signature needed any more
+		t.Fatalf("unsigned request: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", h.core.URLs()[0]+"/v1/sandbox/customers", nil)
+	req.Header.Set("X-Request-ID", "unsigned")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("an unsigned request with requireSignature off: %d", resp.StatusCode)
+	}
+	// A change from elsewhere shows here.
+	if _, err := h.core.Bank.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustAny, true }); err != nil {
+		t.Fatal(err)
+	}
+	h.u.catchUp()
+	if s.trust.Selected != bank.TrustAny || !s.requireSig.Checked {
+		t.Fatalf("the screen shows %s %v", s.trust.Selected, s.requireSig.Checked)
+	}
+	// Stop and start on other addresses; a bad one is shown at its field.
+	test.Tap(s.stopBtn)
+	if h.core.Running() || !strings.Contains(s.status.Text, "Stopped") {
+		t.Fatal("stop")
+	}
+	s.addr.SetText("not an address")
+	s.tlsAddr.SetText("")
+	test.Tap(s.startBtn)
+	if h.core.Running() || !strings.Contains(s.listenForm.general.Text, "listen") {
+		t.Fatalf("a bad address: running %v, %q", h.core.Running(), s.listenForm.general.Text)
+	}
+	s.addr.SetText("127.0.0.1:0")
+	s.tlsAddr.SetText("127.0.0.1:0")
+	test.Tap(s.startBtn)
+	if urls := h.core.URLs(); len(urls) != 2 || len(s.urls.Objects) != 2 {
+		t.Fatalf("URLs %v", urls)
+	}
+	if h.u.app.Preferences().String(PrefAddr) != "127.0.0.1:0" {
+		t.Fatal("the addresses are not remembered")
+	}
+	// Copy the CA; issue a TPP certificate into a folder.
+	test.Tap(widgetIn(t, h.u.tabs, "Copy the CA certificate"))
+	if ca, err := pki.DecodeCert([]byte(h.u.app.Clipboard().Content())); err != nil || !ca.IsCA {
+		t.Fatalf("clipboard: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	s.certDir.SetText(dir)
+	s.certOrg.SetText("12x")
+	test.Tap(widgetIn(t, h.u.tabs, "Issue"))
+	if !strings.Contains(s.certForm.general.Text, "org") {
+		t.Fatalf("a bad org number shows %q", s.certForm.general.Text)
+	}
+	s.certOrg.SetText("955555555")
+	s.certRole.SetSelected([]string{pki.RolePI})
+	test.Tap(widgetIn(t, h.u.tabs, "Issue"))
+	data, err := os.ReadFile(filepath.Join(dir, "cert.pem"))
+	if err != nil {
+		t.Fatalf("%v; output %q, form %q", err, s.certOut.Text, s.certForm.general.Text)
+	}
+	cert, _ := pki.DecodeCert(data)
+	roles, _, _ := pki.PSD2Roles(cert)
+	if pki.TPPID(cert) != "NO-FSA-955555555" || len(roles) != 1 || roles[0] != pki.RolePI || time.Until(cert.NotAfter) < 700*24*time.Hour {
+		t.Fatalf("issued %s %v %s", pki.TPPID(cert), roles, cert.NotAfter)
+	}
+	if info, _ := os.Stat(filepath.Join(dir, "key.pem")); info.Mode().Perm() != 0o600 {
+		t.Fatalf("key.pem mode %v", info.Mode())
+	}
+}
+
+func TestServer_ResetToKnownState(t *testing.T) {
+	h := newHarness(t, false)
+	if _, err := h.core.Bank.CreateCustomer(bank.NewCustomer{CustomerNumber: "424242", Name: "Temp", Type: "private"}); err != nil {
+		t.Fatal(err)
+	}
+	test.Tap(widgetIn(t, h.u.tabs, "Reset to the known state…"))
+	test.Tap(h.modal().cancel)
+	if _, ok := h.customer("424242"); !ok {
+		t.Fatal("Cancel reset the data")
+	}
+	test.Tap(widgetIn(t, h.u.tabs, "Reset to the known state…"))
+	test.Tap(h.modal().submit)
+	if _, ok := h.customer("424242"); ok {
+		t.Fatal("the reset kept a manual customer")
+	}
+	h.u.catchUp()
+	if len(h.u.customers.all) != 4 {
+		t.Fatalf("the customers screen shows %d customers after the reset", len(h.u.customers.all))
+	}
+}

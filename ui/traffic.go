@@ -1,0 +1,271 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"sandbank/app"
+	"sandbank/bank/psd2api"
+)
+
+var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "Signature"}
+
+// trafficScreen is the live request log: what TPPs sent, what the bank
+// answered, and why a signature was refused.
+type trafficScreen struct {
+	u *UI
+
+	entries  []psd2api.Entry // newest last
+	shown    []int           // indexes of entries that match the filter, newest first
+	selected uint64          // Seq of the selected entry
+
+	filter     *entry
+	errorsOnly *widget.Check
+	table      *widget.Table
+	count      *widget.Label
+	steps      *widget.Label
+	request    *widget.Entry
+	response   *widget.Entry
+}
+
+func newTrafficScreen(u *UI) *trafficScreen { return &trafficScreen{u: u} }
+
+func (s *trafficScreen) build() fyne.CanvasObject {
+	s.filter = newEntry("Filter by TPP, method, path, status or signature verdict")
+	s.filter.OnChanged = func(string) { s.apply() }
+	s.errorsOnly = widget.NewCheck("Errors only", func(bool) { s.apply() })
+	s.count = widget.NewLabel("")
+	s.table = widget.NewTableWithHeaders(
+		func() (int, int) { return len(s.shown), len(trafficColumns) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("template traffic cell")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(s.cell(s.entries[s.shown[id.Row]], id.Col))
+		})
+	s.table.ShowHeaderColumn = false
+	s.table.CreateHeader = func() fyne.CanvasObject {
+		return widget.NewLabelWithStyle("Signature", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			o.(*widget.Label).SetText(trafficColumns[id.Col])
+		}
+	}
+	for col, w := range []float32{100, 170, 70, 380, 60, 70, 200} {
+		s.table.SetColumnWidth(col, w)
+	}
+	s.table.OnSelected = func(id widget.TableCellID) {
+		if id.Row >= 0 && id.Row < len(s.shown) {
+			s.selected = s.entries[s.shown[id.Row]].Seq
+			s.showDetail()
+		}
+	}
+	s.steps = widget.NewLabel("Select a request to see how its signature was checked.")
+	s.steps.Wrapping = fyne.TextWrapWord
+	s.request = readOnlyText()
+	s.response = readOnlyText()
+	clear := widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), s.clearLog)
+	export := widget.NewButtonWithIcon("Export JSON…", theme.DocumentSaveIcon(), s.exportDialog)
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(s.errorsOnly, clear, export), s.filter)
+	detail := container.NewAppTabs(
+		container.NewTabItem("Signature check", container.NewVScroll(s.steps)),
+		container.NewTabItem("Request", s.request),
+		container.NewTabItem("Response", s.response),
+	)
+	split := container.NewVSplit(s.table, detail)
+	split.Offset = 0.55
+	s.entries = s.u.core.Log.Entries()
+	s.apply()
+	return container.NewBorder(container.NewVBox(top, s.count), nil, nil, nil, split)
+}
+
+func readOnlyText() *widget.Entry {
+	e := widget.NewMultiLineEntry()
+	e.TextStyle = fyne.TextStyle{Monospace: true}
+	e.Wrapping = fyne.TextWrapBreak
+	e.Disable()
+	return e
+}
+
+func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
+	switch col {
+	case 0:
+		return e.Time.Format("15:04:05.000")
+	case 1:
+		return e.TPPID
+	case 2:
+		return e.Method
+	case 3:
+		return e.Path
+	case 4:
+		return strconv.Itoa(e.Status)
+	case 5:
+		return fmt.Sprintf("%.1f", float64(e.Duration.Microseconds())/1000)
+	case 6:
+		return e.SignatureSummary()
+	}
+	return ""
+}
+
+// add takes new requests from the log.
+func (s *trafficScreen) add(entries []psd2api.Entry) {
+	s.entries = append(s.entries, entries...)
+	if over := len(s.entries) - app.RequestLogSize; over > 0 {
+		s.entries = s.entries[over:]
+	}
+	s.apply()
+}
+
+// apply filters the requests and refreshes the table.
+func (s *trafficScreen) apply() {
+	q := strings.ToLower(strings.TrimSpace(s.filter.Text))
+	s.shown = s.shown[:0]
+	for i := len(s.entries) - 1; i >= 0; i-- {
+		e := s.entries[i]
+		if s.errorsOnly.Checked && e.Status < 400 {
+			continue
+		}
+		if q != "" && !strings.Contains(strings.ToLower(strings.Join([]string{e.TPPID, e.Method, e.Path, strconv.Itoa(e.Status), e.SignatureSummary(), e.ErrorCode, e.RequestID}, " ")), q) {
+			continue
+		}
+		s.shown = append(s.shown, i)
+	}
+	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept)", len(s.shown), len(s.entries), app.RequestLogSize))
+	s.table.Refresh()
+}
+
+func (s *trafficScreen) entry() (psd2api.Entry, bool) {
+	for _, e := range s.entries {
+		if e.Seq == s.selected {
+			return e, true
+		}
+	}
+	return psd2api.Entry{}, false
+}
+
+// showDetail explains the selected request.
+func (s *trafficScreen) showDetail() {
+	e, ok := s.entry()
+	if !ok {
+		return
+	}
+	s.steps.SetText(explain(e))
+	s.request.SetText(fmt.Sprintf("%s %s\n%s\n%s", e.Method, e.Path, headerText(e.RequestHeader), prettyBody(e.RequestBody)))
+	s.response.SetText(fmt.Sprintf("%d %s\n%s\n%s", e.Status, http.StatusText(e.Status), headerText(e.ResponseHeader), prettyBody(e.ResponseBody)))
+}
+
+// explain writes the signature check of a request step by step.
+func explain(e psd2api.Entry) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s answered %d in %.1f ms, request id %s\n", e.Method, e.Path, e.Status, float64(e.Duration.Microseconds())/1000, e.RequestID)
+	if e.ErrorCode != "" {
+		fmt.Fprintf(&b, "Error %s, error id %s\n", e.ErrorCode, e.ErrorID)
+	}
+	v := e.Verdict
+	if v == nil {
+		b.WriteString("\nThis route is not signed (health check, or no such route), so no signature was checked.\n")
+		return b.String()
+	}
+	b.WriteString("\nSignature check:\n")
+	for i, st := range v.Steps {
+		mark := "ok"
+		if !st.OK {
+			mark = "FAILED"
+		}
+		fmt.Fprintf(&b, "%d. %s: %s\n   %s\n", i+1, st.Check, mark, st.Detail)
+	}
+	if len(v.SignedHeaders) > 0 {
+		fmt.Fprintf(&b, "\nSigned headers: %s\n", strings.Join(v.SignedHeaders, " "))
+	}
+	if v.SigningString != "" {
+		fmt.Fprintf(&b, "\nSigning string (what the signature must cover, lines joined by \\n):\n%s\n", v.SigningString)
+	}
+	if v.Digest != "" {
+		fmt.Fprintf(&b, "\nDigest of the body as the bank computed it: %s\n", v.Digest)
+	}
+	if v.Err != nil {
+		fmt.Fprintf(&b, "\nWhy it failed: %s\n", v.Err.Message)
+	}
+	return b.String()
+}
+
+func headerText(h http.Header) string {
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, name := range names {
+		for _, v := range h[name] {
+			fmt.Fprintf(&b, "%s: %s\n", name, v)
+		}
+	}
+	return b.String()
+}
+
+// prettyBody indents a JSON body; anything else is shown as it is.
+func prettyBody(body []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, body, "", "  ") == nil {
+		return out.String()
+	}
+	return string(body)
+}
+
+func (s *trafficScreen) clearLog() {
+	s.u.core.Log.Clear()
+	s.entries, s.selected = nil, 0
+	s.steps.SetText("")
+	s.request.SetText("")
+	s.response.SetText("")
+	s.table.UnselectAll()
+	s.apply()
+}
+
+// exportDialog asks where to write the shown requests as JSON.
+func (s *trafficScreen) exportDialog() {
+	f := newForm(nil)
+	path := f.text("File", "file", filepath.Join(s.u.core.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+".json"), "")
+	var m *modal
+	m = s.u.showModal("Export the requests as JSON", "Export", f, nil, func() {
+		n, err := s.export(path.Text)
+		if f.show(err) {
+			return
+		}
+		m.d.Hide()
+		s.u.info("Exported", fmt.Sprintf("%d requests written to %s", n, path.Text))
+	})
+}
+
+// export writes the requests the filter shows, oldest first, to a file.
+func (s *trafficScreen) export(path string) (int, error) {
+	list := make([]psd2api.Entry, 0, len(s.shown))
+	for i := len(s.shown) - 1; i >= 0; i-- {
+		list = append(list, s.entries[s.shown[i]])
+	}
+	var buf bytes.Buffer
+	if err := psd2api.WriteJSON(&buf, list); err != nil {
+		return 0, err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		return 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	return len(list), nil
+}

@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"sandbank/bank/httpsig"
+	"sandbank/bank/pki"
+)
+
+// send sends a request signed with a fresh TPP certificate of the bank's CA
+// (or with a broken signature when broken is set) and returns the status.
+func (h *harness) send(method, path string, body []byte, broken bool) int {
+	h.t.Helper()
+	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	signer, _ := httpsig.NewSigner(cert, key)
+	req, _ := http.NewRequest(method, h.core.URLs()[0]+path, bytes.NewReader(body))
+	req.Header.Set("X-Request-ID", "ui-test")
+	req.Header.Set("Content-Type", "application/json")
+	if err := signer.SignRequest(req, body); err != nil {
+		h.t.Fatal(err)
+	}
+	if broken {
+		req.Header.Set("Digest", httpsig.Digest([]byte("something else")))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestSync_APIChangesAppearInScreens: a change made through the signed API
+// reaches the open screens through the bank's events, and a change made in
+// the window is what the next API call sees.
+func TestSync_APIChangesAppearInScreens(t *testing.T) {
+	h := newHarness(t, true)
+	if st := h.send("POST", "/v1/sandbox/customers", []byte(`{"customerNumber":"77777","name":"Fra API","type":"private"}`), false); st != 201 {
+		t.Fatalf("create through the API: %d", st)
+	}
+	h.u.catchUp()
+	found := false
+	for _, i := range h.u.customers.shown {
+		found = found || h.u.customers.all[i].Name == "Fra API"
+	}
+	if !found {
+		t.Fatal("the customer created through the API is not listed")
+	}
+	if !strings.Contains(strings.Join(h.u.accounts.ownerSel.Options, ","), "Fra API (77777)") {
+		t.Fatal("the accounts screen does not offer the new customer")
+	}
+	// The other way: an edit in the window, then the API.
+	c, _ := h.customer("77777")
+	h.u.customers.selected = c.ID
+	h.u.customers.showDetail()
+	h.u.customers.name.SetText("Endret i vinduet")
+	test.Tap(h.u.customers.saveName)
+	req, _ := http.NewRequest("GET", h.core.URLs()[0]+"/v1/sandbox/customers/"+c.ID, nil)
+	cert, key, _ := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", nil, 1, time.Now()))
+	signer, _ := httpsig.NewSigner(cert, key)
+	req.Header.Set("X-Request-ID", "sync")
+	_ = signer.SignRequest(req, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ CustomerName string }
+	_ = json.NewDecoder(resp.Body).Decode(&got)
+	_ = resp.Body.Close()
+	if got.CustomerName != "Endret i vinduet" {
+		t.Fatalf("the API sees %q", got.CustomerName)
+	}
+	// Transactions posted through the API show in the open table.
+	h.u.tabs.SelectIndex(2)
+	choose(t, h.u.transactions, "NO3815030123457")
+	acct, _ := h.core.Bank.Account(h.u.transactions.selected)
+	before := h.u.transactions.model.rows()
+	day := h.core.Bank.Today().String()
+	body := `[{"amount": 10, "currency": "NOK", "bookingDate": "` + day + `", "valueDate": "` + day + `", "remittanceInformationUnstructured": "", "creditorId": "", "creditorName": "", "creditorAccount": {"bban": "86011117947"}, "ultimateCreditor": "", "debtorName": "", "debtorAccount": {"iban": "` + acct.IBAN + `"}, "ultimateDebtor": "", "purposeCode": "", "bankTransactionCode": "PMNT-ICDT-ESCT"}]`
+	if st := h.send("POST", "/v1/sandbox/accounts/"+acct.ID+"/transactions", []byte(body), false); st != 201 {
+		t.Fatalf("post transaction: %d", st)
+	}
+	h.u.catchUp()
+	if h.u.transactions.model.rows() != before+1 {
+		t.Fatalf("the table shows %d rows after an API post, want %d", h.u.transactions.model.rows(), before+1)
+	}
+}
+
+func TestTraffic_LiveLogExplainsSignatures(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.traffic
+	h.send("GET", "/v1/sandbox/customers", nil, false)
+	h.send("POST", "/v1/sandbox/customers", []byte(`{"customerNumber":"1","name":"X","type":"private"}`), true)
+	h.u.catchUp()
+	if len(s.shown) != 2 {
+		t.Fatalf("%d requests listed", len(s.shown))
+	}
+	// Newest first: the refused POST.
+	row := func(i int) []string {
+		var out []string
+		for col := range trafficColumns {
+			out = append(out, s.cell(s.entries[s.shown[i]], col))
+		}
+		return out
+	}
+	if got := row(0); got[1] != "NO-FSA-987654321" || got[2] != "POST" || got[4] != "400" || got[6] != "failed: digest" {
+		t.Fatalf("first row %q", got)
+	}
+	if got := row(1); got[4] != "200" || got[6] != "verified" {
+		t.Fatalf("second row %q", got)
+	}
+	s.table.Select(widget.TableCellID{Row: 0, Col: 0})
+	for _, want := range []string{"digest: FAILED", "does not match the body", "Why it failed", "certificate: ok", "SIGNATURE_INVALID"} {
+		if !strings.Contains(s.steps.Text, want) {
+			t.Errorf("the explanation lacks %q:\n%s", want, s.steps.Text)
+		}
+	}
+	if !strings.Contains(s.request.Text, `"customerNumber": "1"`) || !strings.Contains(s.response.Text, "400 Bad Request") || !strings.Contains(s.response.Text, `"code": "SIGNATURE_INVALID"`) {
+		t.Fatalf("request/response panes:\n%s\n%s", s.request.Text, s.response.Text)
+	}
+	s.table.Select(widget.TableCellID{Row: 1, Col: 0})
+	if !strings.Contains(s.steps.Text, "Signing string") || !strings.Contains(s.steps.Text, "x-request-id: ui-test") {
+		t.Fatalf("a verified request shows its signing string:\n%s", s.steps.Text)
+	}
+	// Filters.
+	s.errorsOnly.SetChecked(true)
+	if len(s.shown) != 1 {
+		t.Fatalf("errors only: %d", len(s.shown))
+	}
+	s.errorsOnly.SetChecked(false)
+	s.filter.SetText("verified")
+	if len(s.shown) != 1 {
+		t.Fatalf("filter: %d", len(s.shown))
+	}
+	s.filter.SetText("")
+	// Export as JSON, then clear.
+	path := filepath.Join(t.TempDir(), "traffic.json")
+	if n, err := s.export(path); err != nil || n != 2 {
+		t.Fatalf("export %d %v", n, err)
+	}
+	data, _ := os.ReadFile(path)
+	var exported []map[string]any
+	if err := json.Unmarshal(data, &exported); err != nil || len(exported) != 2 || exported[1]["signature"] != "failed: digest" {
+		t.Fatalf("exported %s", data)
+	}
+	test.Tap(widgetIn(t, h.u.tabs, "Clear"))
+	if len(s.shown) != 0 || len(h.core.Log.Entries()) != 0 {
+		t.Fatal("clear left requests")
+	}
+}

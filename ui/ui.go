@@ -1,0 +1,233 @@
+// Package ui is Sandbank's desktop window: one tab per screen over the
+// embedded bank. Screens call the same bank services as the API, so they
+// show the API's validation findings at the form fields, and they follow
+// the bank's change events, so a change made through the API appears
+// without a manual refresh.
+package ui
+
+import (
+	"context"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+
+	"sandbank/app"
+	"sandbank/bank"
+	"sandbank/bank/psd2api"
+)
+
+// UI is the window content.
+type UI struct {
+	app  fyne.App
+	win  fyne.Window
+	core *app.App
+	bank *bank.Service
+
+	tabs         *container.AppTabs
+	customers    *customersScreen
+	accounts     *accountsScreen
+	transactions *transactionsScreen
+	traffic      *trafficScreen
+	server       *serverScreen
+	scenarios    *scenariosScreen
+
+	dialogs []dialog.Dialog // open dialogs, newest last
+	modals  []*modal        // the open dialogs that are modals
+	work    sync.WaitGroup  // background work (generation, scenario loads)
+
+	changes changes
+	signal  chan struct{}
+	stop    context.CancelFunc
+	unsubs  []func()
+}
+
+// changes collects what happened since the screens last caught up.
+type changes struct {
+	mu        sync.Mutex
+	kinds     map[bank.EventKind]map[string]bool
+	entries   []psd2api.Entry
+	scenarios []app.ScenarioFile
+	scenSet   bool
+}
+
+// New builds the window content over a bank and starts following its
+// events; changes reach the screens through fyne.Do.
+func New(a fyne.App, w fyne.Window, core *app.App) *UI {
+	u := newUI(a, w, core)
+	ctx, cancel := context.WithCancel(context.Background())
+	u.stop = cancel
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-u.signal:
+				fyne.DoAndWait(u.catchUp)
+			}
+		}
+	}()
+	return u
+}
+
+// newUI builds the UI without the goroutine that applies changes: tests
+// call catchUp themselves, on their own goroutine.
+func newUI(a fyne.App, w fyne.Window, core *app.App) *UI {
+	u := &UI{app: a, win: w, core: core, bank: core.Bank, signal: make(chan struct{}, 1), stop: func() {}}
+	u.customers = newCustomersScreen(u)
+	u.accounts = newAccountsScreen(u)
+	u.transactions = newTransactionsScreen(u)
+	u.traffic = newTrafficScreen(u)
+	u.server = newServerScreen(u)
+	u.scenarios = newScenariosScreen(u)
+	u.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Customers", theme.AccountIcon(), u.customers.build()),
+		container.NewTabItemWithIcon("Accounts", theme.StorageIcon(), u.accounts.build()),
+		container.NewTabItemWithIcon("Transactions", theme.ListIcon(), u.transactions.build()),
+		container.NewTabItemWithIcon("Traffic", theme.MailSendIcon(), u.traffic.build()),
+		container.NewTabItemWithIcon("Server", theme.SettingsIcon(), u.server.build()),
+		container.NewTabItemWithIcon("Scenarios", theme.FolderOpenIcon(), u.scenarios.build()),
+	)
+	u.unsubs = append(u.unsubs,
+		core.Bank.Subscribe(u.noteEvent),
+		core.Log.Subscribe(u.noteEntry),
+		core.SubscribeScenarios(u.noteScenarios),
+	)
+	w.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			u.closeTop()
+		}
+	})
+	return u
+}
+
+// Content returns the window content.
+func (u *UI) Content() fyne.CanvasObject { return u.tabs }
+
+// Close stops following the bank, after background work finishes.
+func (u *UI) Close() {
+	u.work.Wait()
+	u.stop()
+	for _, unsub := range u.unsubs {
+		unsub()
+	}
+}
+
+func (u *UI) poke() {
+	select {
+	case u.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (u *UI) noteEvent(e bank.Event) {
+	u.changes.mu.Lock()
+	if u.changes.kinds == nil {
+		u.changes.kinds = map[bank.EventKind]map[string]bool{}
+	}
+	if u.changes.kinds[e.Kind] == nil {
+		u.changes.kinds[e.Kind] = map[string]bool{}
+	}
+	u.changes.kinds[e.Kind][e.ID] = true
+	u.changes.mu.Unlock()
+	u.poke()
+}
+
+func (u *UI) noteEntry(e psd2api.Entry) {
+	u.changes.mu.Lock()
+	u.changes.entries = append(u.changes.entries, e)
+	if over := len(u.changes.entries) - app.RequestLogSize; over > 0 {
+		u.changes.entries = u.changes.entries[over:]
+	}
+	u.changes.mu.Unlock()
+	u.poke()
+}
+
+func (u *UI) noteScenarios(files []app.ScenarioFile) {
+	u.changes.mu.Lock()
+	u.changes.scenarios, u.changes.scenSet = files, true
+	u.changes.mu.Unlock()
+	u.poke()
+}
+
+// catchUp applies what happened since the last call, on the UI thread:
+// many events in a burst (a batch of generated transactions, a busy TPP)
+// make one refresh.
+func (u *UI) catchUp() {
+	u.changes.mu.Lock()
+	c := changes{kinds: u.changes.kinds, entries: u.changes.entries, scenarios: u.changes.scenarios, scenSet: u.changes.scenSet}
+	u.changes.kinds, u.changes.entries, u.changes.scenarios, u.changes.scenSet = nil, nil, nil, false
+	u.changes.mu.Unlock()
+	if len(c.kinds) > 0 {
+		changed := func(kinds ...bank.EventKind) bool {
+			for _, k := range append(kinds, bank.EventReset) {
+				if c.kinds[k] != nil {
+					return true
+				}
+			}
+			return false
+		}
+		if changed(bank.EventCustomers, bank.EventAgreements, bank.EventAccounts) {
+			u.customers.reload()
+		}
+		if changed(bank.EventCustomers, bank.EventAccounts, bank.EventCardAccounts) {
+			u.accounts.reload()
+		}
+		if changed(bank.EventAccounts, bank.EventCardAccounts) {
+			u.transactions.reloadAccounts()
+		}
+		if c.kinds[bank.EventReset] != nil || c.kinds[bank.EventTransactions][u.transactions.selected] || c.kinds[bank.EventCardTransactions][u.transactions.selected] {
+			u.transactions.reload()
+		}
+		if changed(bank.EventSettings) {
+			u.server.reloadSettings()
+		}
+	}
+	if len(c.entries) > 0 {
+		u.traffic.add(c.entries)
+	}
+	if c.scenSet {
+		u.scenarios.set(c.scenarios)
+	}
+}
+
+// open shows a dialog and keeps it on the stack that Escape closes.
+func (u *UI) open(d dialog.Dialog) {
+	u.dialogs = append(u.dialogs, d)
+	d.SetOnClosed(func() {
+		for i, x := range u.dialogs {
+			if x == d {
+				u.dialogs = append(u.dialogs[:i], u.dialogs[i+1:]...)
+				break
+			}
+		}
+	})
+	d.Show()
+}
+
+// background runs fn on its own goroutine, so long work never blocks the
+// window; fn reaches widgets only through fyne.Do.
+func (u *UI) background(fn func()) {
+	u.work.Add(1)
+	go func() {
+		defer u.work.Done()
+		fn()
+	}()
+}
+
+// closeTop closes the newest open dialog.
+func (u *UI) closeTop() {
+	if n := len(u.dialogs); n > 0 {
+		u.dialogs[n-1].Hide()
+	}
+}
+
+// ShowStartError tells that the listeners could not start, on the Server
+// screen, where other addresses can be tried.
+func (u *UI) ShowStartError(err error) {
+	u.tabs.SelectIndex(4)
+	u.server.listenForm.show(err)
+	u.server.refresh()
+}
