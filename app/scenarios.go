@@ -39,11 +39,22 @@ func (f ScenarioFile) Summary() string {
 		return "cannot be loaded: " + f.Err.Error()
 	}
 	c := f.Counts
-	s := fmt.Sprintf("%d customers, %d accounts, %d card accounts, %d agreements, %d transactions", c.Customers, c.Accounts, c.CardAccounts, c.Agreements, c.Transactions+c.CardTransactions)
+	s := strings.Join([]string{
+		count(c.Customers, "customer"), count(c.Accounts, "account"), count(c.CardAccounts, "card account"),
+		count(c.Agreements, "agreement"), count(c.Transactions+c.CardTransactions, "transaction"),
+	}, ", ")
 	if f.History {
 		s += " plus generated history"
 	}
 	return s
+}
+
+// count writes n and a noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // scenarios watches the scenarios folder.

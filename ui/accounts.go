@@ -134,7 +134,7 @@ func (s *accountsScreen) buildAccountEditor() {
 	s.acctBox = container.NewVBox(
 		s.acctInfo, s.acctForm.object(), container.NewHBox(widget.NewButton("Save", s.saveAccount), del),
 		widget.NewSeparator(), widget.NewLabelWithStyle("Balances", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		s.acctBal.object(), s.acctAvail, widget.NewButton("Save balances", s.saveAccountBalances))
+		s.acctBal.object(), s.acctAvail, container.NewHBox(widget.NewButton("Save balances", s.saveAccountBalances)))
 }
 
 func (s *accountsScreen) buildCardEditor() {
@@ -155,7 +155,7 @@ func (s *accountsScreen) buildCardEditor() {
 	s.cardBox = container.NewVBox(
 		s.cardInfo, s.cardForm.object(), container.NewHBox(widget.NewButton("Save", s.saveCard), del),
 		widget.NewSeparator(), widget.NewLabelWithStyle("Balances", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		s.cardBal.object(), widget.NewButton("Save balances", s.saveCardBalances))
+		s.cardBal.object(), container.NewHBox(widget.NewButton("Save balances", s.saveCardBalances)))
 }
 
 // reload reads customers and the selected customer's accounts again.

@@ -189,6 +189,9 @@ func (s *customersScreen) showDetail() {
 		s.name.SetText(c.Name)
 		if _, ok := s.currentAgreement(); !ok {
 			s.agrSel = ""
+			if len(c.Agreements) > 0 {
+				s.agrSel = c.Agreements[0].ID // show the first agreement's engagements at once
+			}
 		}
 	}
 	s.agreements.UnselectAll()

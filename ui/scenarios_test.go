@@ -58,7 +58,7 @@ func TestScenarios_ExamplesAndWatchedFolder(t *testing.T) {
 		t.Fatal("the new file is not listed")
 	}
 	s.list.Select(idx)
-	if !strings.Contains(s.detail.Text, "Written by a test") || !strings.Contains(s.detail.Text, "1 customers") || s.loadBtn.Disabled() {
+	if !strings.Contains(s.detail.Text, "Written by a test") || !strings.Contains(s.detail.Text, "1 customer,") || s.loadBtn.Disabled() {
 		t.Fatalf("detail %q", s.detail.Text)
 	}
 	test.Tap(s.loadBtn)

@@ -182,7 +182,10 @@ func explain(e psd2api.Entry) string {
 		b.WriteString("\nThis route is not signed (health check, or no such route), so no signature was checked.\n")
 		return b.String()
 	}
-	b.WriteString("\nSignature check:\n")
+	if v.Err != nil {
+		fmt.Fprintf(&b, "\nRefused at the %s step: %s\n", v.Steps[len(v.Steps)-1].Check, v.Err.Message)
+	}
+	b.WriteString("\nSignature check, step by step:\n")
 	for i, st := range v.Steps {
 		mark := "ok"
 		if !st.OK {
@@ -198,9 +201,6 @@ func explain(e psd2api.Entry) string {
 	}
 	if v.Digest != "" {
 		fmt.Fprintf(&b, "\nDigest of the body as the bank computed it: %s\n", v.Digest)
-	}
-	if v.Err != nil {
-		fmt.Fprintf(&b, "\nWhy it failed: %s\n", v.Err.Message)
 	}
 	return b.String()
 }

@@ -123,7 +123,7 @@ func TestTraffic_LiveLogExplainsSignatures(t *testing.T) {
 		t.Fatalf("second row %q", got)
 	}
 	s.table.Select(widget.TableCellID{Row: 0, Col: 0})
-	for _, want := range []string{"digest: FAILED", "does not match the body", "Why it failed", "certificate: ok", "SIGNATURE_INVALID"} {
+	for _, want := range []string{"digest: FAILED", "does not match the body", "Refused at the digest step", "certificate: ok", "SIGNATURE_INVALID"} {
 		if !strings.Contains(s.steps.Text, want) {
 			t.Errorf("the explanation lacks %q:\n%s", want, s.steps.Text)
 		}

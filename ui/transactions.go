@@ -192,7 +192,12 @@ func (s *transactionsScreen) build() fyne.CanvasObject {
 			return l
 		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
-			o.(*widget.Label).SetText(s.model.row(id.Row)[id.Col])
+			l := o.(*widget.Label)
+			l.Alignment = fyne.TextAlignLeading
+			if id.Col == 2 || (id.Col == 3 && s.model.card) {
+				l.Alignment = fyne.TextAlignTrailing // amounts line up
+			}
+			l.SetText(s.model.row(id.Row)[id.Col])
 		})
 	s.table.ShowHeaderColumn = false
 	s.table.CreateHeader = func() fyne.CanvasObject {

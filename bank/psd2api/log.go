@@ -38,11 +38,13 @@ type Entry struct {
 }
 
 // SignatureSummary is the verdict in a few words: "verified", "unsigned",
-// "not checked" or "failed: <check>".
+// "missing", "not checked" or "failed: <check>".
 func (e Entry) SignatureSummary() string {
 	switch v := e.Verdict; {
 	case v == nil:
 		return "not checked"
+	case v.Err != nil && !v.Signed:
+		return "missing"
 	case v.Err != nil:
 		step := "signature"
 		if n := len(v.Steps); n > 0 {

@@ -83,14 +83,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	w := a.NewWindow("Sandbank")
-	w.Resize(fyne.NewSize(float32(prefs.FloatWithFallback(prefWidth, 1280)), float32(prefs.FloatWithFallback(prefHeight, 800))))
-	u := ui.New(a, w, core)
-	w.SetContent(u.Content())
 	startErr := core.Start()
 	if startErr != nil {
 		fmt.Fprintln(stderr, "sandbank:", startErr)
 	}
+	w := a.NewWindow("Sandbank")
+	w.Resize(fyne.NewSize(float32(prefs.FloatWithFallback(prefWidth, 1280)), float32(prefs.FloatWithFallback(prefHeight, 800))))
+	u := ui.New(a, w, core)
+	w.SetContent(u.Content())
 	if err := core.Banner(stdout); err != nil {
 		fmt.Fprintln(stderr, "sandbank:", err)
 	}
