@@ -235,17 +235,27 @@ func (a *App) scenarioPath(name string) (string, error) {
 	return filepath.Join(a.ScenarioDir(), base+".json"), nil
 }
 
+// CheckScenarioName reports whether name can be a new scenario file: a
+// plain file name that does not exist yet.
+func (a *App) CheckScenarioName(name string) error {
+	path, err := a.scenarioPath(name)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("%s exists already; choose another name", filepath.Base(path))
+	}
+	return nil
+}
+
 // SaveScenario writes the current sandbox data as a new scenario file
 // name(.json) with a note, and returns its path. It does not overwrite an
 // existing file.
 func (a *App) SaveScenario(name, note string) (string, error) {
-	path, err := a.scenarioPath(name)
-	if err != nil {
+	if err := a.CheckScenarioName(name); err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(path); err == nil {
-		return "", fmt.Errorf("%s exists already; choose another name", filepath.Base(path))
-	}
+	path, _ := a.scenarioPath(name)
 	sc, err := a.Bank.ExportScenario(note)
 	if err != nil {
 		return "", err

@@ -6,11 +6,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/app"
+	"sandbank/bank"
 )
 
 // scenariosScreen lists the scenario files of the watched scenarios folder,
@@ -112,22 +112,18 @@ func (s *scenariosScreen) load() {
 		return
 	}
 	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? Settings, certificates and TPP contacts stay.", f.Name, f.Summary()), "Load", func() {
-		bar := widget.NewProgressBarInfinite()
-		d := dialog.NewCustomWithoutButtons("Loading "+f.Name, bar, s.u.win)
-		d.Resize(fyne.NewSize(420, 120))
-		s.u.open(d)
-		s.u.background(func() {
-			start := time.Now()
-			n, err := s.u.core.LoadScenario(f.Name)
-			fyne.Do(func() {
-				d.Hide()
-				if err != nil {
-					s.u.showError(err)
-					return
-				}
-				s.u.info("Loaded", fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions.",
-					f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions))
-			})
+		start := time.Now()
+		var n bank.Counts
+		s.u.longWork("Loading "+f.Name, func() (err error) {
+			n, err = s.u.core.LoadScenario(f.Name)
+			return err
+		}, func(err error) {
+			if err != nil {
+				s.u.showError(err)
+				return
+			}
+			s.u.info("Loaded", fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions.",
+				f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions))
 		})
 	})
 }
@@ -138,12 +134,22 @@ func (s *scenariosScreen) saveDialog() {
 	note := f.text("Note", "note", "", "what the scenario shows")
 	var m *modal
 	m = s.u.showModal("Save the current data as a scenario", "Save", f, nil, func() {
-		path, err := s.u.core.SaveScenario(name.Text, note.Text)
-		if err != nil {
-			f.show(fmt.Errorf("%w", err))
+		fileName, text := name.Text, note.Text
+		if err := s.u.core.CheckScenarioName(fileName); err != nil {
+			f.show(err)
 			return
 		}
 		m.d.Hide()
-		s.u.info("Saved", "The scenario is in "+path)
+		var path string
+		s.u.longWork("Saving "+fileName, func() (err error) {
+			path, err = s.u.core.SaveScenario(fileName, text)
+			return err
+		}, func(err error) {
+			if err != nil {
+				s.u.showError(err)
+				return
+			}
+			s.u.info("Saved", "The scenario is in "+path)
+		})
 	})
 }

@@ -80,6 +80,7 @@ func TestScenarios_ExamplesAndWatchedFolder(t *testing.T) {
 	h.typeInto("File name", "support case 42")
 	h.typeInto("Note", "saved in a test")
 	test.Tap(h.modal().submit)
+	h.u.work.Wait()
 	h.waitForFile("support case 42.json")
 	data, err := os.ReadFile(filepath.Join(h.core.ScenarioDir(), "support case 42.json"))
 	if err != nil || !strings.Contains(string(data), "Scenario Person") || !strings.Contains(string(data), "saved in a test") {
@@ -88,7 +89,7 @@ func TestScenarios_ExamplesAndWatchedFolder(t *testing.T) {
 	test.Tap(widgetIn(t, h.u.tabs, "Save current as…"))
 	h.typeInto("File name", "support case 42")
 	test.Tap(h.modal().submit)
-	if !strings.Contains(h.modal().form.general.Text, "exists") {
+	if m := h.u.topModal(); m == nil || !strings.Contains(m.form.general.Text, "exists") {
 		t.Fatalf("overwriting shows %q", h.modal().form.general.Text)
 	}
 }

@@ -209,11 +209,16 @@ func (s *serverScreen) issue() {
 
 func (s *serverScreen) reset() {
 	s.u.confirm("Reset to the known state", "Replace all sandbox data (customers, accounts, transactions, agreements) with the known state? Settings, certificates and TPP contacts stay.", "Reset", func() {
-		n, err := s.u.bank.Initialize()
-		if err != nil {
-			s.u.showError(err)
-			return
-		}
-		s.u.info("Reset", fmt.Sprintf("The known state is loaded: %d customers, %d accounts, %d card accounts.", n.Customers, n.Accounts, n.CardAccounts))
+		var n bank.Counts
+		s.u.longWork("Resetting to the known state", func() (err error) {
+			n, err = s.u.bank.Initialize()
+			return err
+		}, func(err error) {
+			if err != nil {
+				s.u.showError(err)
+				return
+			}
+			s.u.info("Reset", fmt.Sprintf("The known state is loaded: %d customers, %d accounts, %d card accounts.", n.Customers, n.Accounts, n.CardAccounts))
+		})
 	})
 }

@@ -114,6 +114,7 @@ func TestServer_ResetToKnownState(t *testing.T) {
 	}
 	test.Tap(widgetIn(t, h.u.tabs, "Reset to the known state…"))
 	test.Tap(h.modal().submit)
+	h.u.work.Wait()
 	if _, ok := h.customer("424242"); ok {
 		t.Fatal("the reset kept a manual customer")
 	}

@@ -440,15 +440,16 @@ func (s *transactionsScreen) deleteAll() {
 		return
 	}
 	s.u.confirm("Delete all transactions", fmt.Sprintf("Delete all %d transactions of %s?", s.model.rows(), c.label), "Delete all", func() {
-		var err error
-		if c.card {
-			err = s.u.bank.DeleteCardTransactions(c.id)
-		} else {
-			err = s.u.bank.DeleteTransactions(c.id)
-		}
-		if err != nil {
-			s.u.showError(err)
-		}
-		s.reload()
+		s.u.longWork("Deleting the transactions of "+c.label, func() error {
+			if c.card {
+				return s.u.bank.DeleteCardTransactions(c.id)
+			}
+			return s.u.bank.DeleteTransactions(c.id)
+		}, func(err error) {
+			if err != nil {
+				s.u.showError(err)
+			}
+			s.reload()
+		})
 	})
 }

@@ -93,6 +93,7 @@ func TestTransactions_AddGenerateDelete(t *testing.T) {
 	// Delete all after confirmation.
 	test.Tap(s.clearBtn)
 	test.Tap(h.modal().submit)
+	h.u.work.Wait()
 	if s.model.rows() != 0 {
 		t.Fatalf("%d rows after delete all", s.model.rows())
 	}

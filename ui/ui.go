@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"sandbank/app"
 	"sandbank/bank"
@@ -215,6 +216,22 @@ func (u *UI) background(fn func()) {
 		defer u.work.Done()
 		fn()
 	}()
+}
+
+// longWork runs fn in the background behind a dialog with a busy bar, so
+// the window stays responsive; then runs done (with fn's error) on the UI
+// thread.
+func (u *UI) longWork(title string, fn func() error, done func(error)) {
+	d := dialog.NewCustomWithoutButtons(title, widget.NewProgressBarInfinite(), u.win)
+	d.Resize(fyne.NewSize(420, 120))
+	u.open(d)
+	u.background(func() {
+		err := fn()
+		fyne.Do(func() {
+			d.Hide()
+			done(err)
+		})
+	})
 }
 
 // closeTop closes the newest open dialog.
