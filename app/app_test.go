@@ -1,0 +1,189 @@
+package app_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sandbank/app"
+	"sandbank/bank"
+	"sandbank/storage"
+)
+
+func open(t *testing.T, cfg app.Config) *app.App {
+	t.Helper()
+	if cfg.DataPath == "" {
+		cfg.DataPath = filepath.Join(t.TempDir(), "sandbank.db")
+	}
+	a, err := app.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+func TestApp_StartStopAndAddresses(t *testing.T) {
+	a := open(t, app.Config{Addr: "127.0.0.1:0", TLSAddr: "127.0.0.1:0"})
+	if a.Running() || len(a.URLs()) != 0 {
+		t.Fatal("Open listens already")
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urls := a.URLs()
+	if len(urls) != 2 || !strings.HasPrefix(urls[0], "http://127.0.0.1:") || !strings.HasPrefix(urls[1], "https://localhost:") {
+		t.Fatalf("URLs %v", urls)
+	}
+	if err := a.Start(); err == nil {
+		t.Fatal("a second Start succeeds")
+	}
+	var banner bytes.Buffer
+	if err := a.Banner(&banner); err != nil || !strings.Contains(banner.String(), urls[0]+"/v1") || !strings.Contains(banner.String(), "/healthz") {
+		t.Fatalf("banner %q %v", banner.String(), err)
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get(urls[0] + "/healthz"); err == nil {
+		t.Fatal("the listener still answers after Stop")
+	}
+	// A busy address makes Start fail and bind nothing.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Close() }()
+	a.SetAddrs("127.0.0.1:0", busy.Addr().String())
+	if err := a.Start(); err == nil || !strings.Contains(err.Error(), busy.Addr().String()) || a.Running() {
+		t.Fatalf("start on a busy address: %v, running %v", err, a.Running())
+	}
+	a.SetAddrs("", "")
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	banner.Reset()
+	_ = a.Banner(&banner)
+	if !strings.Contains(banner.String(), "no listener") {
+		t.Fatalf("banner without listeners %q", banner.String())
+	}
+}
+
+func TestApp_SecondOpenIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sandbank.db")
+	open(t, app.Config{DataPath: path})
+	_, err := app.Open(app.Config{DataPath: path})
+	if !errors.Is(err, storage.ErrInUse) {
+		t.Fatalf("second open: %v", err)
+	}
+}
+
+func TestApp_SettingsOverridesAndLivePolicy(t *testing.T) {
+	off := false
+	path := filepath.Join(t.TempDir(), "sandbank.db")
+	a, err := app.Open(app.Config{DataPath: path, Trust: bank.TrustStore, RequireSignature: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := a.Bank.Settings()
+	if st.TrustMode != bank.TrustStore || st.RequireSignature {
+		t.Fatalf("overrides not applied: %+v", st)
+	}
+	_ = a.Close()
+	// Without overrides the stored settings stand.
+	a = open(t, app.Config{DataPath: path, Addr: "127.0.0.1:0"})
+	if st, _ := a.Bank.Settings(); st.TrustMode != bank.TrustStore || st.RequireSignature {
+		t.Fatalf("stored settings lost: %+v", st)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	unsigned := func() int {
+		req, _ := http.NewRequest("GET", a.URLs()[0]+"/v1/sandbox/customers", nil)
+		req.Header.Set("X-Request-ID", "x")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := unsigned(); got != 200 {
+		t.Fatalf("unsigned with requireSignature off: %d", got)
+	}
+	// A settings change applies to the next request, without a restart.
+	if _, err := a.Bank.UpdateSettings(func(s *bank.Settings) { s.RequireSignature = true }); err != nil {
+		t.Fatal(err)
+	}
+	if got := unsigned(); got != 400 {
+		t.Fatalf("unsigned after requireSignature on: %d", got)
+	}
+}
+
+func TestFlags_Config(t *testing.T) {
+	parse := func(args ...string) (app.Config, error) {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		f := app.AddFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			return app.Config{}, err
+		}
+		return f.Config(&bytes.Buffer{})
+	}
+	cfg, err := parse()
+	if err != nil || cfg.Trust != "" || cfg.RequireSignature != nil || cfg.Addr != app.DefaultAddr || cfg.TLSAddr != app.DefaultTLSAddr {
+		t.Fatalf("defaults %+v %v", cfg, err)
+	}
+	cfg, err = parse("--trust", "store", "--require-signature=false", "--addr", "", "--data", "x.db")
+	if err != nil || cfg.Trust != "store" || cfg.RequireSignature == nil || *cfg.RequireSignature || cfg.Addr != "" || cfg.DataPath != "x.db" {
+		t.Fatalf("given %+v %v", cfg, err)
+	}
+	for _, bad := range [][]string{{"--trust", "all"}, {"--log-level", "loud"}} {
+		if _, err := parse(bad...); !errors.Is(err, app.ErrUsage) {
+			t.Errorf("%v: %v", bad, err)
+		}
+	}
+}
+
+func TestScenarios_FolderSafety(t *testing.T) {
+	a := open(t, app.Config{})
+	if len(a.Scenarios()) != 3 {
+		t.Fatalf("%d example scenarios", len(a.Scenarios()))
+	}
+	for _, name := range []string{"../evil", "/etc/passwd", "a/b", "..", "", ".hidden", strings.Repeat("x", 200)} {
+		if _, err := a.SaveScenario(name, ""); err == nil {
+			t.Errorf("SaveScenario(%q) succeeded", name)
+		}
+		if _, err := a.LoadScenario(name); err == nil {
+			t.Errorf("LoadScenario(%q) succeeded", name)
+		}
+	}
+	path, err := a.SaveScenario("mine", "note")
+	if err != nil || filepath.Dir(path) != a.ScenarioDir() {
+		t.Fatalf("save: %s %v", path, err)
+	}
+	if _, err := a.SaveScenario("mine.json", ""); err == nil {
+		t.Fatal("an existing file is overwritten")
+	}
+	// A deleted example is not written again on the next start.
+	if err := os.Remove(filepath.Join(a.ScenarioDir(), "empty-bank.json")); err != nil {
+		t.Fatal(err)
+	}
+	dataPath := a.DB.Path()
+	_ = a.Close()
+	a = open(t, app.Config{DataPath: dataPath})
+	for _, f := range a.Scenarios() {
+		if f.Name == "empty-bank.json" {
+			t.Fatal("a deleted example came back")
+		}
+	}
+	n, err := a.LoadScenario("corporate-two-approvers")
+	if err != nil || n.Customers != 3 || n.Engagements != 2 {
+		t.Fatalf("load example: %+v %v", n, err)
+	}
+}
