@@ -45,71 +45,51 @@ func monthsFor(count int) int { return max(6, min(120, count/5000+1)) }
 // each batch. When ctx ends, generation stops after the current batch and
 // the batches stored so far stay: the result says how many.
 func (s *Service) GenerateTransactions(ctx context.Context, accountID, profile string, count int, progress func(done int)) (int, error) {
-	var v Violations
-	h := checkHistory(&v, "", History{Profile: profile, Count: count, Months: monthsFor(count)}, false)
-	if count < 1 {
-		v.Format("count", "must be at least 1")
-	}
-	if err := v.Err(); err != nil {
-		return 0, err
-	}
 	a, err := s.Account(accountID)
 	if err != nil {
 		return 0, err
 	}
-	today := s.Today()
-	plan := planHistory(h, fmt.Sprint(accountID, time.Now().UnixNano()), today)
-	done := 0
-	for done < len(plan) {
-		if err := ctx.Err(); err != nil {
-			return done, err
-		}
-		batch := accountHistory(plan[done:min(len(plan), done+generationBatch)], a.Account)
-		err := s.write("generate transactions", func(tx Tx) error {
-			_, err := addTransactions(tx, a.Account, "", batch, nil, today)
-			return err
-		}, Event{Kind: EventTransactions, ID: accountID})
-		if err != nil {
-			return done, err
-		}
-		done += len(batch)
-		if progress != nil {
-			progress(done)
-		}
-	}
-	return done, nil
+	return s.generate(ctx, accountID, History{Profile: profile, Count: count}, false, progress, func(tx Tx, plan []generated, first int, today Date) error {
+		_, err := addTransactions(tx, a.Account, "", accountHistory(plan, a.Account), nil, today)
+		return err
+	}, Event{Kind: EventTransactions, ID: accountID})
 }
 
 // GenerateCardTransactions adds count realistic card transactions (the
 // card profile) to a card account, like GenerateTransactions.
 func (s *Service) GenerateCardTransactions(ctx context.Context, cardAccountID string, count int, progress func(done int)) (int, error) {
+	c, err := s.CardAccount(cardAccountID)
+	if err != nil {
+		return 0, err
+	}
+	prefix := fmt.Sprintf("G%x", time.Now().UnixNano()%0xfffff) // ids unique across generations
+	return s.generate(ctx, cardAccountID, History{Profile: "card", Count: count}, true, progress, func(tx Tx, plan []generated, first int, today Date) error {
+		_, err := addCardTransactions(tx, c.CardAccount, "", cardHistory(plan, c.CardAccount, today, prefix, first), today)
+		return err
+	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
+}
+
+// generate plans a history and stores it batch by batch with store, one
+// storage transaction and one event per batch.
+func (s *Service) generate(ctx context.Context, id string, h History, card bool, progress func(int), store func(tx Tx, plan []generated, first int, today Date) error, event Event) (int, error) {
 	var v Violations
-	h := checkHistory(&v, "", History{Profile: "card", Count: count, Months: monthsFor(count)}, true)
-	if count < 1 {
+	h.Months = monthsFor(h.Count)
+	h = checkHistory(&v, "", h, card)
+	if h.Count < 1 {
 		v.Format("count", "must be at least 1")
 	}
 	if err := v.Err(); err != nil {
 		return 0, err
 	}
-	c, err := s.CardAccount(cardAccountID)
-	if err != nil {
-		return 0, err
-	}
 	today := s.Today()
-	now := time.Now()
-	plan := planHistory(h, fmt.Sprint(cardAccountID, now.UnixNano()), today)
-	prefix := fmt.Sprintf("G%x", now.UnixNano()%0xfffff)
+	plan := planHistory(h, fmt.Sprint(id, time.Now().UnixNano()), today)
 	done := 0
 	for done < len(plan) {
 		if err := ctx.Err(); err != nil {
 			return done, err
 		}
-		batch := cardHistory(plan[done:min(len(plan), done+generationBatch)], c.CardAccount, today, prefix, done)
-		err := s.write("generate card transactions", func(tx Tx) error {
-			_, err := addCardTransactions(tx, c.CardAccount, "", batch, today)
-			return err
-		}, Event{Kind: EventCardTransactions, ID: cardAccountID})
-		if err != nil {
+		batch := plan[done:min(len(plan), done+generationBatch)]
+		if err := s.write("generate transactions", func(tx Tx) error { return store(tx, batch, done, today) }, event); err != nil {
 			return done, err
 		}
 		done += len(batch)

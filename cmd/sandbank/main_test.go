@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"image"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,18 +51,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// window is a running desktop app.
-type window struct {
-	cmd    *exec.Cmd
-	url    string
-	stdout *bytes.Buffer
-	stderr *bytes.Buffer
-	done   chan error
-}
-
 // startApp runs the desktop app on a data file and waits for the URL it
 // prints.
-func startApp(t testing.TB, data string) *window {
+func startApp(t testing.TB, data string) *apptest.Process {
 	t.Helper()
 	if binary == "" {
 		t.Skip("no X display: set DISPLAY (e.g. Xvfb :99 & DISPLAY=:99)")
@@ -72,52 +61,7 @@ func startApp(t testing.TB, data string) *window {
 	if out, _ := exec.Command("xwininfo", "-name", "Sandbank").CombinedOutput(); bytes.Contains(out, []byte("IsViewable")) {
 		t.Fatal("another Sandbank window is on the display; close it first")
 	}
-	cmd := exec.Command(binary, "--data", data, "--addr", "127.0.0.1:0", "--tls-addr", "")
-	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "HOME="+t.TempDir())
-	pr, pw := io.Pipe()
-	w := &window{cmd: cmd, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
-	cmd.Stdout = io.MultiWriter(pw, w.stdout)
-	cmd.Stderr = w.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { w.done <- cmd.Wait(); _ = pw.Close() }()
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if line := strings.TrimSpace(sc.Text()); strings.HasSuffix(line, "/v1") {
-				select {
-				case found <- strings.TrimSuffix(line, "/v1"):
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case w.url = <-found:
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("the app printed no URL in 20s:\n%s\n%s", w.stdout, w.stderr)
-	}
-	t.Cleanup(func() { w.stop(t) })
-	return w
-}
-
-func (w *window) stop(t testing.TB) error {
-	t.Helper()
-	if w.cmd.ProcessState != nil {
-		return nil
-	}
-	_ = w.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-w.done:
-		return err
-	case <-time.After(15 * time.Second):
-		_ = w.cmd.Process.Kill()
-		t.Fatal("the app did not stop within 15s of SIGTERM")
-	}
-	return nil
+	return apptest.StartProcess(t, binary, []string{"LANG=en_US.UTF-8", "HOME=" + t.TempDir()}, "--data", data, "--addr", "127.0.0.1:0", "--tls-addr", "")
 }
 
 // waitForWindow waits until a viewable window titled Sandbank is on the
@@ -198,7 +142,7 @@ func TestApp_WindowServesSignedRequests(t *testing.T) {
 	w := startApp(t, data)
 	took := waitForWindow(t, start, 20*time.Second)
 	t.Logf("window up %s after exec (new data file)", took.Round(time.Millisecond))
-	status, body := signedGet(t, w.url, "/v1/sandbox/customers")
+	status, body := signedGet(t, w.URLs[0], "/v1/sandbox/customers")
 	if status != 200 || !bytes.Contains(body, []byte("Test Testperson 1")) {
 		t.Fatalf("a signed request while the window is up: %d %s", status, body)
 	}
@@ -207,15 +151,15 @@ func TestApp_WindowServesSignedRequests(t *testing.T) {
 	if n := colours(img); n < 50 {
 		t.Fatalf("the screenshot is blank: %d colours", n)
 	}
-	if err := w.stop(t); err != nil {
-		t.Fatalf("exit after SIGTERM: %v\n%s", err, w.stderr)
+	if err := w.Stop(t); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, w.Stderr())
 	}
-	if !strings.Contains(w.stdout.String(), "stopped") {
-		t.Fatalf("stdout %s", w.stdout)
+	if !strings.Contains(w.Stdout(), "stopped") {
+		t.Fatalf("stdout %s", w.Stdout())
 	}
 	// The data file is closed: a second run opens it.
 	w = startApp(t, data)
-	if status, _ := signedGet(t, w.url, "/healthz"); status != 200 {
+	if status, _ := signedGet(t, w.URLs[0], "/healthz"); status != 200 {
 		t.Fatalf("second run: %d", status)
 	}
 }
@@ -243,8 +187,8 @@ func BenchmarkWindowStartup(b *testing.B) {
 			w := startApp(b, data)
 			waitForWindow(b, start, 20*time.Second)
 			b.StopTimer()
-			if err := w.stop(b); err != nil {
-				b.Fatalf("%v\n%s", err, w.stderr)
+			if err := w.Stop(b); err != nil {
+				b.Fatalf("%v\n%s", err, w.Stderr())
 			}
 			b.StartTimer()
 		}

@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,78 +41,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// daemon is a running sandbankd.
-type daemon struct {
-	cmd    *exec.Cmd
-	urls   []string // base URLs it printed
-	stdout *bytes.Buffer
-	stderr *bytes.Buffer
-	done   chan error
-}
-
 // startDaemon runs sandbankd serve on loopback ports chosen by the kernel
 // and waits until it has printed its URLs.
-func startDaemon(t testing.TB, data string, extra ...string) *daemon {
+func startDaemon(t testing.TB, data string, extra ...string) *apptest.Process {
 	t.Helper()
 	args := append([]string{"--data", data, "--addr", "127.0.0.1:0", "--tls-addr", "127.0.0.1:0"}, extra...)
-	cmd := exec.Command(binary, args...)
-	pr, pw := io.Pipe()
-	d := &daemon{cmd: cmd, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
-	cmd.Stdout = io.MultiWriter(pw, d.stdout)
-	cmd.Stderr = d.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { d.done <- cmd.Wait(); _ = pw.Close() }()
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	timeout := time.After(15 * time.Second)
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				t.Fatalf("sandbankd exited before it served:\n%s\n%s", d.stdout, d.stderr)
-			}
-			u := strings.TrimSpace(line)
-			if strings.HasSuffix(u, "/v1") {
-				d.urls = append(d.urls, strings.TrimSuffix(u, "/v1"))
-			}
-			if strings.HasSuffix(u, "/healthz") {
-				go func() {
-					for range lines {
-					}
-				}()
-				t.Cleanup(func() { d.stop(t) })
-				return d
-			}
-		case <-timeout:
-			_ = cmd.Process.Kill()
-			t.Fatalf("sandbankd printed no URLs in 15s:\n%s\n%s", d.stdout, d.stderr)
-		}
-	}
-}
-
-// stop sends SIGTERM and waits for the exit.
-func (d *daemon) stop(t testing.TB) error {
-	t.Helper()
-	if d.cmd.ProcessState != nil {
-		return nil
-	}
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-d.done:
-		return err
-	case <-time.After(10 * time.Second):
-		_ = d.cmd.Process.Kill()
-		t.Fatalf("sandbankd did not stop within 10s of SIGTERM")
-	}
-	return nil
+	return apptest.StartProcess(t, binary, nil, args...)
 }
 
 // sandbankd runs the binary to completion.
@@ -139,16 +70,16 @@ func sandbankd(t testing.TB, stdin string, args ...string) (stdout, stderr strin
 func TestServe_PrintsURLsAndServesHTTPAndHTTPS(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "sub", "sandbank.db")
 	d := startDaemon(t, data)
-	if len(d.urls) != 2 || !strings.HasPrefix(d.urls[0], "http://127.0.0.1:") || !strings.HasPrefix(d.urls[1], "https://localhost:") {
-		t.Fatalf("printed URLs %q", d.urls)
+	if len(d.URLs) != 2 || !strings.HasPrefix(d.URLs[0], "http://127.0.0.1:") || !strings.HasPrefix(d.URLs[1], "https://localhost:") {
+		t.Fatalf("printed URLs %q", d.URLs)
 	}
-	resp, err := http.Get(d.urls[0] + "/healthz")
+	resp, err := http.Get(d.URLs[0] + "/healthz")
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("healthz: %v %v", resp, err)
 	}
 	_ = resp.Body.Close()
 	// The CA comes from the running bank; HTTPS verifies against it.
-	caPEM, stderr, code := sandbankd(t, "", "cert", "ca", "--data", data, "--url", d.urls[0])
+	caPEM, stderr, code := sandbankd(t, "", "cert", "ca", "--data", data, "--url", d.URLs[0])
 	if code != 0 || !strings.Contains(stderr, "in use") {
 		t.Fatalf("cert ca while running: %d %s", code, stderr)
 	}
@@ -157,7 +88,7 @@ func TestServe_PrintsURLsAndServesHTTPAndHTTPS(t *testing.T) {
 		t.Fatalf("cert ca printed no certificate: %q", caPEM)
 	}
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err = client.Get(d.urls[1] + "/healthz")
+	resp, err = client.Get(d.URLs[1] + "/healthz")
 	if err != nil {
 		t.Fatalf("HTTPS with the exported CA: %v", err)
 	}
@@ -183,11 +114,11 @@ func TestServe_SecondInstanceIsRefused(t *testing.T) {
 func TestServe_GracefulShutdownClosesTheFile(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "sandbank.db")
 	d := startDaemon(t, data)
-	if err := d.stop(t); err != nil {
-		t.Fatalf("SIGTERM exit: %v\n%s", err, d.stderr)
+	if err := d.Stop(t); err != nil {
+		t.Fatalf("SIGTERM exit: %v\n%s", err, d.Stderr())
 	}
-	if !strings.Contains(d.stdout.String(), "stopped") {
-		t.Fatalf("no shutdown message: %s", d.stdout)
+	if !strings.Contains(d.Stdout(), "stopped") {
+		t.Fatalf("no shutdown message: %s", d.Stdout())
 	}
 	db, err := storage.Open(data, 100*time.Millisecond)
 	if err != nil {
@@ -209,15 +140,15 @@ func TestServe_DataSurvivesRestart(t *testing.T) {
 	cert, key := filepath.Join(dir, "tpp", "cert.pem"), filepath.Join(dir, "tpp", "key.pem")
 	d := startDaemon(t, data)
 	out, stderr, code = sandbankd(t, `{"customerNumber": "24047912345", "name": "Persistent Person", "type": "private"}`,
-		"call", "POST", "/v1/sandbox/customers", "--body", "-", "--cert", cert, "--key", key, "--url", d.urls[0])
+		"call", "POST", "/v1/sandbox/customers", "--body", "-", "--cert", cert, "--key", key, "--url", d.URLs[0])
 	if code != 0 || !strings.Contains(out, "201 Created") {
 		t.Fatalf("create: %d\n%s\n%s", code, out, stderr)
 	}
-	if err := d.stop(t); err != nil {
+	if err := d.Stop(t); err != nil {
 		t.Fatal(err)
 	}
 	d = startDaemon(t, data)
-	out, _, _ = sandbankd(t, "", "call", "GET", "/v1/sandbox/customers", "--cert", cert, "--key", key, "--url", d.urls[0])
+	out, _, _ = sandbankd(t, "", "call", "GET", "/v1/sandbox/customers", "--cert", cert, "--key", key, "--url", d.URLs[0])
 	if !strings.Contains(out, "Persistent Person") || !strings.Contains(out, "Test Testperson 1") {
 		t.Fatalf("after a restart the customer is gone:\n%s", out)
 	}
@@ -228,7 +159,7 @@ func TestCall_SignsAndPrints(t *testing.T) {
 	data := filepath.Join(dir, "sandbank.db")
 	d := startDaemon(t, data)
 	// cert new asks the running bank, which holds the data file.
-	out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Call TPP", "--out", filepath.Join(dir, "tpp"), "--data", data, "--url", d.urls[0])
+	out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Call TPP", "--out", filepath.Join(dir, "tpp"), "--data", data, "--url", d.URLs[0])
 	if code != 0 || !strings.Contains(stderr, "in use") || !strings.Contains(out, "NO-FSA-933012867") {
 		t.Fatalf("cert new through the running bank: %d\n%s\n%s", code, out, stderr)
 	}
@@ -238,12 +169,12 @@ func TestCall_SignsAndPrints(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, code = sandbankd(t, "", "call", "PUT", "/v1/tpps/NO-FSA-933012867/contact-information", "--body", body,
-		"-H", "PSU-ID: 9d6d8a52-8a4b-4a8e-9b43-1e9d3a2c0f11", "--cert", cert, "--key", key, "--url", d.urls[0])
+		"-H", "PSU-ID: 9d6d8a52-8a4b-4a8e-9b43-1e9d3a2c0f11", "--cert", cert, "--key", key, "--url", d.URLs[0])
 	if code != 0 || !strings.Contains(out, "200 OK") || !strings.Contains(out, "Signature: keyId=") || !strings.Contains(out, "\n  \"email\": \"ops@example.com\"") {
 		t.Fatalf("call output:\n%s", out)
 	}
 	// Flags may come first; an error answer is printed too.
-	out, _, code = sandbankd(t, "", "call", "--cert", cert, "--key", key, "--url", d.urls[0], "GET", "/v1/sandbox/customers/nope")
+	out, _, code = sandbankd(t, "", "call", "--cert", cert, "--key", key, "--url", d.URLs[0], "GET", "/v1/sandbox/customers/nope")
 	if code != 0 || !strings.Contains(out, "404 Not Found") || !strings.Contains(out, "RESOURCE_UNKNOWN") {
 		t.Fatalf("call 404:\n%s", out)
 	}
@@ -324,14 +255,14 @@ func BenchmarkStartup(b *testing.B) {
 			}
 			b.StartTimer()
 			d := startDaemon(b, data)
-			req.URL.Host = strings.TrimPrefix(d.urls[0], "http://")
+			req.URL.Host = strings.TrimPrefix(d.URLs[0], "http://")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil || resp.StatusCode != 200 {
 				b.Fatalf("first request: %v %v", resp, err)
 			}
 			_ = resp.Body.Close()
 			b.StopTimer()
-			if err := d.stop(b); err != nil {
+			if err := d.Stop(b); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
