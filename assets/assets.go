@@ -21,3 +21,9 @@ var Scenarios embed.FS
 //
 //go:embed icon.png
 var Icon []byte
+
+// SCA holds the SCA page's template (sca/page.html) and style sheet
+// (sca/sandbank.css).
+//
+//go:embed sca
+var SCA embed.FS

@@ -152,7 +152,8 @@ func customerDetail(tx Tx, c Customer, withAccounts, withAgreements bool) (Custo
 
 // DeleteCustomer deletes a customer and everything that exists for them:
 // the agreements they own, their accounts and card accounts with all
-// transactions, and every engagement that names them or their accounts.
+// transactions, every engagement that names them or their accounts, and
+// the consents and SCA sessions TPPs hold for them.
 func (s *Service) DeleteCustomer(id string) error {
 	return s.write("delete customer", func(tx Tx) error {
 		if _, err := tx.Customer(id); err != nil {
@@ -217,6 +218,28 @@ func deleteCustomer(tx Tx, id string) error {
 	for _, e := range engagements {
 		if err := tx.DeleteEngagement(e.ID); err != nil {
 			return err
+		}
+	}
+	grants, err := tx.Grants()
+	if err != nil {
+		return err
+	}
+	for _, g := range grants {
+		if g.CustomerID == id {
+			if err := tx.DeleteGrant(g); err != nil {
+				return err
+			}
+		}
+	}
+	sessions, err := tx.Sessions()
+	if err != nil {
+		return err
+	}
+	for _, ss := range sessions {
+		if ss.CustomerID == id {
+			if err := tx.DeleteSession(ss.TPPID, ss.CustomerID); err != nil {
+				return err
+			}
 		}
 	}
 	return tx.DeleteCustomer(id)

@@ -23,25 +23,42 @@ const (
 	CodeResourceUnknown    = "RESOURCE_UNKNOWN"
 	CodeConflict           = "CONFLICT"
 	CodeSystemError        = "SYSTEM_ERROR"
+
+	CodeCorporateIDRequired   = "CORPORATE_ID_REQUIRED"
+	CodePSUCredentialsInvalid = "PSU_CREDENTIALS_INVALID"
+	CodeConsentInvalid        = "CONSENT_INVALID"
+	CodeConsentExpired        = "CONSENT_EXPIRED"
+	CodeSCAInvalid            = "SCA_INVALID"
+	CodeSCAExpired            = "SCA_EXPIRED"
+	CodeSCANotFound           = "SCA_NOT_FOUND"
+	CodeAccessExceeded        = "ACCESS_EXCEEDED"
 )
 
 // statusOf maps an error code to its HTTP status: the one table of API.md
 // section 2. A code missing here is a programming error and maps to 500.
 var statusOf = map[string]int{
-	CodeBadRequest:         400,
-	CodeFormatError:        400,
-	CodeHeaderRequired:     400,
-	CodeQueryParamRequired: 400,
-	CodePeriodInvalid:      400,
-	CodeSignatureMissing:   400,
-	CodeSignatureInvalid:   400,
-	CodeCertificateInvalid: 400,
-	CodeCertificateExpired: 400,
-	CodeForbidden:          403,
-	CodeNotFound:           404,
-	CodeResourceUnknown:    404,
-	CodeConflict:           409,
-	CodeSystemError:        500,
+	CodeBadRequest:            400,
+	CodeFormatError:           400,
+	CodeHeaderRequired:        400,
+	CodeQueryParamRequired:    400,
+	CodePeriodInvalid:         400,
+	CodeSignatureMissing:      400,
+	CodeSignatureInvalid:      400,
+	CodeCertificateInvalid:    400,
+	CodeCertificateExpired:    400,
+	CodeForbidden:             403,
+	CodeNotFound:              404,
+	CodeResourceUnknown:       404,
+	CodeConflict:              409,
+	CodeSystemError:           500,
+	CodeCorporateIDRequired:   400,
+	CodePSUCredentialsInvalid: 401,
+	CodeConsentInvalid:        401,
+	CodeConsentExpired:        401,
+	CodeSCAInvalid:            401,
+	CodeSCAExpired:            401,
+	CodeSCANotFound:           404,
+	CodeAccessExceeded:        429,
 }
 
 // MaxMessageText is the longest text a tppMessage may carry (spec 2.5).
@@ -63,6 +80,9 @@ type Error struct {
 	Code     string
 	Message  string
 	Messages []Message
+	// NeedSCA is set on a 401 that a new SCA would cure: the API answers
+	// it with an scaRedirect when the request says where to send the PSU.
+	NeedSCA bool
 }
 
 // Error implements the error interface with the code and the message.

@@ -14,6 +14,7 @@ const (
 	EventCardAccounts     EventKind = "cardAccounts"     // card accounts and their balances
 	EventCardTransactions EventKind = "cardTransactions" // a card account's transactions; ID is the card account
 	EventSettings         EventKind = "settings"         // the bank's settings
+	EventConsents         EventKind = "consents"         // authorisations, grants and SCA sessions
 	EventReset            EventKind = "reset"            // all sandbox data replaced (initialize, scenario import)
 )
 

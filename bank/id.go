@@ -21,6 +21,8 @@ const (
 	KindAccount
 	KindCardAccount
 	KindTransaction
+	KindAuthorisation
+	KindGrant
 )
 
 // IDPrefix starts every resource id, in the bank's style.

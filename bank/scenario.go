@@ -257,8 +257,12 @@ func (s *Service) ExportScenario(note string) (Scenario, error) {
 			if err != nil {
 				return err
 			}
+			pending, err := tx.PendingTransactions(a.ID)
+			if err != nil {
+				return err
+			}
 			sa := ScenarioAccount{ID: a.ID, NewAccount: exportAccount(a, number[a.OwnerID])}
-			for _, t := range page.Transactions {
+			for _, t := range append(page.Transactions, pending...) {
 				sa.Transactions = append(sa.Transactions, ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)})
 			}
 			sc.Accounts = append(sc.Accounts, sa)
@@ -332,6 +336,7 @@ func exportTransaction(t Transaction) NewTransaction {
 		UltimateDebtor: s(t.UltimateDebtor), PurposeCode: s(t.PurposeCode), BankTransactionCode: t.BankTransactionCode,
 		EndToEndID: t.EndToEndID, CreditorAgent: t.CreditorAgent, DebtorAgent: t.DebtorAgent,
 		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
+		BookingStatus:                  map[bool]string{true: "pending"}[t.Pending],
 	}
 }
 

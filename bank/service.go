@@ -8,6 +8,7 @@ package bank
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,15 +29,29 @@ type Service struct {
 	store  Store
 	clock  Clock
 	events hub
+	offset atomic.Int64  // the sandbox clock's offset, in seconds
+	legacy atomic.Uint32 // the legacy date's Key, 0 when none
 }
 
-// New returns the bank over a store, reading time from clock.
+// New returns the bank over a store. Its sandbox clock runs at clock's
+// pace, moved by the offset stored in the settings.
 func New(store Store, clock Clock) *Service {
-	return &Service{store: store, clock: clock}
+	s := &Service{store: store, clock: clock}
+	if st, err := s.Settings(); err == nil {
+		s.offset.Store(st.ClockOffsetSeconds)
+		s.legacy.Store(st.LegacyDate.Key())
+	}
+	return s
 }
 
-// Today returns the bank's current calendar date.
-func (s *Service) Today() Date { return DateOf(s.clock.Now()) }
+// Now returns the sandbox clock's time: the real time moved by the clock
+// offset. Every rule that reads "now" uses it.
+func (s *Service) Now() time.Time {
+	return s.clock.Now().Add(time.Duration(s.offset.Load()) * time.Second)
+}
+
+// Today returns the bank's current calendar date on the sandbox clock.
+func (s *Service) Today() Date { return DateOf(s.Now()) }
 
 // view runs fn in a read transaction and turns storage failures into errors
 // that say what failed.

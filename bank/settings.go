@@ -14,6 +14,12 @@ type Settings struct {
 	TrustMode string `json:"trustMode"`
 	// RequireSignature refuses unsigned requests when true.
 	RequireSignature bool `json:"requireSignature"`
+	// ClockOffsetSeconds moves the sandbox clock away from the real one.
+	ClockOffsetSeconds int64 `json:"clockOffsetSeconds"`
+	// LegacyDate, when set, makes the API behave as on that date: the
+	// x-accept-fix fixes that became default after it apply only to
+	// requests that name them.
+	LegacyDate Date `json:"legacyDate"`
 }
 
 // DefaultSettings are the settings of a new data file.
@@ -27,6 +33,12 @@ const settingsKey = "settings"
 func (st Settings) Check() error {
 	var v Violations
 	checkOneOf(&v, "trustMode", st.TrustMode, []string{TrustAny, TrustStore})
+	if st.ClockOffsetSeconds > maxClockOffset || st.ClockOffsetSeconds < -maxClockOffset {
+		v.Format("offsetSeconds", "the clock may be moved at most 100 years either way")
+	}
+	if !st.LegacyDate.IsZero() && st.LegacyDate.Year < 2018 {
+		v.Format("legacyDate", "must be 2018-01-01 or later: the API did not exist before")
+	}
 	return v.Err()
 }
 
@@ -57,5 +69,9 @@ func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 		}
 		return tx.PutSetting(settingsKey, st)
 	}, Event{Kind: EventSettings})
+	if err == nil {
+		s.offset.Store(st.ClockOffsetSeconds)
+		s.legacy.Store(st.LegacyDate.Key())
+	}
 	return st, err
 }

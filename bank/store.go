@@ -47,10 +47,13 @@ type Tx interface {
 	// DeleteAccount deletes the account and its transactions.
 	DeleteAccount(id string) error
 
-	// PutTransactions stores booked transactions whose ids were made with
-	// FormatID(KindTransaction, accountSeq, seq).
+	// PutTransactions stores transactions, booked or pending, whose ids
+	// were made with FormatID(KindTransaction, accountSeq, seq). Storing an
+	// id again replaces the transaction (a pending one that is booked).
 	PutTransactions(accountID string, txs []Transaction) error
 	Transaction(accountID, id string) (Transaction, error)
+	// PendingTransactions returns every pending transaction, newest first.
+	PendingTransactions(accountID string) ([]Transaction, error)
 	// Transactions returns one page of an account's booked transactions,
 	// newest booking date first, and how many match the query in all.
 	Transactions(accountID string, q TxQuery) (TxPage, error)
@@ -73,13 +76,42 @@ type Tx interface {
 	TPPContact(tppID string) (TPPContact, error)
 	PutTPPContact(c TPPContact) error
 
+	Authorisation(id string) (Authorisation, error)
+	Authorisations() ([]Authorisation, error)
+	PutAuthorisation(a Authorisation) error
+
+	// Grant returns the grant of a TPP for a customer in a context.
+	Grant(tppID, customerID, context string) (Grant, error)
+	Grants() ([]Grant, error)
+	// PutGrant stores a grant, replacing the one of the same TPP, customer
+	// and context.
+	PutGrant(g Grant) error
+	DeleteGrant(g Grant) error
+
+	// Session returns a TPP's SCA session for a customer.
+	Session(tppID, customerID string) (Session, error)
+	Sessions() ([]Session, error)
+	// PutSession stores a session, replacing the TPP's previous one for
+	// the customer.
+	PutSession(s Session) error
+	DeleteSession(tppID, customerID string) error
+
+	// PSU returns what a PSU-ID or PSU-Corporate-ID stands for.
+	PSU(id string) (PSU, error)
+	PutPSU(p PSU) error
+
+	// CountUse adds one to a usage counter of a day and returns the new
+	// count. Counters of earlier days are dropped.
+	CountUse(day Date, key string) (int, error)
+
 	// Setting reads the JSON value stored under name into v.
 	Setting(name string, v any) error
 	PutSetting(name string, v any) error
 
 	// Reset deletes every sandbox record: customers, agreements,
-	// engagements, accounts, card accounts and their transactions. Settings,
-	// certificates, TPP contacts and sequence counters stay.
+	// engagements, accounts, card accounts and their transactions, and the
+	// authorisations, grants, sessions, PSU ids and usage counters made for
+	// them. Settings, certificates, TPP contacts and sequence counters stay.
 	Reset() error
 }
 

@@ -11,7 +11,8 @@ import (
 // NewTransaction is one item of a sandbox transaction post (spec 2.11).
 // Every field of the spec is required; the descriptive texts may be empty.
 // EndToEndID, CreditorAgent, DebtorAgent and ProprietaryBankTransactionCode
-// are optional extensions that transaction details show.
+// are optional extensions that transaction details show; BookingStatus
+// pending makes a pending transaction (booked by default).
 //
 // The direction follows the accounts: when debtorAccount is the account
 // posted to, the transaction is a debit (amount given with either sign);
@@ -35,6 +36,8 @@ type NewTransaction struct {
 	CreditorAgent                     string      `json:"creditorAgent,omitempty"`
 	DebtorAgent                       string      `json:"debtorAgent,omitempty"`
 	ProprietaryBankTransactionCode    string      `json:"proprietaryBankTransactionCode,omitempty"`
+	// BookingStatus is booked (the default) or pending.
+	BookingStatus string `json:"bookingStatus,omitempty"`
 }
 
 // Transaction listing limits of the sandbox API.
@@ -126,6 +129,13 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 		DebtorAgent:                       in.DebtorAgent,
 		ProprietaryBankTransactionCode:    in.ProprietaryBankTransactionCode,
 	}
+	switch in.BookingStatus {
+	case "", "booked":
+	case "pending":
+		t.Pending = true
+	default:
+		v.Format(f("bookingStatus"), "must be booked or pending")
+	}
 	if t.PurposeCode != "" && !purposeCodePattern.MatchString(t.PurposeCode) {
 		v.Format(f("purposeCode"), "must be an ISO 20022 purpose code: 1 to 4 upper-case letters or digits, e.g. SALA")
 	}
@@ -213,6 +223,21 @@ func checkQuery(q TxQuery, maxLimit int) error {
 		v.Add(CodePeriodInvalid, "", fmt.Sprintf("the period starts (%s) after it ends (%s)", q.From, q.To))
 	}
 	return v.Err()
+}
+
+// PendingTransactions returns every pending transaction of an account,
+// newest first.
+func (s *Service) PendingTransactions(accountID string) ([]Transaction, error) {
+	var out []Transaction
+	err := s.view("list pending transactions", func(tx Tx) error {
+		if _, err := tx.Account(accountID); err != nil {
+			return found(err, "account", accountID)
+		}
+		var err error
+		out, err = tx.PendingTransactions(accountID)
+		return err
+	})
+	return out, err
 }
 
 // Transactions returns a page of an account's booked transactions, newest

@@ -103,8 +103,8 @@ type AccountRef struct {
 // IsZero reports whether the reference names no account.
 func (r AccountRef) IsZero() bool { return r.IBAN == "" && r.BBAN == "" }
 
-// Transaction is a booked transaction on an account. Amount is signed:
-// negative for a debit.
+// Transaction is a transaction on an account, booked or pending. Amount is
+// signed: negative for a debit.
 type Transaction struct {
 	ID                                string          `json:"-"`
 	Amount                            decimal.Decimal `json:"amount"`
@@ -125,6 +125,8 @@ type Transaction struct {
 	CreditorAgent                     string          `json:"creditorAgent,omitempty"`
 	DebtorAgent                       string          `json:"debtorAgent,omitempty"`
 	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
+	// Pending marks a transaction that is not booked yet.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // Statuses of accounts and card accounts (spec 2.12, Berlin Group).

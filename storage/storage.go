@@ -141,6 +141,11 @@ var (
 	bktCardsByOwner      = []byte("cardAccountsByOwner")
 	bktTransactions      = []byte("transactions")
 	bktCardTransactions  = []byte("cardTransactions")
+	bktAuthorisations    = []byte("authorisations")
+	bktGrants            = []byte("grants")
+	bktSessions          = []byte("sessions")
+	bktPSUs              = []byte("psus")
+	bktUsage             = []byte("usage")
 
 	// sub-buckets of one account's (or card account's) transactions
 	subBooked  = []byte("b")
@@ -158,6 +163,7 @@ var sandboxBuckets = [][]byte{
 	bktEngagements, bktEngByCustomer, bktEngByAccount,
 	bktAccounts, bktAccountsByIBAN, bktAccountsByBBAN, bktAccountsByOwner,
 	bktCards, bktCardsByOwner, bktTransactions, bktCardTransactions,
+	bktAuthorisations, bktGrants, bktSessions, bktPSUs, bktUsage,
 }
 
 var allBuckets = append([][]byte{bktSettings, bktTPPContacts}, sandboxBuckets...)

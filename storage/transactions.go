@@ -13,8 +13,9 @@ import (
 // An account's transactions live in the sub-bucket transactions/<account
 // seq>, which holds:
 //
-//	b: <booking date YYYYMMDD, 4 bytes><tx seq, 8 bytes> -> transaction JSON
-//	s: <tx seq> -> <booking date>            (lookup by id)
+//	b: <booking date YYYYMMDD, 4 bytes><tx seq, 8 bytes> -> booked transaction
+//	p: <tx seq> -> pending transaction
+//	s: <tx seq> -> <booking date>, or 0000 when pending  (lookup by id)
 //	d: <booking date> -> <count, 4 bytes>    (paging by offset without a scan)
 //
 // A card account's live in cardTransactions/<card seq> with b and d as
@@ -70,6 +71,10 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	if err != nil {
 		return err
 	}
+	pending, err := sub.CreateBucketIfNotExists(subPending)
+	if err != nil {
+		return err
+	}
 	booked, bySeq, days := sub.Bucket(subBooked), sub.Bucket(subBySeq), sub.Bucket(subDays)
 	// Transactions mostly arrive in key order (new dates, rising seqs):
 	// fuller pages halve the file without slowing those appends.
@@ -83,12 +88,27 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 		sk := u64(seq)
 		if old := bySeq.Get(sk); old != nil {
 			oldDate := append([]byte(nil), old...)
-			if err := booked.Delete(cat(oldDate, sk)); err != nil {
+			if string(oldDate) == string(pendingMark) {
+				if err := pending.Delete(sk); err != nil {
+					return err
+				}
+			} else {
+				if err := booked.Delete(cat(oldDate, sk)); err != nil {
+					return err
+				}
+				if err := addDay(days, oldDate, -1); err != nil {
+					return err
+				}
+			}
+		}
+		if tx.Pending {
+			if err := pending.Put(sk, encodeTransaction(tx)); err != nil {
 				return err
 			}
-			if err := addDay(days, oldDate, -1); err != nil {
+			if err := bySeq.Put(sk, pendingMark); err != nil {
 				return err
 			}
+			continue
 		}
 		date := u32(tx.BookingDate.Key())
 		if err := booked.Put(cat(date, sk), encodeTransaction(tx)); err != nil {
@@ -122,7 +142,14 @@ func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
 	if date == nil {
 		return bank.Transaction{}, bank.ErrNotFound
 	}
-	raw := sub.Bucket(subBooked).Get(cat(date, sk))
+	var raw []byte
+	if string(date) == string(pendingMark) {
+		if p := sub.Bucket(subPending); p != nil {
+			raw = p.Get(sk)
+		}
+	} else {
+		raw = sub.Bucket(subBooked).Get(cat(date, sk))
+	}
 	if raw == nil {
 		return bank.Transaction{}, fmt.Errorf("transaction %s: the id index points to no record", id)
 	}
@@ -130,7 +157,7 @@ func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
 	if err != nil {
 		return tx, fmt.Errorf("decode transaction %s: %w", id, err)
 	}
-	tx.ID = id
+	tx.ID, tx.Pending = id, string(date) == string(pendingMark)
 	return tx, nil
 }
 
@@ -156,6 +183,33 @@ func (t *txn) Transactions(accountID string, q bank.TxQuery) (bank.TxPage, error
 	})
 	page.Total = total
 	return page, err
+}
+
+// pendingMark stands in the by-seq index for the date of a pending
+// transaction.
+var pendingMark = []byte{0, 0, 0, 0}
+
+func (t *txn) PendingTransactions(accountID string) ([]bank.Transaction, error) {
+	out := []bank.Transaction{}
+	acct, ok := seqKey(bank.KindAccount, accountID)
+	if !ok {
+		return out, nil
+	}
+	sub, _ := txSub(t.b(bktTransactions), acct, false)
+	if sub == nil || sub.Bucket(subPending) == nil {
+		return out, nil
+	}
+	accountSeq := binary.BigEndian.Uint64(acct)
+	c := sub.Bucket(subPending).Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		tx, err := decodeTransaction(v)
+		if err != nil {
+			return nil, fmt.Errorf("decode pending transaction %x: %w", k, err)
+		}
+		tx.ID, tx.Pending = bank.FormatID(bank.KindTransaction, accountSeq, binary.BigEndian.Uint64(k)), true
+		out = append(out, tx)
+	}
+	return out, nil
 }
 
 // scanPage visits one page of a booked bucket (keys <date><seq>), newest

@@ -28,6 +28,9 @@ type Entry struct {
 	Verdict   *httpsig.Verdict
 	ErrorCode string
 	ErrorID   string
+	// Access names the PSU, context and grant an account-information
+	// request used.
+	Access string
 
 	RequestHeader  http.Header
 	RequestBody    []byte
@@ -133,6 +136,7 @@ type exportEntry struct {
 	Verdict        *httpsig.Verdict `json:"verdict,omitempty"`
 	ErrorCode      string           `json:"errorCode,omitempty"`
 	ErrorID        string           `json:"errorId,omitempty"`
+	Access         string           `json:"access,omitempty"`
 	RequestHeader  http.Header      `json:"requestHeaders"`
 	RequestBody    string           `json:"requestBody,omitempty"`
 	ResponseHeader http.Header      `json:"responseHeaders"`
@@ -147,7 +151,7 @@ func WriteJSON(w io.Writer, entries []Entry) error {
 		out[i] = exportEntry{
 			Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status,
 			DurationMS: float64(e.Duration.Microseconds()) / 1000, RequestID: e.RequestID, TPPID: e.TPPID,
-			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID,
+			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID, Access: e.Access,
 			RequestHeader: e.RequestHeader, RequestBody: string(e.RequestBody),
 			ResponseHeader: e.ResponseHeader, ResponseBody: string(e.ResponseBody), BodiesCut: e.BodiesCut,
 		}

@@ -1,6 +1,10 @@
 package psd2api
 
-import "net/http"
+import (
+	"net/http"
+
+	"sandbank/bank"
+)
 
 // route is one pattern of the API and its handler.
 type route struct {
@@ -11,10 +15,32 @@ type route struct {
 // routes lists every route of the API. Signed routes name the PSD2 role
 // they need (none for the sandbox data API) and what they answer with.
 func (s *server) routes() []route {
-	sandbox := func(f handlerFunc) http.Handler { return s.signed(roleNone, jsonType, MaxBody, s.handle(f)) }
-	pem := func(f handlerFunc) http.Handler { return s.signed(roleNone, pemType, MaxBody, s.handle(f)) }
+	sandbox := func(f handlerFunc) http.Handler { return s.signed(anyRole, jsonType, MaxBody, s.handle(f)) }
+	pem := func(f handlerFunc) http.Handler { return s.signed(anyRole, pemType, MaxBody, s.handle(f)) }
+	ais := func(f handlerFunc) http.Handler { return s.signed(aisRoles, jsonType, MaxBody, s.handle(f)) }
 	return []route{
 		{"GET /healthz", http.HandlerFunc(healthz)},
+
+		{"POST /v1/consents", ais(s.startAuthorisation(bank.AuthConsent))},
+		{"POST /v1/bank-offered-consents", ais(s.startAuthorisation(bank.AuthConsent))},
+		{"GET /v1/users", s.signed(userRoles, jsonType, MaxBody, s.handle(s.startAuthorisation(bank.AuthUsers)))},
+
+		{"GET /v1/accounts", ais(s.listAISAccounts)},
+		{"GET /v1/accounts/{id}", ais(s.getAISAccount)},
+		{"GET /v1/accounts/{id}/balances", ais(s.getAISBalances)},
+		{"GET /v1/accounts/{id}/transactions", ais(s.listAISTransactions)},
+		{"GET /v1/accounts/{id}/transactions/{transactionId}", ais(s.getAISTransaction)},
+		{"GET /v1/card-accounts", ais(s.listAISCards)},
+		{"GET /v1/card-accounts/{id}", ais(s.getAISCard)},
+		{"GET /v1/card-accounts/{id}/balances", ais(s.getAISCardBalances)},
+		{"GET /v1/card-accounts/{id}/transactions", ais(s.listAISCardTransactions)},
+
+		{"GET /sca/static/sandbank.css", http.HandlerFunc(scaStyle)},
+		{"GET /sca/{id}", s.scaPage()},
+		{"POST /sca/{id}", s.scaPage()},
+		{"GET /v1/sandbox/clock", sandbox(s.getClock)},
+		{"PUT /v1/sandbox/clock", sandbox(s.putClock)},
+		{"POST /v1/sandbox/sca/{authorisationId}", sandbox(s.automatedSCA)},
 
 		{"POST /v1/sandbox/initialize", sandbox(s.initialize)},
 
@@ -59,6 +85,6 @@ func (s *server) routes() []route {
 		{"POST /v1/sandbox/tpp-certificates", sandbox(s.issueCertificate)},
 
 		{"GET /v1/sandbox/scenario", sandbox(s.exportScenario)},
-		{"PUT /v1/sandbox/scenario", s.signed(roleNone, jsonType, MaxScenarioBody, s.handle(s.importScenario))},
+		{"PUT /v1/sandbox/scenario", s.signed(anyRole, jsonType, MaxScenarioBody, s.handle(s.importScenario))},
 	}
 }

@@ -148,7 +148,7 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	}
 	e := Entry{
 		Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
-		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID,
+		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID, Access: st.access,
 	}
 	if st.verdict != nil {
 		e.TPPID = st.verdict.TPPID
@@ -219,6 +219,7 @@ type state struct {
 	verdict *httpsig.Verdict
 	errCode string
 	errID   string
+	access  string // the PSU and grant an account-information request used
 }
 
 type stateKey struct{}
@@ -230,17 +231,18 @@ func stateOf(r *http.Request) *state {
 	return &state{}
 }
 
-// Route kinds: the PSD2 role a signed route needs, or none.
-const (
-	roleNone = ""
-	roleAI   = pki.RoleAI
-	rolePI   = pki.RolePI
+// The PSD2 roles signed routes need; nil for the sandbox data API.
+var (
+	anyRole   []string
+	aisRoles  = []string{pki.RoleAI}
+	userRoles = []string{pki.RoleAI, pki.RolePI}
 )
 
 // signed wraps a handler of the signed API: it requires X-Request-ID,
 // checks content negotiation, reads the body (at most maxBody bytes),
-// verifies the signature and the certificate's PSD2 role.
-func (s *server) signed(role, produces string, maxBody int64, h http.Handler) http.Handler {
+// verifies the signature and that the certificate has one of roles (none:
+// any certificate).
+func (s *server) signed(roles []string, produces string, maxBody int64, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Request-ID") == "" {
 			s.fail(w, r, bank.PathError(bank.CodeHeaderRequired, "X-Request-ID", "the X-Request-ID header is required on every /v1 request; send any unique string, e.g. a UUID"))
@@ -273,8 +275,8 @@ func (s *server) signed(role, produces string, maxBody int64, h http.Handler) ht
 			s.fail(w, r, v.Err)
 			return
 		}
-		if role != roleNone && !slices.Contains(v.Roles, role) {
-			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", role, listOrNone(v.Roles)))
+		if len(roles) > 0 && !slices.ContainsFunc(roles, func(role string) bool { return slices.Contains(v.Roles, role) }) {
+			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -335,13 +337,14 @@ func checkContentType(ct string, body []byte) error {
 
 // errorBody is the error body of API.md section 2.
 type errorBody struct {
-	ID          string          `json:"id"`
-	System      string          `json:"system"`
-	Status      int             `json:"status"`
-	Code        string          `json:"code"`
-	Message     string          `json:"message"`
-	TPPMessages []bank.Message  `json:"tppMessages"`
-	Links       map[string]link `json:"_links,omitempty"`
+	ID          string         `json:"id"`
+	System      string         `json:"system"`
+	Status      int            `json:"status"`
+	Code        string         `json:"code"`
+	Message     string         `json:"message"`
+	TPPMessages []bank.Message `json:"tppMessages"`
+	// Links is set on a 401 only: written even when empty.
+	Links any `json:"_links,omitempty"`
 }
 
 // fail answers with the error body for err. An error that is not a
@@ -361,7 +364,13 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		body.TPPMessages = []bank.Message{}
 	}
 	if e.Status == http.StatusUnauthorized {
-		body.Links = map[string]link{}
+		links := map[string]link{}
+		if e.NeedSCA {
+			if href := s.freshSCA(r); href != "" {
+				links["scaRedirect"] = linkTo(href, "GET")
+			}
+		}
+		body.Links = links
 	}
 	writeJSON(w, e.Status, body)
 }

@@ -70,11 +70,11 @@ func testServer(t *testing.T) (*httptest.Server, *pki.Authority, *syncBuffer) {
 		BankSigner: signer, Authority: ca, Logger: slog.New(slog.NewTextHandler(logs, nil)),
 	})
 	s := h.(*server)
-	s.mux.Handle("GET /v1/test/panic", s.signed(roleNone, jsonType, MaxBody, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	s.mux.Handle("GET /v1/test/panic", s.signed(anyRole, jsonType, MaxBody, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		var list []int
 		_ = list[len(list)] // an index out of range: a real bug in a handler
 	})))
-	s.mux.Handle("GET /v1/test/ais", s.signed(roleAI, jsonType, MaxBody, http.HandlerFunc(healthz)))
+	s.mux.Handle("GET /v1/test/ais", s.signed(aisRoles, jsonType, MaxBody, http.HandlerFunc(healthz)))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, ca, logs

@@ -1,0 +1,424 @@
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+// AISRequest is who asks for account information, as the request's headers
+// say.
+type AISRequest struct {
+	TPPID       string
+	PSUID       string // PSU-ID
+	CorporateID string // PSU-Corporate-ID
+	SessionID   string // TPP-Session-ID
+	PSUPresent  bool   // PSU-IP-Address was given: the PSU takes part now
+}
+
+// Access is what the access rules found for a request: whose data, in
+// which context, through which grant, and whether an SCA session is valid
+// now.
+type Access struct {
+	Customer     Customer
+	Context      string // ContextPrivate or an agreement id
+	Grant        Grant
+	SessionValid bool
+}
+
+// Corporate reports whether the access is in a corporate context.
+func (a Access) Corporate() bool { return a.Context != ContextPrivate }
+
+// Uses of an account that PSU-not-present requests may make a few times a
+// day.
+const (
+	UseBalances     = "balances"
+	UseTransactions = "transactions"
+	UseDetails      = "details"
+)
+
+// DailyUses is how many balances, transactions or transaction details
+// calls a TPP may make per PSU, account and day without the PSU present.
+const DailyUses = 4
+
+// consentMissing is the 401 that a new SCA cures.
+func consentMissing(code, format string, args ...any) *Error {
+	e := Errorf(code, format, args...)
+	e.NeedSCA = true
+	return e
+}
+
+// access applies the rules of API.md 6 that do not depend on the account:
+// who the PSU is, in which context, and whether the TPP holds a grant that
+// has not expired.
+func (s *Service) access(tx Tx, r AISRequest) (Access, error) {
+	var a Access
+	if r.PSUID == "" {
+		return a, consentMissing(CodeConsentInvalid, "the request names no PSU (PSU-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
+	}
+	if _, err := uuid.Parse(r.PSUID); err != nil {
+		return a, PathError(CodeFormatError, "PSU-ID", "must be the UUID the SCA redirect gave as psu-id")
+	}
+	psu, err := tx.PSU(r.PSUID)
+	if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != r.TPPID || psu.AgreementID != "")) {
+		return a, consentMissing(CodeConsentInvalid, "PSU-ID %s is not a PSU of this TPP; complete SCA to get one", r.PSUID)
+	} else if err != nil {
+		return a, err
+	}
+	if a.Customer, err = tx.Customer(psu.CustomerID); errors.Is(err, ErrNotFound) {
+		return a, consentMissing(CodeConsentInvalid, "the PSU of PSU-ID %s no longer exists in the sandbox", r.PSUID)
+	} else if err != nil {
+		return a, err
+	}
+	a.Context = ContextPrivate
+	if r.CorporateID != "" {
+		corp, err := tx.PSU(r.CorporateID)
+		if err != nil || corp.TPPID != r.TPPID || corp.CustomerID != psu.CustomerID || corp.AgreementID == "" {
+			return a, consentMissing(CodeConsentInvalid, "PSU-Corporate-ID %s is not a corporate context of this PSU for this TPP", r.CorporateID)
+		}
+		a.Context = corp.AgreementID
+	}
+	a.Grant, err = tx.Grant(r.TPPID, a.Customer.ID, a.Context)
+	if errors.Is(err, ErrNotFound) {
+		if a.Context == ContextPrivate {
+			if corporate, err := s.hasCorporateGrant(tx, r.TPPID, a.Customer.ID); err != nil {
+				return a, err
+			} else if corporate {
+				return a, PathError(CodeCorporateIDRequired, "PSU-Corporate-ID", "this PSU's consent is for a corporate context; send the psu-corporate-id of the SCA redirect as PSU-Corporate-ID")
+			}
+		}
+		return a, consentMissing(CodeConsentInvalid, "there is no consent for this PSU in this context; complete SCA at the scaRedirect link")
+	} else if err != nil {
+		return a, err
+	}
+	now := s.Now()
+	if now.After(a.Grant.Expires()) {
+		return a, consentMissing(CodeConsentExpired, "the consent of %s expired on %s (180 days); renew it with SCA at the scaRedirect link", a.Grant.Created.Format("2006-01-02"), a.Grant.Expires().Format("2006-01-02"))
+	}
+	if sess, err := tx.Session(r.TPPID, a.Customer.ID); err == nil {
+		a.SessionValid = r.SessionID != "" && sess.SessionID == r.SessionID && now.Before(sess.Expires)
+	} else if !errors.Is(err, ErrNotFound) {
+		return a, err
+	}
+	return a, nil
+}
+
+func (s *Service) hasCorporateGrant(tx Tx, tppID, customerID string) (bool, error) {
+	grants, err := tx.Grants()
+	if err != nil {
+		return false, err
+	}
+	for _, g := range grants {
+		if g.TPPID == tppID && g.CustomerID == customerID && g.Context != ContextPrivate {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// granted checks that the grant covers an account (404 otherwise, as for
+// an account that does not exist).
+func granted(a Access, accountID string) error {
+	if !slices.Contains(a.Grant.Accounts, accountID) {
+		return Errorf(CodeResourceUnknown, "account %s is unknown or not in this consent", clip(accountID))
+	}
+	return nil
+}
+
+// use counts a PSU-not-present use of an account and refuses the fifth of a
+// day (429 ACCESS_EXCEEDED). Uses with the PSU present are not counted.
+func (s *Service) use(tx Tx, r AISRequest, a Access, accountID, kind string) error {
+	if r.PSUPresent {
+		return nil
+	}
+	n, err := tx.CountUse(s.Today(), r.TPPID+"\x00"+a.Customer.ID+"\x00"+accountID+"\x00"+kind)
+	if err != nil {
+		return err
+	}
+	if n > DailyUses {
+		return Errorf(CodeAccessExceeded, "without the PSU present (no PSU-IP-Address) %s of an account may be read %d times a day; this is call %d today. Send PSU-IP-Address when the PSU takes part", kind, DailyUses, n)
+	}
+	return nil
+}
+
+// aisRead runs fn on the access a request has. A request without the PSU
+// present runs in a write transaction, to count its use.
+func (s *Service) aisRead(r AISRequest, what string, fn func(Tx, Access) error) (Access, error) {
+	var a Access
+	run := s.view
+	if !r.PSUPresent {
+		run = s.update
+	}
+	err := run(what, func(tx Tx) error {
+		var err error
+		if a, err = s.access(tx, r); err != nil {
+			return err
+		}
+		return fn(tx, a)
+	})
+	return a, err
+}
+
+// AISAccounts lists the accounts (not card accounts) of the consent.
+func (s *Service) AISAccounts(r AISRequest) ([]Account, Access, error) {
+	var out []Account
+	a, err := s.aisRead(r, "list accounts", func(tx Tx, a Access) error {
+		for _, id := range a.Grant.Accounts {
+			acct, err := tx.Account(id)
+			if errors.Is(err, ErrNotFound) {
+				continue // a card account, or deleted since
+			} else if err != nil {
+				return err
+			}
+			out = append(out, acct)
+		}
+		return nil
+	})
+	return out, a, err
+}
+
+// AISAccount returns one account of the consent.
+func (s *Service) AISAccount(r AISRequest, id string) (Account, Access, error) {
+	return s.aisAccount(r, id, "")
+}
+
+// AISBalances returns an account of the consent for its balances (a
+// PSU-not-present call counts against the daily limit).
+func (s *Service) AISBalances(r AISRequest, id string) (Account, Access, error) {
+	return s.aisAccount(r, id, UseBalances)
+}
+
+func (s *Service) aisAccount(r AISRequest, id, use string) (Account, Access, error) {
+	var acct Account
+	a, err := s.aisRead(r, "read account", func(tx Tx, a Access) error {
+		if err := granted(a, id); err != nil {
+			return err
+		}
+		var err error
+		if acct, err = tx.Account(id); err != nil {
+			return found(err, "account", id)
+		}
+		if use != "" {
+			return s.use(tx, r, a, id, use)
+		}
+		return nil
+	})
+	return acct, a, err
+}
+
+// AISQuery selects transactions of an account: dates, paging and booking
+// status (booked, pending, both or all).
+type AISQuery struct {
+	TxQuery
+	Status string
+}
+
+// AISTxPage is a page of an account's transactions for the API.
+type AISTxPage struct {
+	Account Account
+	Booked  TxPage
+	Pending []Transaction
+	// From is the start of the booked dates the page covers: the query's
+	// dateFrom, or 90 days back when the TPP has no SCA session and gave
+	// none.
+	From Date
+}
+
+// MaxAISPageSize is the largest (and default) page of transactions.
+const MaxAISPageSize = 200
+
+// AISTransactions returns a page of an account's transactions: booked
+// items by date and page, and every pending item. Transactions more than 90
+// days back need an SCA session valid now (401 SCA_INVALID); without
+// dateFrom and without a session, the page starts 90 days back.
+func (s *Service) AISTransactions(r AISRequest, id string, q AISQuery) (AISTxPage, Access, error) {
+	var page AISTxPage
+	if q.Limit == 0 {
+		q.Limit = MaxAISPageSize
+	}
+	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
+		return page, Access{}, err
+	}
+	a, err := s.aisRead(r, "list transactions", func(tx Tx, a Access) error {
+		if err := granted(a, id); err != nil {
+			return err
+		}
+		var err error
+		if page.Account, err = tx.Account(id); err != nil {
+			return found(err, "account", id)
+		}
+		limit := DateOf(s.Now().Add(-HistoryWithoutSCA))
+		if !q.From.IsZero() && q.From.Before(limit) && !a.SessionValid {
+			e := consentMissing(CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID. Complete SCA at the scaRedirect link, or start at %s", q.From, limit)
+			return e
+		}
+		if q.From.IsZero() && !a.SessionValid {
+			q.From = limit
+		}
+		page.From = q.From
+		if err := s.use(tx, r, a, id, UseTransactions); err != nil {
+			return err
+		}
+		if q.Status != "pending" {
+			if page.Booked, err = tx.Transactions(id, q.TxQuery); err != nil {
+				return err
+			}
+		}
+		if q.Status != "booked" {
+			page.Pending, err = tx.PendingTransactions(id)
+		}
+		return err
+	})
+	return page, a, err
+}
+
+// AISTransaction returns one transaction of an account with its details.
+// Without the PSU present it counts against the daily limit and needs a
+// consent at most 90 days old.
+func (s *Service) AISTransaction(r AISRequest, accountID, txID string) (Account, Transaction, Access, error) {
+	var acct Account
+	var t Transaction
+	a, err := s.aisRead(r, "read transaction", func(tx Tx, a Access) error {
+		if err := granted(a, accountID); err != nil {
+			return err
+		}
+		var err error
+		if acct, err = tx.Account(accountID); err != nil {
+			return found(err, "account", accountID)
+		}
+		if !r.PSUPresent && s.Now().After(a.Grant.Created.Add(DetailsGrantAge)) {
+			return consentMissing(CodeConsentExpired, "without the PSU present (no PSU-IP-Address) transaction details need a consent at most 90 days old; this one is from %s. Renew it with SCA", a.Grant.Created.Format("2006-01-02"))
+		}
+		if err := s.use(tx, r, a, accountID, UseDetails); err != nil {
+			return err
+		}
+		t, err = tx.Transaction(accountID, txID)
+		return found(err, "transaction", txID)
+	})
+	return acct, t, a, err
+}
+
+// AISCardAccounts lists the card accounts of the consent.
+func (s *Service) AISCardAccounts(r AISRequest) ([]CardAccount, Access, error) {
+	var out []CardAccount
+	a, err := s.aisRead(r, "list card accounts", func(tx Tx, a Access) error {
+		for _, id := range a.Grant.Accounts {
+			c, err := tx.CardAccount(id)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		return nil
+	})
+	return out, a, err
+}
+
+// AISCardAccount returns a card account of the consent; use, when not
+// empty, counts a PSU-not-present call.
+func (s *Service) AISCardAccount(r AISRequest, id, use string) (CardAccount, Access, error) {
+	var c CardAccount
+	a, err := s.aisRead(r, "read card account", func(tx Tx, a Access) error {
+		if err := granted(a, id); err != nil {
+			return err
+		}
+		var err error
+		if c, err = tx.CardAccount(id); err != nil {
+			return found(err, "card account", id)
+		}
+		if use != "" {
+			return s.use(tx, r, a, id, use)
+		}
+		return nil
+	})
+	return c, a, err
+}
+
+// AISCardTransactions returns a page of a card account's transactions and
+// every pending one.
+func (s *Service) AISCardTransactions(r AISRequest, id string, q AISQuery) (CardAccount, CardTxPage, Access, error) {
+	var c CardAccount
+	var page CardTxPage
+	if q.Limit == 0 {
+		q.Limit = MaxAISPageSize
+	}
+	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
+		return c, page, Access{}, err
+	}
+	a, err := s.aisRead(r, "list card transactions", func(tx Tx, a Access) error {
+		if err := granted(a, id); err != nil {
+			return err
+		}
+		var err error
+		if c, err = tx.CardAccount(id); err != nil {
+			return found(err, "card account", id)
+		}
+		limit := DateOf(s.Now().Add(-HistoryWithoutSCA))
+		if !q.From.IsZero() && q.From.Before(limit) && !a.SessionValid {
+			return consentMissing(CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID", q.From)
+		}
+		if q.From.IsZero() && !a.SessionValid {
+			q.From = limit
+		}
+		if err := s.use(tx, r, a, id, UseTransactions); err != nil {
+			return err
+		}
+		page, err = tx.CardTransactions(id, q.TxQuery)
+		if q.Status == "booked" {
+			page.Pending = nil
+		}
+		if q.Status == "pending" {
+			page.Booked, page.Total = nil, 0
+		}
+		return err
+	})
+	return c, page, a, err
+}
+
+// CashAccountWords are the bank's own names for cash account types, which
+// the API wrote before the cash-account-type-iso fix.
+var CashAccountWords = map[string]string{
+	"CACC": "Brukskonto", "SVGS": "Sparekonto", "SACC": "Sparekonto", "TAXE": "Skattetrekkskonto",
+	"LOAN": "Lånekonto", "CASH": "Kassekonto", "SLRY": "Lønnskonto", "MGLD": "Margininnskudd",
+	"ODFT": "Kassekreditt", "TRAN": "Transaksjonskonto", "CARD": "Kortkonto",
+}
+
+// CashAccountType writes a cash account type as the fixes ask: ISO 20022,
+// or the bank's word.
+func (f Fixes) CashAccountType(iso string) string {
+	if f[FixCashAccountISO] {
+		return iso
+	}
+	if w, ok := CashAccountWords[iso]; ok {
+		return w
+	}
+	return "Annen konto"
+}
+
+// Name writes an account name as the fixes ask: up to 70 characters, or
+// cut to 35.
+func (f Fixes) Name(name string) string {
+	if f[FixLongerNames] {
+		return name
+	}
+	if r := []rune(name); len(r) > 35 {
+		return string(r[:35])
+	}
+	return name
+}
+
+// String describes the access for logs and the traffic screen.
+func (a Access) String() string {
+	if a.Customer.ID == "" {
+		return ""
+	}
+	ctx := "private"
+	if a.Corporate() {
+		ctx = "corporate " + a.Context
+	}
+	return fmt.Sprintf("%s (%s), %s, grant %s", a.Customer.Name, a.Customer.Number, ctx, a.Grant.ID)
+}

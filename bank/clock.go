@@ -1,0 +1,94 @@
+package bank
+
+import (
+	"strings"
+	"time"
+)
+
+// maxClockOffset bounds how far the sandbox clock may move (100 years).
+const maxClockOffset = 100 * 366 * 24 * 3600
+
+// ClockState is what GET /v1/sandbox/clock answers.
+type ClockState struct {
+	Now           time.Time `json:"now"`
+	OffsetSeconds int64     `json:"offsetSeconds"`
+}
+
+// ClockChange moves the sandbox clock: to a moment (Now), or by an offset
+// from the real clock (OffsetSeconds). Exactly one is given.
+type ClockChange struct {
+	Now           *string `json:"now"`
+	OffsetSeconds *int64  `json:"offsetSeconds"`
+}
+
+// Clock returns the sandbox clock's time and offset.
+func (s *Service) Clock() ClockState {
+	return ClockState{Now: s.Now().In(Oslo).Truncate(time.Second), OffsetSeconds: s.offset.Load()}
+}
+
+// SetClock moves the sandbox clock. A moment is RFC 3339 with an offset.
+func (s *Service) SetClock(ch ClockChange) (ClockState, error) {
+	var v Violations
+	var offset int64
+	switch {
+	case ch.Now != nil && ch.OffsetSeconds != nil:
+		v.Format("", "give either now or offsetSeconds, not both")
+	case ch.Now != nil:
+		t, err := time.Parse(time.RFC3339, *ch.Now)
+		if err != nil {
+			v.Format("now", "%q is not an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", clip(*ch.Now))
+		}
+		offset = int64(t.Sub(s.clock.Now()).Round(time.Second) / time.Second)
+	case ch.OffsetSeconds != nil:
+		offset = *ch.OffsetSeconds
+	default:
+		v.Format("", "give now (an RFC 3339 date-time) or offsetSeconds")
+	}
+	if err := v.Err(); err != nil {
+		return ClockState{}, err
+	}
+	if _, err := s.UpdateSettings(func(st *Settings) { st.ClockOffsetSeconds = offset }); err != nil {
+		return ClockState{}, err
+	}
+	return s.Clock(), nil
+}
+
+// Fixes of the x-accept-fix header (spec 9) and the dates they became the
+// default.
+const (
+	FixAmountAsString = "amount-as-string"
+	FixCardSwitch     = "cardaccount-switch-originalamount-and-transactionamount"
+	FixLongerNames    = "longer-names"
+	FixCashAccountISO = "cash-account-type-iso"
+)
+
+var fixDefaults = map[string]Date{
+	FixAmountAsString: {2020, time.August, 1},
+	FixCardSwitch:     {2024, time.September, 5},
+	FixLongerNames:    {2024, time.September, 5},
+	FixCashAccountISO: {2024, time.September, 5},
+}
+
+// Fixes tells which x-accept-fix behaviours a request gets.
+type Fixes map[string]bool
+
+// FixesFor returns the fixes a request gets: every fix that is default on
+// the bank's date (today, or the legacy date when one is set), and every
+// fix the request names in x-accept-fix (comma separated; unknown names
+// are ignored).
+func (s *Service) FixesFor(header string) Fixes {
+	f := Fixes{}
+	date := Date{9999, time.December, 31}
+	if k := s.legacy.Load(); k != 0 {
+		date = DateFromKey(k)
+	}
+	for name, since := range fixDefaults {
+		f[name] = !date.Before(since)
+	}
+	for _, part := range strings.Split(header, ",") {
+		if _, ok := fixDefaults[strings.TrimSpace(part)]; ok {
+			f[strings.TrimSpace(part)] = true
+		}
+	}
+	return f
+}

@@ -1,0 +1,595 @@
+package psd2api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"sandbank/bank"
+)
+
+// Handlers of consents and account information (API.md 5 and 6).
+
+// aisRequest reads who asks: the TPP the signature established and the
+// PSU headers.
+func aisRequest(r *http.Request) bank.AISRequest {
+	return bank.AISRequest{
+		TPPID: callerTPP(r), PSUID: r.Header.Get("PSU-ID"), CorporateID: r.Header.Get("PSU-Corporate-ID"),
+		SessionID: r.Header.Get("TPP-Session-ID"), PSUPresent: r.Header.Get("PSU-IP-Address") != "",
+	}
+}
+
+var hostPattern = regexp.MustCompile(`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
+
+// scaURL is the SCA page of an authorisation on the listener the request
+// came in on.
+func scaURL(r *http.Request, id string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	host := r.Host
+	if !hostPattern.MatchString(host) {
+		if addr, ok := r.Context().Value(http.LocalAddrContextKey).(fmt.Stringer); ok {
+			host = addr.String()
+		}
+	}
+	return scheme + "://" + host + "/sca/" + id // the bank's ids are URL-safe
+}
+
+// startSCA starts an authorisation of a kind from a request's redirect
+// headers, which are required.
+func (s *server) startSCA(r *http.Request, kind string) (bank.Authorisation, error) {
+	var v bank.Violations
+	for _, h := range []string{"TPP-Redirect-URI", "TPP-Session-ID"} {
+		if r.Header.Get(h) == "" {
+			v.Add(bank.CodeHeaderRequired, h, h+" is required on every request that can start SCA")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return bank.Authorisation{}, err
+	}
+	return s.Bank.StartSCA(bank.SCARequest{
+		TPPID: callerTPP(r), TPPName: callerName(r), Kind: kind,
+		RedirectURI: r.Header.Get("TPP-Redirect-URI"), SessionID: r.Header.Get("TPP-Session-ID"),
+		RedirectPreferred: !strings.EqualFold(strings.TrimSpace(r.Header.Get("TPP-Redirect-Preferred")), "false"),
+	})
+}
+
+// callerName is the name the PSU sees for the TPP: the certificate
+// subject's organisation, else its common name.
+func callerName(r *http.Request) string {
+	v := stateOf(r).verdict
+	if v == nil || v.Cert == nil {
+		return ""
+	}
+	if o := v.Cert.Subject.Organization; len(o) > 0 && o[0] != "" {
+		return o[0]
+	}
+	return v.Cert.Subject.CommonName
+}
+
+// freshSCA starts a consent SCA for a 401 and returns its page, or "" when
+// the request does not say where to send the PSU.
+func (s *server) freshSCA(r *http.Request) string {
+	if r.Header.Get("TPP-Redirect-URI") == "" || r.Header.Get("TPP-Session-ID") == "" || callerTPP(r) == "" {
+		return ""
+	}
+	a, err := s.startSCA(r, bank.AuthConsent)
+	if err != nil {
+		return ""
+	}
+	return scaURL(r, a.ID)
+}
+
+type scaStarted struct {
+	AuthorisationID string          `json:"authorisationId"`
+	ScaStatus       string          `json:"scaStatus"`
+	Links           map[string]link `json:"_links"`
+}
+
+// startAuthorisation answers POST /v1/consents, POST
+// /v1/bank-offered-consents (a body is ignored) and GET /v1/users.
+func (s *server) startAuthorisation(kind string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, err := s.startSCA(r, kind)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, scaStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{"scaRedirect": linkTo(scaURL(r, a.ID), "GET")}})
+		return nil
+	}
+}
+
+// amount writes a PSD2 amount: a string with the currency's minor digits
+// (amount-as-string), or a JSON number before that fix.
+func amount(d decimal.Decimal, currency string, f bank.Fixes) map[string]any {
+	text := bank.FormatAmount(d, currency)
+	if f[bank.FixAmountAsString] {
+		return map[string]any{"amount": text, "currency": currency}
+	}
+	return map[string]any{"amount": json.Number(text), "currency": currency}
+}
+
+type accountRefView struct {
+	IBAN     string `json:"iban,omitempty"`
+	BBAN     string `json:"bban,omitempty"`
+	Currency string `json:"currency,omitempty"`
+}
+
+func refOf(a bank.AccountRef) *accountRefView {
+	if a.IsZero() {
+		return nil
+	}
+	return &accountRefView{IBAN: a.IBAN, BBAN: a.BBAN}
+}
+
+type aisBalance struct {
+	BalanceType         string         `json:"balanceType"`
+	BalanceAmount       map[string]any `json:"balanceAmount"`
+	CreditLimitIncluded *bool          `json:"creditLimitIncluded,omitempty"`
+	ReferenceDate       *bank.Date     `json:"referenceDate,omitempty"`
+}
+
+func aisBalances(b bank.Balances, credit decimal.Decimal, currency string, today bank.Date, f bank.Fixes) []aisBalance {
+	yes := true
+	return []aisBalance{
+		{BalanceType: "closingBooked", BalanceAmount: amount(b.ClosingBooked, currency, f), ReferenceDate: &today},
+		{BalanceType: "expected", BalanceAmount: amount(b.Expected, currency, f)},
+		{BalanceType: "interimAvailable", BalanceAmount: amount(b.Expected.Add(credit), currency, f), CreditLimitIncluded: &yes},
+	}
+}
+
+type aisAccountView struct {
+	ResourceID      string          `json:"resourceId"`
+	IBAN            string          `json:"iban"`
+	BBAN            string          `json:"bban"`
+	Currency        string          `json:"currency"`
+	Name            string          `json:"name"`
+	Product         string          `json:"product"`
+	CashAccountType string          `json:"cashAccountType"`
+	Status          string          `json:"status"`
+	Balances        []aisBalance    `json:"balances,omitempty"`
+	Links           map[string]link `json:"_links"`
+}
+
+func (s *server) aisAccountOf(a bank.Account, withBalance bool, f bank.Fixes) aisAccountView {
+	self := "/v1/accounts/" + a.ID
+	v := aisAccountView{
+		ResourceID: a.ID, IBAN: a.IBAN, BBAN: a.BBAN, Currency: a.Currency, Name: f.Name(a.Name), Product: a.Product,
+		CashAccountType: f.CashAccountType(a.CashAccountType), Status: a.Status,
+		Links: map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
+	}
+	if withBalance {
+		v.Balances = aisBalances(a.Balances, a.CreditLine, a.Currency, s.Bank.Today(), f)
+	}
+	return v
+}
+
+func (s *server) listAISAccounts(w http.ResponseWriter, r *http.Request) error {
+	withBalance, err := queryBool(r, "withBalance")
+	if err != nil {
+		return err
+	}
+	list, a, err := s.Bank.AISAccounts(aisRequest(r))
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	out := make([]aisAccountView, 0, len(list))
+	for _, acct := range list {
+		out = append(out, s.aisAccountOf(acct, withBalance, f))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"accounts": out})
+	return nil
+}
+
+func (s *server) getAISAccount(w http.ResponseWriter, r *http.Request) error {
+	withBalance, err := queryBool(r, "withBalance")
+	if err != nil {
+		return err
+	}
+	acct, a, err := s.Bank.AISAccount(aisRequest(r), r.PathValue("id"))
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"account": s.aisAccountOf(acct, withBalance, s.Bank.FixesFor(r.Header.Get("x-accept-fix")))})
+	return nil
+}
+
+func (s *server) getAISBalances(w http.ResponseWriter, r *http.Request) error {
+	acct, a, err := s.Bank.AISBalances(aisRequest(r), r.PathValue("id"))
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	writeJSON(w, http.StatusOK, map[string]any{
+		"account":  accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
+		"balances": aisBalances(acct.Balances, acct.CreditLine, acct.Currency, s.Bank.Today(), f),
+	})
+	return nil
+}
+
+// aisQuery reads bookingStatus, dateFrom, dateTo, limit and offset.
+func aisQuery(r *http.Request) (bank.AISQuery, error) {
+	var q bank.AISQuery
+	var err error
+	if q.From, err = queryDate(r, "dateFrom"); err != nil {
+		return q, err
+	}
+	if q.To, err = queryDate(r, "dateTo"); err != nil {
+		return q, err
+	}
+	if q.Offset, err = queryInt(r, "offset"); err != nil {
+		return q, err
+	}
+	if q.Limit, err = queryInt(r, "limit"); err != nil {
+		return q, err
+	}
+	if r.URL.Query().Get("limit") != "" && (q.Limit < 1 || q.Limit > bank.MaxAISPageSize) {
+		return q, errBadQuery("limit", fmt.Sprintf("must be between 1 and %d", bank.MaxAISPageSize))
+	}
+	q.Status = strings.ToLower(r.URL.Query().Get("bookingStatus"))
+	switch q.Status {
+	case "":
+		q.Status = "booked"
+	case "both", "all":
+		q.Status = "both"
+	case "booked", "pending":
+	default:
+		return q, errBadQuery("bookingStatus", "must be booked, pending, both or all")
+	}
+	return q, nil
+}
+
+// pageLinks are the account and paging links of a transaction list; they
+// carry limit=200 when the request gave no limit.
+func pageLinks(base, account string, q bank.AISQuery, from bank.Date, total int) map[string]link {
+	limit := q.Limit
+	if limit == 0 {
+		limit = bank.MaxAISPageSize
+	}
+	at := func(offset int) link {
+		v := url.Values{}
+		v.Set("bookingStatus", q.Status)
+		if !from.IsZero() {
+			v.Set("dateFrom", from.String())
+		}
+		if !q.To.IsZero() {
+			v.Set("dateTo", q.To.String())
+		}
+		v.Set("limit", strconv.Itoa(limit))
+		v.Set("offset", strconv.Itoa(offset))
+		return linkTo(base+"?"+v.Encode(), "GET")
+	}
+	links := map[string]link{"account": linkTo(account, "GET"), "first": at(0)}
+	last := 0
+	if total > 0 {
+		last = (total - 1) / limit * limit
+	}
+	links["last"] = at(last)
+	if q.Offset+limit < total {
+		links["next"] = at(q.Offset + limit)
+	}
+	if q.Offset > 0 {
+		links["previous"] = at(max(0, q.Offset-limit))
+	}
+	return links
+}
+
+type aisTxView struct {
+	TransactionID                     string          `json:"transactionId"`
+	BookingDate                       *bank.Date      `json:"bookingDate,omitempty"`
+	ValueDate                         bank.Date       `json:"valueDate"`
+	TransactionAmount                 map[string]any  `json:"transactionAmount"`
+	CreditorName                      string          `json:"creditorName,omitempty"`
+	CreditorAccount                   *accountRefView `json:"creditorAccount,omitempty"`
+	DebtorName                        string          `json:"debtorName,omitempty"`
+	DebtorAccount                     *accountRefView `json:"debtorAccount,omitempty"`
+	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
+	Links                             map[string]link `json:"_links"`
+}
+
+func aisTxOf(accountID string, t bank.Transaction, f bank.Fixes) aisTxView {
+	v := aisTxView{
+		TransactionID: t.ID, ValueDate: t.ValueDate, TransactionAmount: amount(t.Amount, t.Currency, f),
+		CreditorName: f.Name(t.CreditorName), CreditorAccount: refOf(t.CreditorAccount),
+		DebtorName: f.Name(t.DebtorName), DebtorAccount: refOf(t.DebtorAccount),
+		RemittanceInformationUnstructured: t.RemittanceInformationUnstructured,
+		Links:                             map[string]link{"transactionDetails": linkTo("/v1/accounts/"+accountID+"/transactions/"+t.ID, "GET")},
+	}
+	if !t.Pending {
+		d := t.BookingDate
+		v.BookingDate = &d
+	}
+	return v
+}
+
+func (s *server) listAISTransactions(w http.ResponseWriter, r *http.Request) error {
+	q, err := aisQuery(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	page, a, err := s.Bank.AISTransactions(aisRequest(r), id, q)
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	booked := make([]aisTxView, 0, len(page.Booked.Transactions))
+	for _, t := range page.Booked.Transactions {
+		booked = append(booked, aisTxOf(id, t, f))
+	}
+	pending := make([]aisTxView, 0, len(page.Pending))
+	for _, t := range page.Pending {
+		pending = append(pending, aisTxOf(id, t, f))
+	}
+	txs := map[string]any{"_links": pageLinks("/v1/accounts/"+id+"/transactions", "/v1/accounts/"+id, q, page.From, page.Booked.Total)}
+	if q.Status != "pending" {
+		txs["booked"] = booked
+	}
+	if q.Status != "booked" {
+		txs["pending"] = pending
+	}
+	acct := page.Account
+	writeJSON(w, http.StatusOK, map[string]any{
+		"account":      accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
+		"transactions": txs,
+	})
+	return nil
+}
+
+type aisDetailsView struct {
+	TransactionID                     string          `json:"transactionId"`
+	EndToEndID                        string          `json:"endToEndId,omitempty"`
+	BookingDate                       *bank.Date      `json:"bookingDate,omitempty"`
+	ValueDate                         bank.Date       `json:"valueDate"`
+	TransactionAmount                 map[string]any  `json:"transactionAmount"`
+	CreditorID                        string          `json:"creditorId,omitempty"`
+	CreditorName                      string          `json:"creditorName,omitempty"`
+	UltimateCreditor                  string          `json:"ultimateCreditor,omitempty"`
+	CreditorAccount                   *accountRefView `json:"creditorAccount,omitempty"`
+	CreditorAgent                     string          `json:"creditorAgent,omitempty"`
+	DebtorName                        string          `json:"debtorName,omitempty"`
+	UltimateDebtor                    string          `json:"ultimateDebtor,omitempty"`
+	DebtorAccount                     *accountRefView `json:"debtorAccount,omitempty"`
+	DebtorAgent                       string          `json:"debtorAgent,omitempty"`
+	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
+	PurposeCode                       string          `json:"purposeCode,omitempty"`
+	BankTransactionCode               string          `json:"bankTransactionCode,omitempty"`
+	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
+	Links                             map[string]link `json:"_links,omitempty"`
+}
+
+func (s *server) getAISTransaction(w http.ResponseWriter, r *http.Request) error {
+	if r.Header.Get("x-accept-fix") == "" {
+		return bank.PathError(bank.CodeHeaderRequired, "x-accept-fix", "x-accept-fix is required on transaction details; send the fixes you support, e.g. x-accept-fix: longer-names,cash-account-type-iso")
+	}
+	id, txID := r.PathValue("id"), r.PathValue("transactionId")
+	_, t, a, err := s.Bank.AISTransaction(aisRequest(r), id, txID)
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	v := aisDetailsView{
+		TransactionID: t.ID, EndToEndID: t.EndToEndID, ValueDate: t.ValueDate, TransactionAmount: amount(t.Amount, t.Currency, f),
+		CreditorID: t.CreditorID, CreditorName: f.Name(t.CreditorName), UltimateCreditor: t.UltimateCreditor,
+		CreditorAccount: refOf(t.CreditorAccount), CreditorAgent: t.CreditorAgent,
+		DebtorName: f.Name(t.DebtorName), UltimateDebtor: t.UltimateDebtor, DebtorAccount: refOf(t.DebtorAccount), DebtorAgent: t.DebtorAgent,
+		RemittanceInformationUnstructured: t.RemittanceInformationUnstructured, PurposeCode: t.PurposeCode,
+		BankTransactionCode: t.BankTransactionCode, ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
+	}
+	if !t.Pending {
+		d := t.BookingDate
+		v.BookingDate = &d
+	}
+	if a.Corporate() {
+		v.Links = map[string]link{"transactionDetails": linkTo("/v1/accounts/"+id+"/transactions/"+t.ID, "GET")}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"transactionsDetails": v})
+	return nil
+}
+
+type aisCardView struct {
+	ResourceID  string          `json:"resourceId"`
+	MaskedPan   string          `json:"maskedPan"`
+	Currency    string          `json:"currency"`
+	Name        string          `json:"name"`
+	Product     string          `json:"product"`
+	Status      string          `json:"status"`
+	CreditLimit map[string]any  `json:"creditLimit"`
+	Balances    []aisBalance    `json:"balances,omitempty"`
+	Links       map[string]link `json:"_links"`
+}
+
+func (s *server) aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes) aisCardView {
+	self := "/v1/card-accounts/" + c.ID
+	v := aisCardView{
+		ResourceID: c.ID, MaskedPan: c.MaskedPan, Currency: c.Currency, Name: f.Name(c.Name), Product: c.Product, Status: c.Status,
+		CreditLimit: amount(c.CreditLimit, c.Currency, f),
+		Links:       map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
+	}
+	if withBalance {
+		v.Balances = aisBalances(c.Balances, c.CreditLimit, c.Currency, s.Bank.Today(), f)
+	}
+	return v
+}
+
+func (s *server) listAISCards(w http.ResponseWriter, r *http.Request) error {
+	withBalance, err := queryBool(r, "withBalance")
+	if err != nil {
+		return err
+	}
+	list, a, err := s.Bank.AISCardAccounts(aisRequest(r))
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	out := make([]aisCardView, 0, len(list))
+	for _, c := range list {
+		out = append(out, s.aisCardOf(c, withBalance, f))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccounts": out})
+	return nil
+}
+
+func (s *server) getAISCard(w http.ResponseWriter, r *http.Request) error {
+	withBalance, err := queryBool(r, "withBalance")
+	if err != nil {
+		return err
+	}
+	c, a, err := s.Bank.AISCardAccount(aisRequest(r), r.PathValue("id"), "")
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": s.aisCardOf(c, withBalance, s.Bank.FixesFor(r.Header.Get("x-accept-fix")))})
+	return nil
+}
+
+func (s *server) getAISCardBalances(w http.ResponseWriter, r *http.Request) error {
+	c, a, err := s.Bank.AISCardAccount(aisRequest(r), r.PathValue("id"), bank.UseBalances)
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	writeJSON(w, http.StatusOK, map[string]any{
+		"cardAccount": map[string]string{"maskedPan": c.MaskedPan},
+		"balances":    aisBalances(c.Balances, c.CreditLimit, c.Currency, s.Bank.Today(), f),
+	})
+	return nil
+}
+
+type aisCardTxView struct {
+	CardTransactionID              string            `json:"cardTransactionId"`
+	TerminalID                     string            `json:"terminalId,omitempty"`
+	TransactionDate                bank.Date         `json:"transactionDate"`
+	BookingDate                    *bank.Date        `json:"bookingDate,omitempty"`
+	TransactionAmount              map[string]any    `json:"transactionAmount"`
+	OriginalAmount                 map[string]any    `json:"originalAmount"`
+	CurrencyExchange               []map[string]any  `json:"currencyExchange,omitempty"`
+	MarkupFee                      map[string]any    `json:"markupFee,omitempty"`
+	MarkupFeePercentage            string            `json:"markupFeePercentage,omitempty"`
+	CardAcceptorID                 string            `json:"cardAcceptorId,omitempty"`
+	CardAcceptorAddress            bank.Address      `json:"cardAcceptorAddress"`
+	MerchantCategoryCode           string            `json:"merchantCategoryCode"`
+	MaskedPan                      string            `json:"maskedPan"`
+	TransactionDetails             string            `json:"transactionDetails,omitempty"`
+	Invoiced                       bool              `json:"invoiced"`
+	ProprietaryBankTransactionCode string            `json:"proprietaryBankTransactionCode,omitempty"`
+	Links                          map[string]string `json:"-"`
+}
+
+// aisCardTxOf writes a card transaction. The
+// cardaccount-switch-originalamount-and-transactionamount fix puts the
+// card account's currency in transactionAmount and the merchant's in
+// originalAmount; before it, the two were the other way round.
+func aisCardTxOf(t bank.CardTransaction, f bank.Fixes) aisCardTxView {
+	txAmount, original := t.TransactionAmount, t.OriginalAmount
+	if !f[bank.FixCardSwitch] {
+		txAmount, original = original, txAmount
+	}
+	v := aisCardTxView{
+		CardTransactionID: t.CardTransactionID, TerminalID: t.TerminalID, TransactionDate: t.TransactionDate,
+		TransactionAmount: amount(txAmount.Amount, txAmount.Currency, f), OriginalAmount: amount(original.Amount, original.Currency, f),
+		CardAcceptorID: t.CardAcceptorID, CardAcceptorAddress: t.CardAcceptorAddress, MerchantCategoryCode: t.MerchantCategoryCode,
+		MaskedPan: t.MaskedPan, TransactionDetails: t.TransactionDetails, Invoiced: t.Invoiced,
+		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
+	}
+	if !t.Pending() {
+		d := t.BookingDate
+		v.BookingDate = &d
+	}
+	if x := t.CurrencyExchange; x != nil {
+		v.CurrencyExchange = []map[string]any{{
+			"sourceCurrency": x.SourceCurrency, "targetCurrency": x.TargetCurrency, "unitCurrency": x.UnitCurrency,
+			"exchangeRate": x.ExchangeRate, "quotationDate": x.QuotationDate,
+		}}
+		if x.MarkupFee != nil {
+			v.MarkupFee = amount(x.MarkupFee.Amount, x.MarkupFee.Currency, f)
+		}
+		v.MarkupFeePercentage = x.MarkupFeePercentage
+	}
+	return v
+}
+
+func (s *server) listAISCardTransactions(w http.ResponseWriter, r *http.Request) error {
+	q, err := aisQuery(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	c, page, a, err := s.Bank.AISCardTransactions(aisRequest(r), id, q)
+	noteAccess(r, a)
+	if err != nil {
+		return err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	txs := map[string]any{"_links": pageLinks("/v1/card-accounts/"+id+"/transactions", "/v1/card-accounts/"+id, q, q.From, page.Total)}
+	if q.Status != "pending" {
+		booked := make([]aisCardTxView, 0, len(page.Booked))
+		for _, t := range page.Booked {
+			booked = append(booked, aisCardTxOf(t, f))
+		}
+		txs["booked"] = booked
+	}
+	if q.Status != "booked" {
+		pending := make([]aisCardTxView, 0, len(page.Pending))
+		for _, t := range page.Pending {
+			pending = append(pending, aisCardTxOf(t, f))
+		}
+		txs["pending"] = pending
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": map[string]string{"maskedPan": c.MaskedPan}, "cardTransactions": txs})
+	return nil
+}
+
+// noteAccess records, for the request log, which PSU and grant a request
+// used.
+func noteAccess(r *http.Request, a bank.Access) {
+	stateOf(r).access = a.String()
+}
+
+func (s *server) getClock(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.Bank.Clock())
+	return nil
+}
+
+func (s *server) putClock(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[bank.ClockChange](r)
+	if err != nil {
+		return err
+	}
+	c, err := s.Bank.SetClock(in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func (s *server) automatedSCA(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[bank.AutoSCA](r)
+	if err != nil {
+		return err
+	}
+	redirect, err := s.Bank.AutomatedSCA(callerTPP(r), r.PathValue("authorisationId"), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"redirect": redirect})
+	return nil
+}

@@ -1,0 +1,176 @@
+package psd2api
+
+import (
+	"bytes"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"sandbank/assets"
+	"sandbank/bank"
+)
+
+// The SCA page (API.md 5.2): unsigned HTML forms that POST back to
+// /sca/{id}. html/template escapes everything the page prints.
+
+var (
+	scaTemplate = template.Must(template.ParseFS(assets.SCA, "sca/page.html"))
+	scaCSS      = must(fs.ReadFile(assets.SCA, "sca/sandbank.css"))
+)
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// maxSCAForm bounds an SCA page form post.
+const maxSCAForm = 64 << 10
+
+// scaPageData is what page.html prints.
+type scaPageData struct {
+	Title, TPP, Purpose, Problem, Step, Action, Token string
+	Hints                                             []bank.Customer
+	Customer                                          bank.Customer
+	Contexts, Accounts                                []bank.Option
+	Outcome                                           string
+	// Redirect is the TPP's redirect URI, checked when SCA started.
+	Redirect template.URL
+	// ID, Status and Expires are the footer; empty on an error page.
+	ID, Status, Expires string
+}
+
+var stepTitles = map[string]string{
+	bank.StepIdentify: "Log in to Sandbank",
+	bank.StepApp:      "Approve in the Sandbank app",
+	bank.StepContext:  "Choose who you act for",
+	bank.StepConsent:  "Share account information",
+	bank.StepConfirm:  "Confirm who you are",
+}
+
+// scaPage serves GET and POST /sca/{id}. A POST that finishes the
+// authorisation, or a visit after its hour, sends the PSU on with 303.
+func (s *server) scaPage() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		var view bank.SCAView
+		var err error
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxSCAForm)
+			if perr := r.ParseForm(); perr != nil {
+				s.scaProblem(w, r, bank.Errorf(bank.CodeBadRequest, "the form could not be read; go back and try again").WithStatus(http.StatusBadRequest))
+				return
+			}
+			view, err = s.Bank.SCAStep(id, bank.SCAInput{
+				Token: r.PostForm.Get("token"), NationalID: r.PostForm.Get("nationalId"), Context: r.PostForm.Get("context"),
+				Accounts: r.PostForm["accounts"], Decision: r.PostForm.Get("decision"),
+			})
+		} else {
+			view, err = s.Bank.SCAPage(id)
+		}
+		if err != nil {
+			s.scaProblem(w, r, err)
+			return
+		}
+		setPageHeaders(w.Header(), view.RedirectURI)
+		if view.Ended && view.Redirect != "" {
+			w.Header().Set("Location", view.Redirect)
+			w.WriteHeader(http.StatusSeeOther)
+			return
+		}
+		renderSCA(w, http.StatusOK, pageData(view))
+	})
+}
+
+// pageData turns an authorisation's view into what the page prints.
+func pageData(v bank.SCAView) scaPageData {
+	d := scaPageData{
+		Title: stepTitles[v.Step], TPP: v.TPPName, Problem: v.Problem, Step: v.Step,
+		Action: "/sca/" + v.ID, Token: v.Token,
+		Hints: v.Hints, Customer: v.Customer, Contexts: v.Contexts, Accounts: v.Accounts,
+		ID: v.ID, Status: v.Status, Expires: v.Expires().In(bank.Oslo).Format("2006-01-02 15:04 MST"),
+	}
+	d.Purpose = "wants to read your account information."
+	if v.Kind == bank.AuthUsers {
+		d.Purpose = "wants to know who you are, to make payments for you."
+	}
+	if v.Step != bank.StepDone {
+		return d
+	}
+	d.Token = ""
+	switch {
+	case v.Status == bank.ScaFinalised:
+		d.Title, d.Outcome = "Done", "You approved the request. You can close this page and return to "+v.TPPName+"."
+	default:
+		d.Title, d.Outcome = "Not completed", outcomeOf(v.FailCode)
+		d.Redirect = template.URL(v.Redirect) // a failure's redirect carries nothing about the PSU
+	}
+	return d
+}
+
+func outcomeOf(code string) string {
+	switch code {
+	case bank.CodeSCAExpired:
+		return "The login was not finished within an hour, so it has expired."
+	case bank.CodePSUCredentialsInvalid:
+		return "You could not be identified in three attempts."
+	}
+	return "You rejected the request. Nothing was shared."
+}
+
+// scaProblem shows an error on the SCA page: an unknown authorisation, a
+// form of another authorisation, an unreadable post.
+func (s *server) scaProblem(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := bank.AsError(err)
+	if !ok {
+		s.fail(w, r, err) // logged with its id; the PSU sees only the id
+		return
+	}
+	st := stateOf(r)
+	st.errCode = e.Code
+	setPageHeaders(w.Header(), "")
+	renderSCA(w, e.Status, scaPageData{Title: "Something went wrong", Problem: e.Message, Step: bank.StepDone, Outcome: "Return to the app you came from and start again."})
+}
+
+// renderSCA writes the page.
+func renderSCA(w http.ResponseWriter, status int, d scaPageData) {
+	var b bytes.Buffer
+	if err := scaTemplate.Execute(&b, d); err != nil {
+		panic(err) // the template and its data are ours: a bug; ServeHTTP answers 500
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+// setPageHeaders locks the page down: no scripts, no framing, forms only
+// to the page itself and the TPP's redirect URI, no referrer.
+func setPageHeaders(h http.Header, redirectURI string) {
+	formAction := "'self'"
+	if u, err := url.Parse(redirectURI); err == nil && u.Scheme != "" {
+		switch strings.ToLower(u.Scheme) {
+		case "http", "https":
+			if hostPattern.MatchString(u.Host) {
+				formAction += " " + u.Scheme + "://" + u.Host
+			}
+		default:
+			formAction += " " + u.Scheme + ":"
+		}
+	}
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+}
+
+// scaStyle serves the SCA page's style sheet.
+func scaStyle(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(scaCSS)
+}

@@ -1,0 +1,675 @@
+package bank
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Kinds of authorisation (SCA process).
+const (
+	// AuthConsent grants account access: POST /v1/consents,
+	// POST /v1/bank-offered-consents, and the scaRedirect of a 401.
+	AuthConsent = "consent"
+	// AuthUsers identifies the PSU only (GET /v1/users), for a TPP that
+	// initiates payments and needs a PSU-ID; it grants no account access.
+	AuthUsers = "users"
+)
+
+// SCA statuses (spec 2.3).
+const (
+	ScaReceived      = "RECEIVED"
+	ScaIdentified    = "PSU_IDENTIFIED"
+	ScaAuthenticated = "PSU_AUTHENTICATED"
+	ScaFinalised     = "FINALISED"
+	ScaFailed        = "FAILED"
+	ScaExempted      = "EXEMPTED"
+)
+
+// Contexts a PSU acts in: ContextPrivate, or a corporate agreement's id.
+const ContextPrivate = "PRIVATE"
+
+// Durations of the SCA rules (API.md 5.3, spec 3 and 8).
+const (
+	ScaLifetime       = time.Hour            // an authorisation must finish within it
+	SessionLifetime   = time.Hour            // an SCA session under one TPP-Session-ID
+	GrantLifetime     = 180 * 24 * time.Hour // a consent
+	DetailsGrantAge   = 90 * 24 * time.Hour  // transaction details without the PSU present
+	HistoryWithoutSCA = 90 * 24 * time.Hour  // transactions older than this need an SCA session
+	maxIdentifyTries  = 3
+)
+
+// Authorisation is one SCA process: the PSU identifies, chooses a context
+// and accounts, and approves or rejects, on the SCA page or through the
+// automated-SCA endpoint.
+type Authorisation struct {
+	ID                string    `json:"id"`
+	TPPID             string    `json:"tppId"`
+	TPPName           string    `json:"tppName"`
+	Kind              string    `json:"kind"`
+	Status            string    `json:"status"`
+	Created           time.Time `json:"created"`
+	RedirectURI       string    `json:"redirectUri"`
+	SessionID         string    `json:"sessionId"`
+	RedirectPreferred bool      `json:"redirectPreferred"`
+	// Token is the authorisation's own form token: a form posted for one
+	// authorisation cannot drive another.
+	Token      string   `json:"token"`
+	Attempts   int      `json:"attempts"`
+	CustomerID string   `json:"customerId,omitempty"`
+	Context    string   `json:"context,omitempty"`
+	Accounts   []string `json:"accounts,omitempty"`
+	FailCode   string   `json:"failCode,omitempty"`
+	// Redirect is where the PSU was sent when the authorisation finished.
+	Redirect string    `json:"redirect,omitempty"`
+	Finished time.Time `json:"finished"`
+}
+
+// Expires is when an unfinished authorisation fails.
+func (a Authorisation) Expires() time.Time { return a.Created.Add(ScaLifetime) }
+
+// Open reports whether the authorisation has not finished.
+func (a Authorisation) Open() bool {
+	return a.Status != ScaFinalised && a.Status != ScaFailed && a.Status != ScaExempted
+}
+
+// Grant is a consent: a TPP may read these accounts of a PSU, in one
+// context, for GrantLifetime from Created.
+type Grant struct {
+	ID         string    `json:"id"`
+	TPPID      string    `json:"tppId"`
+	CustomerID string    `json:"customerId"`
+	Context    string    `json:"context"`
+	Accounts   []string  `json:"accounts"`
+	Created    time.Time `json:"created"`
+}
+
+// Expires is when the grant ends.
+func (g Grant) Expires() time.Time { return g.Created.Add(GrantLifetime) }
+
+// Session is a TPP's SCA session for a PSU: a completed SCA under
+// SessionID, valid until Expires.
+type Session struct {
+	TPPID      string    `json:"tppId"`
+	CustomerID string    `json:"customerId"`
+	SessionID  string    `json:"sessionId"`
+	Expires    time.Time `json:"expires"`
+}
+
+// PSU maps a PSU-ID (or, with AgreementID, a PSU-Corporate-ID) that the
+// bank gave a TPP back to the customer.
+type PSU struct {
+	ID          string `json:"id"`
+	TPPID       string `json:"tppId"`
+	CustomerID  string `json:"customerId"`
+	AgreementID string `json:"agreementId,omitempty"`
+}
+
+// psuNamespace makes PSU ids: a UUID derived from the TPP and the customer
+// (and the agreement), so it is stable for them, differs between TPPs and
+// says nothing about the customer.
+var psuNamespace = uuid.MustParse("5d3c9a5e-7f0b-4c1e-9a51-5a4e6b2d8c10")
+
+// PSUID is the PSU-ID a TPP gets for a customer.
+func PSUID(tppID, customerID string) string {
+	return uuid.NewSHA1(psuNamespace, []byte(tppID+"\x00"+customerID)).String()
+}
+
+// CorporateID is the PSU-Corporate-ID a TPP gets for a customer acting in
+// an agreement.
+func CorporateID(tppID, customerID, agreementID string) string {
+	return uuid.NewSHA1(psuNamespace, []byte(tppID+"\x00"+customerID+"\x00"+agreementID)).String()
+}
+
+// SCARequest is what a signed request that starts SCA says.
+type SCARequest struct {
+	TPPID   string
+	TPPName string // shown to the PSU; the TPP id when empty
+	Kind    string // AuthConsent or AuthUsers
+	// RedirectURI (TPP-Redirect-URI) is where the PSU goes afterwards.
+	RedirectURI string
+	SessionID   string // TPP-Session-ID
+	// RedirectPreferred is false for TPP-Redirect-Preferred: false: the
+	// page shows the mobile app's approval instead of the national-id form.
+	RedirectPreferred bool
+}
+
+// StartSCA starts an authorisation for a TPP: the PSU will be sent to the
+// SCA page and, when it finishes, to the request's redirect URI.
+func (s *Service) StartSCA(r SCARequest) (Authorisation, error) {
+	if err := checkRedirectURI(r.RedirectURI); err != nil {
+		return Authorisation{}, err
+	}
+	var v Violations
+	checkText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
+	if err := v.Err(); err != nil {
+		return Authorisation{}, err
+	}
+	if r.TPPName == "" {
+		r.TPPName = r.TPPID
+	}
+	a := Authorisation{
+		TPPID: r.TPPID, TPPName: r.TPPName, Kind: r.Kind, Status: ScaReceived, Created: s.Now(),
+		RedirectURI: r.RedirectURI, SessionID: r.SessionID, RedirectPreferred: r.RedirectPreferred, Token: newToken(),
+	}
+	err := s.write("start SCA", func(tx Tx) error {
+		seq, err := tx.NextSeq(KindAuthorisation)
+		if err != nil {
+			return err
+		}
+		a.ID = FormatID(KindAuthorisation, 0, seq)
+		return tx.PutAuthorisation(a)
+	}, Event{Kind: EventConsents})
+	return a, err
+}
+
+// checkRedirectURI accepts an absolute URI the PSU's browser may be sent
+// to: http, https or an app's own scheme, without control characters.
+func checkRedirectURI(raw string) error {
+	const path = "TPP-Redirect-URI"
+	if raw == "" {
+		return PathError(CodeHeaderRequired, path, "TPP-Redirect-URI is required: the bank sends the PSU there after SCA")
+	}
+	if len(raw) > 2048 || strings.IndexFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return PathError(CodeFormatError, path, "must be a URI of at most 2048 characters without control characters")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Fragment != "" {
+		return PathError(CodeFormatError, path, fmt.Sprintf("%q is not an absolute URI without a fragment, e.g. https://tpp.example/callback", clip(raw)))
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "javascript", "data", "vbscript", "file", "blob":
+		return PathError(CodeFormatError, path, fmt.Sprintf("the scheme %s is not allowed; use https, http or your app's own scheme", u.Scheme))
+	case "http", "https":
+		if u.Host == "" {
+			return PathError(CodeFormatError, path, "an http(s) URI needs a host")
+		}
+	}
+	return nil
+}
+
+func newToken() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// SCA page steps.
+const (
+	StepIdentify = "identify" // the PSU types the national id
+	StepApp      = "app"      // the mobile app's biometric approval (TPP-Redirect-Preferred: false)
+	StepContext  = "context"  // private or one of the corporate agreements
+	StepConsent  = "consent"  // accounts to grant, then approve or reject
+	StepConfirm  = "confirm"  // approve or reject (no accounts: PSU identification)
+	StepDone     = "done"     // finished; Redirect says where the PSU went
+)
+
+// Option is a choice the SCA page offers.
+type Option struct {
+	Value, Label string
+	Checked      bool
+}
+
+// SCAView is what the SCA page shows of an authorisation at its step.
+type SCAView struct {
+	Authorisation
+	Step     string
+	Hints    []Customer // the sandbox customers, whose numbers are the national ids
+	Customer Customer   // once identified
+	Contexts []Option
+	Accounts []Option
+	Problem  string // why the last step failed, for the PSU
+	// Ended is true when this very call finished the authorisation: the
+	// PSU is sent to Redirect now.
+	Ended bool
+}
+
+// SCAInput is one step's answer: a form post of the SCA page or the
+// automated-SCA body.
+type SCAInput struct {
+	Token      string
+	NationalID string
+	Context    string
+	Accounts   []string
+	Decision   string // approve or reject
+}
+
+// AutoSCA is the body of POST /v1/sandbox/sca/{authorisationId}.
+type AutoSCA struct {
+	NationalID string   `json:"nationalId"`
+	Decision   string   `json:"decision"`
+	Context    string   `json:"context,omitempty"`
+	Accounts   []string `json:"accounts,omitempty"`
+}
+
+// SCAPage returns the page of an authorisation. An authorisation older
+// than ScaLifetime fails here (SCA_EXPIRED) the first time it is seen.
+func (s *Service) SCAPage(id string) (SCAView, error) {
+	var view SCAView
+	err := s.write("read SCA", func(tx Tx) error {
+		a, expired, err := s.loadAuthorisation(tx, id)
+		if err != nil {
+			return err
+		}
+		view, err = s.viewOf(tx, a, "")
+		view.Ended = expired
+		return err
+	}, Event{Kind: EventConsents})
+	return view, err
+}
+
+// loadAuthorisation reads an authorisation, failing it (SCA_EXPIRED) when
+// it is past its hour; expired reports that it failed just now.
+func (s *Service) loadAuthorisation(tx Tx, id string) (a Authorisation, expired bool, err error) {
+	a, err = tx.Authorisation(id)
+	if errors.Is(err, ErrNotFound) {
+		return a, false, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
+	}
+	if err != nil {
+		return a, false, err
+	}
+	if a.Open() && s.Now().After(a.Expires()) {
+		return a, true, s.fail(tx, &a, CodeSCAExpired, "the SCA was not finished within an hour")
+	}
+	return a, false, nil
+}
+
+// SCAStep applies one step of the SCA page: the answer to the step the
+// authorisation is at. A form token of another authorisation is refused.
+func (s *Service) SCAStep(id string, in SCAInput) (SCAView, error) {
+	var view SCAView
+	err := s.write("SCA step", func(tx Tx) error {
+		a, expired, err := s.loadAuthorisation(tx, id)
+		if err != nil {
+			return err
+		}
+		if !a.Open() { // finished before, or expired just now
+			view, err = s.viewOf(tx, a, "")
+			view.Ended = expired
+			return err
+		}
+		if in.Token != a.Token {
+			return Errorf(CodeBadRequest, "this form does not belong to authorisation %s; reload the page and try again", clip(id))
+		}
+		problem, err := s.step(tx, &a, in)
+		if err != nil {
+			return err
+		}
+		view, err = s.viewOf(tx, a, problem)
+		view.Ended = !a.Open()
+		return err
+	}, Event{Kind: EventConsents})
+	return view, err
+}
+
+// AutomatedSCA runs every step of an authorisation at once for a TPP's test
+// suite and returns where the PSU would be sent. Accounts default to every
+// account offered; the context may be left out when there is one.
+func (s *Service) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
+	var redirect string
+	err := s.write("automated SCA", func(tx Tx) error {
+		a, _, err := s.loadAuthorisation(tx, id)
+		if err != nil {
+			return err
+		}
+		if a.TPPID != tppID {
+			return Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
+		}
+		if a.FailCode == CodeSCAExpired {
+			redirect = a.Redirect // the PSU would be sent back with SCA_EXPIRED
+			return nil
+		}
+		if !a.Open() {
+			return Errorf(CodeConflict, "authorisation %s has finished (%s); start a new one", id, a.Status)
+		}
+		var v Violations
+		if in.Decision != "approve" && in.Decision != "reject" {
+			v.Format("decision", "must be approve or reject")
+		}
+		if in.NationalID == "" {
+			v.Format("nationalId", "is required: the customerNumber of a sandbox customer")
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		input := SCAInput{Token: a.Token, NationalID: in.NationalID, Context: in.Context, Accounts: in.Accounts, Decision: in.Decision}
+		for a.Open() {
+			view, err := s.viewOf(tx, a, "")
+			if err != nil {
+				return err
+			}
+			switch view.Step {
+			case StepContext:
+				if input.Context == "" {
+					return PathError(CodeFormatError, "context", "this PSU acts in more than one context; give one of "+optionValues(view.Contexts))
+				}
+			case StepConsent:
+				if input.Accounts == nil {
+					for _, o := range view.Accounts {
+						input.Accounts = append(input.Accounts, o.Value)
+					}
+				}
+			}
+			problem, err := s.step(tx, &a, input)
+			if err != nil {
+				return err
+			}
+			if problem != "" && a.Open() {
+				return PathError(stepCode(view.Step), stepPath(view.Step), problem)
+			}
+		}
+		redirect = a.Redirect
+		return nil
+	}, Event{Kind: EventConsents})
+	return redirect, err
+}
+
+func stepCode(step string) string {
+	if step == StepIdentify || step == StepApp {
+		return CodePSUCredentialsInvalid
+	}
+	return CodeFormatError
+}
+
+func stepPath(step string) string {
+	switch step {
+	case StepIdentify, StepApp:
+		return "nationalId"
+	case StepContext:
+		return "context"
+	}
+	return "accounts"
+}
+
+func optionValues(list []Option) string {
+	values := make([]string, len(list))
+	for i, o := range list {
+		values[i] = o.Value
+	}
+	return strings.Join(values, ", ")
+}
+
+// step applies the answer to the authorisation's current step. problem is
+// what the PSU did wrong, shown on the page; the authorisation stays at
+// its step.
+func (s *Service) step(tx Tx, a *Authorisation, in SCAInput) (problem string, err error) {
+	switch a.Status {
+	case ScaReceived:
+		c, err := tx.CustomerByNumber(strings.TrimSpace(in.NationalID))
+		if err != nil {
+			a.Attempts++
+			if a.Attempts >= maxIdentifyTries {
+				return "", s.fail(tx, a, CodePSUCredentialsInvalid, "the PSU could not be identified in three attempts")
+			}
+			if err := tx.PutAuthorisation(*a); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("No sandbox customer has the national id %q. %s left.", clip(in.NationalID), attempts(maxIdentifyTries-a.Attempts)), nil
+		}
+		a.CustomerID, a.Status = c.ID, ScaIdentified
+		return "", s.afterIdentify(tx, a)
+	case ScaIdentified:
+		contexts, err := contextOptions(tx, a.CustomerID)
+		if err != nil {
+			return "", err
+		}
+		if !hasOption(contexts, in.Context) {
+			return "Choose one of the contexts shown.", nil
+		}
+		a.Context, a.Status = in.Context, ScaAuthenticated
+		return "", tx.PutAuthorisation(*a)
+	case ScaAuthenticated:
+		switch in.Decision {
+		case "reject":
+			return "", s.fail(tx, a, CodeSCAInvalid, "the PSU rejected the request")
+		case "approve":
+		default:
+			return "Approve or reject.", nil
+		}
+		if a.Kind == AuthConsent {
+			offered, err := accountOptions(tx, a.CustomerID, a.Context)
+			if err != nil {
+				return "", err
+			}
+			var chosen []string
+			for _, id := range in.Accounts {
+				if !hasOption(offered, id) {
+					return fmt.Sprintf("Account %s cannot be granted in this context.", clip(id)), nil
+				}
+				if !slices.Contains(chosen, id) {
+					chosen = append(chosen, id)
+				}
+			}
+			if len(chosen) == 0 {
+				return "Tick at least one account, or reject.", nil
+			}
+			a.Accounts = chosen
+		}
+		return "", s.finish(tx, a)
+	}
+	return "", Errorf(CodeConflict, "authorisation %s has finished (%s); start a new one", a.ID, a.Status)
+}
+
+func attempts(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", n)
+}
+
+func hasOption(list []Option, value string) bool {
+	for _, o := range list {
+		if o.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+// afterIdentify moves past the context choice when there is nothing to
+// choose.
+func (s *Service) afterIdentify(tx Tx, a *Authorisation) error {
+	contexts, err := contextOptions(tx, a.CustomerID)
+	if err != nil {
+		return err
+	}
+	if len(contexts) == 1 {
+		a.Context, a.Status = contexts[0].Value, ScaAuthenticated
+	}
+	if a.Kind == AuthUsers && a.Context == "" {
+		a.Context, a.Status = ContextPrivate, ScaAuthenticated // identification only
+	}
+	return tx.PutAuthorisation(*a)
+}
+
+// contextOptions lists the contexts a customer may act in: private for a
+// private customer, and each corporate agreement in which they hold an
+// engagement with both REGISTER and VIEW.
+func contextOptions(tx Tx, customerID string) ([]Option, error) {
+	c, err := tx.Customer(customerID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Option
+	if c.Type == Private {
+		out = append(out, Option{Value: ContextPrivate, Label: "Privat: " + c.Name})
+	}
+	engagements, err := tx.EngagementsByCustomer(customerID)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range engagements {
+		if !e.HasRole(RoleRegister) || !e.HasRole(RoleView) || hasOption(out, e.AgreementID) {
+			continue
+		}
+		a, err := tx.Agreement(e.AgreementID)
+		if err != nil {
+			return nil, err
+		}
+		owner, err := tx.Customer(a.OwnerID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Option{Value: a.ID, Label: "Bedrift: " + owner.Name + " (" + a.Name + ")"})
+	}
+	return out, nil
+}
+
+// accountOptions lists the accounts a customer may grant in a context:
+// their own accounts and card accounts in private, the accounts of their
+// REGISTER and VIEW engagements in a corporate agreement.
+func accountOptions(tx Tx, customerID, context string) ([]Option, error) {
+	var out []Option
+	if context == ContextPrivate {
+		accounts, err := tx.AccountsByOwner(customerID)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range accounts {
+			out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
+		}
+		cards, err := tx.CardAccountsByOwner(customerID)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cards {
+			out = append(out, Option{Value: c.ID, Label: fmt.Sprintf("%s %s (%s)", c.Name, c.MaskedPan, c.Currency), Checked: true})
+		}
+		return out, nil
+	}
+	engagements, err := tx.EngagementsByAgreement(context)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range engagements {
+		if e.CustomerID != customerID || !e.HasRole(RoleRegister) || !e.HasRole(RoleView) {
+			continue
+		}
+		a, err := tx.Account(e.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
+	}
+	return out, nil
+}
+
+// viewOf builds the page of an authorisation.
+func (s *Service) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error) {
+	v := SCAView{Authorisation: a, Problem: problem}
+	if a.CustomerID != "" {
+		c, err := tx.Customer(a.CustomerID)
+		if err != nil {
+			return v, err
+		}
+		v.Customer = c
+	}
+	switch {
+	case !a.Open():
+		v.Step = StepDone
+	case a.Status == ScaReceived:
+		v.Step = StepIdentify
+		if !a.RedirectPreferred {
+			v.Step = StepApp
+		}
+		hints, err := tx.Customers()
+		if err != nil {
+			return v, err
+		}
+		v.Hints = hints
+	case a.Status == ScaIdentified:
+		v.Step = StepContext
+		contexts, err := contextOptions(tx, a.CustomerID)
+		if err != nil {
+			return v, err
+		}
+		v.Contexts = contexts
+	case a.Kind == AuthConsent:
+		v.Step = StepConsent
+		accounts, err := accountOptions(tx, a.CustomerID, a.Context)
+		if err != nil {
+			return v, err
+		}
+		v.Accounts = accounts
+	default:
+		v.Step = StepConfirm
+	}
+	return v, nil
+}
+
+// fail ends an authorisation without success and works out where the PSU
+// goes: the TPP's redirect URI with system, status, code and message.
+func (s *Service) fail(tx Tx, a *Authorisation, code, message string) error {
+	a.Status, a.FailCode, a.Finished = ScaFailed, code, s.Now()
+	q := url.Values{}
+	q.Set("system", "sandbank")
+	q.Set("status", fmt.Sprint(StatusOf(code)))
+	q.Set("code", code)
+	q.Set("message", message)
+	a.Redirect = withQuery(a.RedirectURI, q)
+	return tx.PutAuthorisation(*a)
+}
+
+// finish ends an authorisation with success: the grant (for a consent), the
+// SCA session and the PSU ids, then the redirect with psu-id,
+// tpp-session-id, context and, for a corporate context, psu-corporate-id.
+func (s *Service) finish(tx Tx, a *Authorisation) error {
+	now := s.Now()
+	a.Status, a.Finished = ScaFinalised, now
+	psu := PSU{ID: PSUID(a.TPPID, a.CustomerID), TPPID: a.TPPID, CustomerID: a.CustomerID}
+	if err := tx.PutPSU(psu); err != nil {
+		return err
+	}
+	q := url.Values{}
+	q.Set("psu-id", psu.ID)
+	q.Set("tpp-session-id", a.SessionID)
+	q.Set("context", "PRIVATE")
+	if a.Context != ContextPrivate {
+		corp := PSU{ID: CorporateID(a.TPPID, a.CustomerID, a.Context), TPPID: a.TPPID, CustomerID: a.CustomerID, AgreementID: a.Context}
+		if err := tx.PutPSU(corp); err != nil {
+			return err
+		}
+		q.Set("context", "CORPORATE")
+		q.Set("psu-corporate-id", corp.ID)
+	}
+	if a.Kind == AuthConsent {
+		g := Grant{TPPID: a.TPPID, CustomerID: a.CustomerID, Context: a.Context, Accounts: a.Accounts, Created: now}
+		seq, err := tx.NextSeq(KindGrant)
+		if err != nil {
+			return err
+		}
+		g.ID = FormatID(KindGrant, 0, seq)
+		if err := tx.PutGrant(g); err != nil { // replaces the grant of the same TPP, PSU and context
+			return err
+		}
+	}
+	// A completed SCA under a new TPP-Session-ID ends the old session.
+	if err := tx.PutSession(Session{TPPID: a.TPPID, CustomerID: a.CustomerID, SessionID: a.SessionID, Expires: now.Add(SessionLifetime)}); err != nil {
+		return err
+	}
+	a.Redirect = withQuery(a.RedirectURI, q)
+	return tx.PutAuthorisation(*a)
+}
+
+// withQuery adds parameters to a URI, keeping its own.
+func withQuery(raw string, add url.Values) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	for k, vs := range add {
+		for _, v := range vs {
+			q.Add(k, v)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}

@@ -1,0 +1,108 @@
+package storage
+
+import (
+	"encoding/binary"
+
+	"sandbank/bank"
+)
+
+// Consent records:
+//
+//	authorisations  <seq>                              -> bank.Authorisation
+//	grants          <tppId>\x00<customer seq>\x00<context> -> bank.Grant
+//	sessions        <tppId>\x00<customer seq>          -> bank.Session
+//	psus            <PSU-ID or PSU-Corporate-ID>       -> bank.PSU
+//	usage           <day YYYYMMDD><key>                -> uint32 count
+
+func (t *txn) Authorisation(id string) (bank.Authorisation, error) {
+	k, ok := seqKey(bank.KindAuthorisation, id)
+	if !ok {
+		return bank.Authorisation{}, bank.ErrNotFound
+	}
+	return getJSON[bank.Authorisation](t.b(bktAuthorisations), k)
+}
+
+func (t *txn) Authorisations() ([]bank.Authorisation, error) {
+	return listJSON[bank.Authorisation](t.b(bktAuthorisations))
+}
+
+func (t *txn) PutAuthorisation(a bank.Authorisation) error {
+	k, ok := seqKey(bank.KindAuthorisation, a.ID)
+	if !ok {
+		return errBadID("authorisation", a.ID)
+	}
+	return putJSON(t.b(bktAuthorisations), k, a)
+}
+
+// customerKey is the 8-byte key of a customer id ("" for another string).
+func customerKey(id string) []byte {
+	k, ok := seqKey(bank.KindCustomer, id)
+	if !ok {
+		return nil
+	}
+	return k
+}
+
+func grantKey(tppID, customerID, context string) []byte {
+	return cat([]byte(tppID), []byte{0}, customerKey(customerID), []byte{0}, []byte(context))
+}
+
+func (t *txn) Grant(tppID, customerID, context string) (bank.Grant, error) {
+	return getJSON[bank.Grant](t.b(bktGrants), grantKey(tppID, customerID, context))
+}
+
+func (t *txn) Grants() ([]bank.Grant, error) { return listJSON[bank.Grant](t.b(bktGrants)) }
+
+func (t *txn) PutGrant(g bank.Grant) error {
+	return putJSON(t.b(bktGrants), grantKey(g.TPPID, g.CustomerID, g.Context), g)
+}
+
+func (t *txn) DeleteGrant(g bank.Grant) error {
+	return t.b(bktGrants).Delete(grantKey(g.TPPID, g.CustomerID, g.Context))
+}
+
+func sessionKey(tppID, customerID string) []byte {
+	return cat([]byte(tppID), []byte{0}, customerKey(customerID))
+}
+
+func (t *txn) Session(tppID, customerID string) (bank.Session, error) {
+	return getJSON[bank.Session](t.b(bktSessions), sessionKey(tppID, customerID))
+}
+
+func (t *txn) Sessions() ([]bank.Session, error) { return listJSON[bank.Session](t.b(bktSessions)) }
+
+func (t *txn) PutSession(s bank.Session) error {
+	return putJSON(t.b(bktSessions), sessionKey(s.TPPID, s.CustomerID), s)
+}
+
+func (t *txn) DeleteSession(tppID, customerID string) error {
+	return t.b(bktSessions).Delete(sessionKey(tppID, customerID))
+}
+
+func (t *txn) PSU(id string) (bank.PSU, error) {
+	if id == "" {
+		return bank.PSU{}, bank.ErrNotFound
+	}
+	return getJSON[bank.PSU](t.b(bktPSUs), []byte(id))
+}
+
+func (t *txn) PutPSU(p bank.PSU) error { return putJSON(t.b(bktPSUs), []byte(p.ID), p) }
+
+func (t *txn) CountUse(day bank.Date, key string) (int, error) {
+	b := t.b(bktUsage)
+	prefix := u32(day.Key())
+	// Counters of earlier days are of no use any more: drop them.
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && string(k[:4]) < string(prefix); k, _ = c.First() {
+		if err := c.Delete(); err != nil {
+			return 0, err
+		}
+	}
+	k := cat(prefix, []byte(key))
+	n := 0
+	if v := b.Get(k); len(v) == 4 {
+		n = int(binary.BigEndian.Uint32(v))
+	}
+	n++
+	return n, b.Put(k, u32(uint32(n)))
+}
