@@ -30,10 +30,14 @@ func must[T any](v T, err error) T {
 // maxSCAForm bounds an SCA page form post.
 const maxSCAForm = 64 << 10
 
+// maxHints is how many sandbox customers the page lists.
+const maxHints = 25
+
 // scaPageData is what page.html prints.
 type scaPageData struct {
 	Title, TPP, Purpose, Problem, Step, Action, Token string
 	Hints                                             []bank.Customer
+	MoreHints                                         int // customers not listed
 	Customer                                          bank.Customer
 	Contexts, Accounts                                []bank.Option
 	Outcome                                           string
@@ -92,6 +96,9 @@ func pageData(v bank.SCAView) scaPageData {
 		Action: "/sca/" + v.ID, Token: v.Token,
 		Hints: v.Hints, Customer: v.Customer, Contexts: v.Contexts, Accounts: v.Accounts,
 		ID: v.ID, Status: v.Status, Expires: v.Expires().In(bank.Oslo).Format("2006-01-02 15:04 MST"),
+	}
+	if len(d.Hints) > maxHints {
+		d.Hints, d.MoreHints = d.Hints[:maxHints], len(d.Hints)-maxHints
 	}
 	d.Purpose = "wants to read your account information."
 	if v.Kind == bank.AuthUsers {

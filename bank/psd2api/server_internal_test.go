@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -159,5 +160,22 @@ func TestServer_RoleRequired(t *testing.T) {
 	s, _ := httpsig.NewSigner(self, key)
 	if resp, _ = signedGet(t, srv.URL+"/v1/test/ais", s); resp.StatusCode != 200 {
 		t.Fatalf("a certificate without QCStatement in trust mode any: %d", resp.StatusCode)
+	}
+}
+
+func TestSCAPage_ListsAtMost25Customers(t *testing.T) {
+	v := bank.SCAView{Step: bank.StepIdentify, Authorisation: bank.Authorisation{ID: "enc!!x", TPPName: "TPP", Created: time.Now()}}
+	for i := range 30 {
+		v.Hints = append(v.Hints, bank.Customer{Number: fmt.Sprint(10000000000 + i), Name: fmt.Sprint("Kunde ", i)})
+	}
+	d := pageData(v)
+	if len(d.Hints) != maxHints || d.MoreHints != 5 {
+		t.Fatalf("%d hints, %d more", len(d.Hints), d.MoreHints)
+	}
+	rec := httptest.NewRecorder()
+	renderSCA(rec, 200, d)
+	body := rec.Body.String()
+	if !strings.Contains(body, "Kunde 24") || strings.Contains(body, "Kunde 25") || !strings.Contains(body, "and 5 more") {
+		t.Fatalf("page lists the wrong customers:\n%s", body)
 	}
 }
