@@ -420,5 +420,8 @@ func (a Access) String() string {
 	if a.Corporate() {
 		ctx = "corporate " + a.Context
 	}
+	if a.Grant.ID == "" {
+		return fmt.Sprintf("%s (%s), %s, no consent", a.Customer.Name, a.Customer.Number, ctx)
+	}
 	return fmt.Sprintf("%s (%s), %s, grant %s", a.Customer.Name, a.Customer.Number, ctx, a.Grant.ID)
 }

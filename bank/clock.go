@@ -53,6 +53,18 @@ func (s *Service) SetClock(ch ClockChange) (ClockState, error) {
 	return s.Clock(), nil
 }
 
+// JumpClock moves the sandbox clock by whole days (negative: back), from
+// where it stands now.
+func (s *Service) JumpClock(days int) (ClockState, error) {
+	if days < -36500 || days > 36500 || days == 0 {
+		return ClockState{}, PathError(CodeFormatError, "days", "give a whole number of days other than 0, at most 36500 either way")
+	}
+	if _, err := s.UpdateSettings(func(st *Settings) { st.ClockOffsetSeconds += int64(days) * 86400 }); err != nil {
+		return ClockState{}, err
+	}
+	return s.Clock(), nil
+}
+
 // Fixes of the x-accept-fix header (spec 9) and the dates they became the
 // default.
 const (

@@ -160,6 +160,9 @@ func (s *Service) StartSCA(r SCARequest) (Authorisation, error) {
 		RedirectURI: r.RedirectURI, SessionID: r.SessionID, RedirectPreferred: r.RedirectPreferred, Token: newToken(),
 	}
 	err := s.write("start SCA", func(tx Tx) error {
+		if err := pruneAuthorisations(tx, a.Created); err != nil {
+			return err
+		}
 		seq, err := tx.NextSeq(KindAuthorisation)
 		if err != nil {
 			return err

@@ -1,5 +1,7 @@
 package bank
 
+import "time"
+
 // Store is the bank's storage. Every service call runs in one transaction:
 // View for reads, Update for writes. When fn returns an error, Update
 // changes nothing.
@@ -79,6 +81,9 @@ type Tx interface {
 	Authorisation(id string) (Authorisation, error)
 	Authorisations() ([]Authorisation, error)
 	PutAuthorisation(a Authorisation) error
+	// DeleteAuthorisationsBefore deletes the authorisations, oldest first,
+	// up to the first one created at or after t, and says how many.
+	DeleteAuthorisationsBefore(t time.Time) (int, error)
 
 	// Grant returns the grant of a TPP for a customer in a context.
 	Grant(tppID, customerID, context string) (Grant, error)

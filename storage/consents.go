@@ -2,17 +2,13 @@ package storage
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"time"
 
 	"sandbank/bank"
 )
 
-// Consent records:
-//
-//	authorisations  <seq>                              -> bank.Authorisation
-//	grants          <tppId>\x00<customer seq>\x00<context> -> bank.Grant
-//	sessions        <tppId>\x00<customer seq>          -> bank.Session
-//	psus            <PSU-ID or PSU-Corporate-ID>       -> bank.PSU
-//	usage           <day YYYYMMDD><key>                -> uint32 count
+// Consent records; the layout is in doc.go.
 
 func (t *txn) Authorisation(id string) (bank.Authorisation, error) {
 	k, ok := seqKey(bank.KindAuthorisation, id)
@@ -32,6 +28,25 @@ func (t *txn) PutAuthorisation(a bank.Authorisation) error {
 		return errBadID("authorisation", a.ID)
 	}
 	return putJSON(t.b(bktAuthorisations), k, a)
+}
+
+func (t *txn) DeleteAuthorisationsBefore(before time.Time) (int, error) {
+	c := t.b(bktAuthorisations).Cursor()
+	n := 0
+	for k, v := c.First(); k != nil; k, v = c.First() {
+		var a bank.Authorisation
+		if err := json.Unmarshal(v, &a); err != nil {
+			return n, err
+		}
+		if !a.Created.Before(before) {
+			break
+		}
+		if err := c.Delete(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // customerKey is the 8-byte key of a customer id ("" for another string).

@@ -35,13 +35,25 @@ opaque to clients but decode, without an index, to the key of their record.
 
 	transactions/<account seq>/               one sub-bucket per account
 	  b   <booking date YYYYMMDD, 4 bytes><tx seq>  -> bank.Transaction (booked)
-	  s   <tx seq>                                  -> <booking date>   lookup by id
+	  p   <tx seq>                                  -> bank.Transaction (pending)
+	  s   <tx seq>                                  -> <booking date>, or 0000 for a
+	                                                   pending one: lookup by id
 	  d   <booking date>                            -> uint32 count      paging by offset
 	cardTransactions/<card account seq>/
 	  b   <booking date><seq>   -> bank.CardTransaction (booked)
 	  p   <seq>                 -> bank.CardTransaction (pending)
 	  d   <booking date>        -> uint32 count
 	  i   <cardTransactionId>   -> <seq>                 uniqueness per card account
+
+Consents and SCA (values JSON):
+
+	authorisations  <seq>                                    -> bank.Authorisation
+	                                                            (kept 7 days, pruned oldest first)
+	grants          <tppId>\x00<customer seq>\x00<context>   -> bank.Grant (one per TPP, PSU, context)
+	sessions        <tppId>\x00<customer seq>                -> bank.Session (one per TPP and PSU)
+	psus            <PSU-ID or PSU-Corporate-ID>             -> bank.PSU
+	usage           <day YYYYMMDD, 4 bytes><key>             -> uint32 count of PSU-not-present
+	                                                            calls; earlier days are dropped
 
 A page of an account's transactions, newest first, is: walk the day counts
 of the date range backwards to find the day on which the page starts (one

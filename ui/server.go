@@ -43,6 +43,12 @@ type serverScreen struct {
 	requireSig   *widget.Check
 	loading      bool
 
+	clockForm  *form
+	clockNow   *widget.Label
+	jumpDays   *entry
+	legacyForm *form
+	legacyDate *entry
+
 	certForm *form
 	certName *entry
 	certOrg  *entry
@@ -73,6 +79,19 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	trustHelp := widget.NewLabel("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.core.TrustDir() + " (watched: a file dropped there is trusted at once).")
 	trustHelp.Wrapping = fyne.TextWrapWord
 
+	s.clockNow = widget.NewLabel("")
+	s.clockForm = newForm(s.jump)
+	s.jumpDays = s.clockForm.text("Jump ahead by days", "days", "1", "whole days; negative goes back")
+	jump := widget.NewButtonWithIcon("Jump", theme.MediaFastForwardIcon(), s.jump)
+	realClock := widget.NewButtonWithIcon("Back to the real clock", theme.HistoryIcon(), s.resetClock)
+	clockHelp := widget.NewLabel("Consent ages (180 days), SCA sessions and authorisations (1 hour), the 90-day history rule and the daily limits all read this clock. Certificates are checked against the real clock.")
+	clockHelp.Wrapping = fyne.TextWrapWord
+	s.legacyForm = newForm(s.saveLegacy)
+	s.legacyDate = s.legacyForm.text("Legacy date", "legacyDate", "", "YYYY-MM-DD; empty: the API as of today")
+	applyLegacy := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), s.saveLegacy)
+	legacyHelp := widget.NewLabel("Emulate the API as it was on a past date: x-accept-fix fixes that became default after it (longer-names, cash-account-type-iso and the card amount switch: 2024-09-05; amount-as-string: 2020-08-01) apply only to requests that name them.")
+	legacyHelp.Wrapping = fyne.TextWrapWord
+
 	copyCA := widget.NewButtonWithIcon("Copy the CA certificate", theme.ContentCopyIcon(), func() {
 		s.u.app.Clipboard().SetContent(string(pki.EncodeCert(s.u.core.Authority.Cert)))
 	})
@@ -101,6 +120,8 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	return container.NewVScroll(container.NewVBox(
 		s.status, s.urls, s.listenForm.object(), container.NewHBox(s.startBtn, s.stopBtn),
 		widget.NewSeparator(), heading("Settings"), s.settingsForm.object(), trustHelp,
+		widget.NewSeparator(), heading("Sandbox clock"), s.clockNow, s.clockForm.object(), container.NewHBox(jump, realClock), clockHelp,
+		s.legacyForm.object(), container.NewHBox(applyLegacy), legacyHelp,
 		widget.NewSeparator(), heading("HTTPS"), widget.NewLabel("Trust Sandbank's CA in your TPP app to call https://localhost."), container.NewHBox(copyCA, saveCA),
 		widget.NewSeparator(), heading("Issue a TPP test certificate"), s.certForm.object(),
 		container.NewHBox(widget.NewButtonWithIcon("Issue", theme.ConfirmIcon(), s.issue)), s.certOut,
@@ -157,6 +178,59 @@ func (s *serverScreen) reloadSettings() {
 	s.trust.SetSelected(st.TrustMode)
 	s.requireSig.SetChecked(st.RequireSignature)
 	s.loading = false
+	c := s.u.bank.Clock()
+	text := "Now: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
+	if c.OffsetSeconds == 0 {
+		text += " (the real clock)"
+	} else {
+		text += fmt.Sprintf(" (%s from the real clock)", offsetText(c.OffsetSeconds))
+	}
+	s.clockNow.SetText(text)
+	if st.LegacyDate.IsZero() {
+		s.legacyDate.SetText("")
+	} else {
+		s.legacyDate.SetText(st.LegacyDate.String())
+	}
+}
+
+// jump moves the sandbox clock by the days given.
+func (s *serverScreen) jump() {
+	s.clockForm.clear()
+	days, err := strconv.Atoi(strings.TrimSpace(s.jumpDays.Text))
+	if err != nil {
+		s.clockForm.show(bank.PathError(bank.CodeFormatError, "days", "give a whole number of days, e.g. 181 to see a consent expire"))
+		return
+	}
+	if _, err := s.u.bank.JumpClock(days); err != nil {
+		s.clockForm.show(err)
+		return
+	}
+	s.reloadSettings()
+}
+
+func (s *serverScreen) resetClock() {
+	s.clockForm.clear()
+	zero := int64(0)
+	if _, err := s.u.bank.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
+		s.clockForm.show(err)
+		return
+	}
+	s.reloadSettings()
+}
+
+// saveLegacy stores the legacy date; empty clears it.
+func (s *serverScreen) saveLegacy() {
+	s.legacyForm.clear()
+	var d bank.Date
+	if text := strings.TrimSpace(s.legacyDate.Text); text != "" {
+		var err error
+		if d, err = bank.ParseDate(text); err != nil {
+			s.legacyForm.show(bank.PathError(bank.CodeFormatError, "legacyDate", err.Error()))
+			return
+		}
+	}
+	_, err := s.u.bank.UpdateSettings(func(st *bank.Settings) { st.LegacyDate = d })
+	s.legacyForm.show(err)
 }
 
 // saveSettings stores the settings as the controls show them.

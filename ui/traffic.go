@@ -21,7 +21,7 @@ import (
 	"sandbank/bank/psd2api"
 )
 
-var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "Signature"}
+var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "Signature", "PSU and grant"}
 
 // trafficScreen is the live request log: what TPPs sent, what the bank
 // answered, and why a signature was refused.
@@ -37,6 +37,7 @@ type trafficScreen struct {
 	table      *widget.Table
 	count      *widget.Label
 	steps      *widget.Label
+	grantBtn   *widget.Button
 	request    *widget.Entry
 	response   *widget.Entry
 }
@@ -44,38 +45,17 @@ type trafficScreen struct {
 func newTrafficScreen(u *UI) *trafficScreen { return &trafficScreen{u: u} }
 
 func (s *trafficScreen) build() fyne.CanvasObject {
-	s.filter = newEntry("Filter by TPP, method, path, status or signature verdict")
+	s.filter = newEntry("Filter by TPP, method, path, status, signature verdict, PSU or grant")
 	s.filter.OnChanged = func(string) { s.apply() }
 	s.errorsOnly = widget.NewCheck("Errors only", func(bool) { s.apply() })
 	s.count = widget.NewLabel("")
-	s.table = widget.NewTableWithHeaders(
-		func() (int, int) { return len(s.shown), len(trafficColumns) },
-		func() fyne.CanvasObject {
-			l := widget.NewLabel("template traffic cell")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
-		},
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			o.(*widget.Label).SetText(s.cell(s.entries[s.shown[id.Row]], id.Col))
-		})
-	s.table.ShowHeaderColumn = false
-	s.table.CreateHeader = func() fyne.CanvasObject {
-		return widget.NewLabelWithStyle("Signature", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	}
-	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		if id.Col >= 0 {
-			o.(*widget.Label).SetText(trafficColumns[id.Col])
-		}
-	}
-	for col, w := range []float32{100, 170, 70, 380, 60, 70, 200} {
-		s.table.SetColumnWidth(col, w)
-	}
-	s.table.OnSelected = func(id widget.TableCellID) {
-		if id.Row >= 0 && id.Row < len(s.shown) {
-			s.selected = s.entries[s.shown[id.Row]].Seq
+	s.table = textTable(trafficColumns, []float32{100, 170, 70, 330, 60, 70, 190, 260},
+		func() int { return len(s.shown) },
+		func(row, col int) string { return s.cell(s.entries[s.shown[row]], col) },
+		func(row int) {
+			s.selected = s.entries[s.shown[row]].Seq
 			s.showDetail()
-		}
-	}
+		})
 	s.steps = widget.NewLabel("Select a request to see how its signature was checked.")
 	s.steps.Wrapping = fyne.TextWrapWord
 	s.request = readOnlyText()
@@ -83,12 +63,18 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 	clear := widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), s.clearLog)
 	export := widget.NewButtonWithIcon("Export JSON…", theme.DocumentSaveIcon(), s.exportDialog)
 	top := container.NewBorder(nil, nil, nil, container.NewHBox(s.errorsOnly, clear, export), s.filter)
+	s.grantBtn = widget.NewButtonWithIcon("Show the grant", theme.NavigateNextIcon(), func() {
+		if e, ok := s.entry(); ok && e.GrantID != "" {
+			s.u.showGrant(e.GrantID)
+		}
+	})
+	s.grantBtn.Disable()
 	detail := container.NewAppTabs(
 		container.NewTabItem("Signature check", container.NewVScroll(s.steps)),
 		container.NewTabItem("Request", s.request),
 		container.NewTabItem("Response", s.response),
 	)
-	split := container.NewVSplit(s.table, detail)
+	split := container.NewVSplit(s.table, container.NewBorder(container.NewHBox(s.grantBtn), nil, nil, nil, detail))
 	split.Offset = 0.55
 	s.entries = s.u.core.Log.Entries()
 	s.apply()
@@ -119,6 +105,8 @@ func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
 		return fmt.Sprintf("%.1f", float64(e.Duration.Microseconds())/1000)
 	case 6:
 		return e.SignatureSummary()
+	case 7:
+		return e.Access
 	}
 	return ""
 }
@@ -141,7 +129,7 @@ func (s *trafficScreen) apply() {
 		if s.errorsOnly.Checked && e.Status < 400 {
 			continue
 		}
-		if q != "" && !strings.Contains(strings.ToLower(strings.Join([]string{e.TPPID, e.Method, e.Path, strconv.Itoa(e.Status), e.SignatureSummary(), e.ErrorCode, e.RequestID}, " ")), q) {
+		if q != "" && !strings.Contains(strings.ToLower(strings.Join([]string{e.TPPID, e.Method, e.Path, strconv.Itoa(e.Status), e.SignatureSummary(), e.ErrorCode, e.RequestID, e.Access}, " ")), q) {
 			continue
 		}
 		s.shown = append(s.shown, i)
@@ -166,6 +154,7 @@ func (s *trafficScreen) showDetail() {
 		return
 	}
 	s.steps.SetText(explain(e))
+	enable(s.grantBtn, e.GrantID != "")
 	s.request.SetText(fmt.Sprintf("%s %s\n%s\n%s", e.Method, e.Path, headerText(e.RequestHeader), prettyBody(e.RequestBody)))
 	s.response.SetText(fmt.Sprintf("%d %s\n%s\n%s", e.Status, http.StatusText(e.Status), headerText(e.ResponseHeader), prettyBody(e.ResponseBody)))
 }
@@ -176,6 +165,9 @@ func explain(e psd2api.Entry) string {
 	fmt.Fprintf(&b, "%s %s answered %d in %.1f ms, request id %s\n", e.Method, e.Path, e.Status, float64(e.Duration.Microseconds())/1000, e.RequestID)
 	if e.ErrorCode != "" {
 		fmt.Fprintf(&b, "Error %s, error id %s\n", e.ErrorCode, e.ErrorID)
+	}
+	if e.Access != "" {
+		fmt.Fprintf(&b, "PSU and grant: %s\n", e.Access)
 	}
 	v := e.Verdict
 	if v == nil {
@@ -233,6 +225,7 @@ func (s *trafficScreen) clearLog() {
 	s.u.core.Log.Clear()
 	s.entries, s.selected = nil, 0
 	s.steps.SetText("")
+	s.grantBtn.Disable()
 	s.request.SetText("")
 	s.response.SetText("")
 	s.table.UnselectAll()

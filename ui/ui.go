@@ -7,6 +7,7 @@ package ui
 
 import (
 	"context"
+	"net/url"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -28,12 +29,18 @@ type UI struct {
 	bank *bank.Service
 
 	tabs         *container.AppTabs
+	consentsTab  *container.TabItem
+	serverTab    *container.TabItem
 	customers    *customersScreen
 	accounts     *accountsScreen
 	transactions *transactionsScreen
+	consents     *consentsScreen
 	traffic      *trafficScreen
 	server       *serverScreen
 	scenarios    *scenariosScreen
+
+	// openURL opens a link in the desktop's browser.
+	openURL func(*url.URL) error
 
 	dialogs []dialog.Dialog // open dialogs, newest last
 	modals  []*modal        // the open dialogs that are modals
@@ -76,19 +83,23 @@ func New(a fyne.App, w fyne.Window, core *app.App) *UI {
 // newUI builds the UI without the goroutine that applies changes: tests
 // call catchUp themselves, on their own goroutine.
 func newUI(a fyne.App, w fyne.Window, core *app.App) *UI {
-	u := &UI{app: a, win: w, core: core, bank: core.Bank, signal: make(chan struct{}, 1), stop: func() {}}
+	u := &UI{app: a, win: w, core: core, bank: core.Bank, signal: make(chan struct{}, 1), stop: func() {}, openURL: a.OpenURL}
 	u.customers = newCustomersScreen(u)
 	u.accounts = newAccountsScreen(u)
 	u.transactions = newTransactionsScreen(u)
+	u.consents = newConsentsScreen(u)
 	u.traffic = newTrafficScreen(u)
 	u.server = newServerScreen(u)
 	u.scenarios = newScenariosScreen(u)
+	u.consentsTab = container.NewTabItemWithIcon("Consents & sessions", theme.LoginIcon(), u.consents.build())
+	u.serverTab = container.NewTabItemWithIcon("Server", theme.SettingsIcon(), u.server.build())
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Customers", theme.AccountIcon(), u.customers.build()),
 		container.NewTabItemWithIcon("Accounts", theme.StorageIcon(), u.accounts.build()),
 		container.NewTabItemWithIcon("Transactions", theme.ListIcon(), u.transactions.build()),
+		u.consentsTab,
 		container.NewTabItemWithIcon("Traffic", theme.MailSendIcon(), u.traffic.build()),
-		container.NewTabItemWithIcon("Server", theme.SettingsIcon(), u.server.build()),
+		u.serverTab,
 		container.NewTabItemWithIcon("Scenarios", theme.FolderOpenIcon(), u.scenarios.build()),
 	)
 	u.unsubs = append(u.unsubs,
@@ -185,6 +196,9 @@ func (u *UI) catchUp() {
 		if changed(bank.EventSettings) {
 			u.server.reloadSettings()
 		}
+		if changed(bank.EventConsents, bank.EventCustomers, bank.EventAgreements, bank.EventAccounts, bank.EventCardAccounts, bank.EventSettings) {
+			u.consents.reload()
+		}
 	}
 	if len(c.entries) > 0 {
 		u.traffic.add(c.entries)
@@ -234,6 +248,14 @@ func (u *UI) longWork(title string, fn func() error, done func(error)) {
 	})
 }
 
+// showGrant shows a grant on the Consents & sessions screen.
+func (u *UI) showGrant(id string) {
+	u.tabs.Select(u.consentsTab)
+	if !u.consents.selectGrant(id) {
+		u.info("Grant gone", "Grant "+id+" no longer exists: it was revoked, replaced by a newer consent, or its PSU was deleted.")
+	}
+}
+
 // closeTop closes the newest open dialog.
 func (u *UI) closeTop() {
 	if n := len(u.dialogs); n > 0 {
@@ -244,7 +266,7 @@ func (u *UI) closeTop() {
 // ShowStartError tells that the listeners could not start, on the Server
 // screen, where other addresses can be tried.
 func (u *UI) ShowStartError(err error) {
-	u.tabs.SelectIndex(4)
+	u.tabs.Select(u.serverTab)
 	u.server.listenForm.show(err)
 	u.server.refresh()
 }

@@ -306,3 +306,39 @@ func (u *UI) showError(err error) {
 func (u *UI) info(title, message string) {
 	u.open(dialog.NewInformation(title, message, u.win))
 }
+
+// textTable is a read-only table of text cells with a header row: rows
+// says how many rows there are, cell what a cell shows, and onSelect (may
+// be nil) gets the row the user picks.
+func textTable(columns []string, widths []float32, rows func() int, cell func(row, col int) string, onSelect func(row int)) *widget.Table {
+	t := widget.NewTableWithHeaders(
+		func() (int, int) { return rows(), len(columns) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("template cell")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(cell(id.Row, id.Col))
+		})
+	t.ShowHeaderColumn = false
+	t.CreateHeader = func() fyne.CanvasObject {
+		return widget.NewLabelWithStyle("template header", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	t.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			o.(*widget.Label).SetText(columns[id.Col])
+		}
+	}
+	for col, w := range widths {
+		t.SetColumnWidth(col, w)
+	}
+	if onSelect != nil {
+		t.OnSelected = func(id widget.TableCellID) {
+			if id.Row >= 0 && id.Row < rows() {
+				onSelect(id.Row)
+			}
+		}
+	}
+	return t
+}

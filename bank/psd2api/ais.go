@@ -560,7 +560,8 @@ func (s *server) listAISCardTransactions(w http.ResponseWriter, r *http.Request)
 // noteAccess records, for the request log, which PSU and grant a request
 // used.
 func noteAccess(r *http.Request, a bank.Access) {
-	stateOf(r).access = a.String()
+	st := stateOf(r)
+	st.access, st.grantID = a.String(), a.Grant.ID
 }
 
 func (s *server) getClock(w http.ResponseWriter, r *http.Request) error {

@@ -29,8 +29,9 @@ type Entry struct {
 	ErrorCode string
 	ErrorID   string
 	// Access names the PSU, context and grant an account-information
-	// request used.
-	Access string
+	// request used; GrantID is that grant.
+	Access  string
+	GrantID string
 
 	RequestHeader  http.Header
 	RequestBody    []byte
@@ -137,6 +138,7 @@ type exportEntry struct {
 	ErrorCode      string           `json:"errorCode,omitempty"`
 	ErrorID        string           `json:"errorId,omitempty"`
 	Access         string           `json:"access,omitempty"`
+	GrantID        string           `json:"grantId,omitempty"`
 	RequestHeader  http.Header      `json:"requestHeaders"`
 	RequestBody    string           `json:"requestBody,omitempty"`
 	ResponseHeader http.Header      `json:"responseHeaders"`
@@ -151,7 +153,7 @@ func WriteJSON(w io.Writer, entries []Entry) error {
 		out[i] = exportEntry{
 			Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status,
 			DurationMS: float64(e.Duration.Microseconds()) / 1000, RequestID: e.RequestID, TPPID: e.TPPID,
-			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID, Access: e.Access,
+			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID, Access: e.Access, GrantID: e.GrantID,
 			RequestHeader: e.RequestHeader, RequestBody: string(e.RequestBody),
 			ResponseHeader: e.ResponseHeader, ResponseBody: string(e.ResponseBody), BodiesCut: e.BodiesCut,
 		}

@@ -148,7 +148,7 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	}
 	e := Entry{
 		Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
-		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID, Access: st.access,
+		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID, Access: st.access, GrantID: st.grantID,
 	}
 	if st.verdict != nil {
 		e.TPPID = st.verdict.TPPID
@@ -220,6 +220,7 @@ type state struct {
 	errCode string
 	errID   string
 	access  string // the PSU and grant an account-information request used
+	grantID string
 }
 
 type stateKey struct{}
