@@ -171,7 +171,7 @@ func explain(e psd2api.Entry) string {
 	}
 	v := e.Verdict
 	if v == nil {
-		b.WriteString("\nThis route is not signed (health check, or no such route), so no signature was checked.\n")
+		b.WriteString("\nThis route is not signed (the health check, the SCA page, or no such route), so no signature was checked.\n")
 		return b.String()
 	}
 	if v.Err != nil {
