@@ -249,13 +249,8 @@ func (s *Service) AISTransactions(r AISRequest, id string, q AISQuery) (AISTxPag
 		if page.Account, err = tx.Account(id); err != nil {
 			return found(err, "account", id)
 		}
-		limit := DateOf(s.Now().Add(-HistoryWithoutSCA))
-		if !q.From.IsZero() && q.From.Before(limit) && !a.SessionValid {
-			e := consentMissing(CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID. Complete SCA at the scaRedirect link, or start at %s", q.From, limit)
-			return e
-		}
-		if q.From.IsZero() && !a.SessionValid {
-			q.From = limit
+		if err := s.historyFrom(&q, a); err != nil {
+			return err
 		}
 		page.From = q.From
 		if err := s.use(tx, r, a, id, UseTransactions); err != nil {
@@ -272,6 +267,24 @@ func (s *Service) AISTransactions(r AISRequest, id string, q AISQuery) (AISTxPag
 		return err
 	})
 	return page, a, err
+}
+
+// historyFrom applies the 90-day rule to a query: dateFrom more than 90
+// days back needs an SCA session valid now (401 SCA_INVALID); without
+// dateFrom and without a session, the query starts 90 days back.
+func (s *Service) historyFrom(q *AISQuery, a Access) error {
+	if a.SessionValid {
+		return nil
+	}
+	limit := DateOf(s.Now().Add(-HistoryWithoutSCA))
+	if q.From.IsZero() {
+		q.From = limit
+		return nil
+	}
+	if q.From.Before(limit) {
+		return consentMissing(CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID. Complete SCA at the scaRedirect link, or start at %s", q.From, limit)
+	}
+	return nil
 }
 
 // AISTransaction returns one transaction of an account with its details.
@@ -338,45 +351,52 @@ func (s *Service) AISCardAccount(r AISRequest, id, use string) (CardAccount, Acc
 	return c, a, err
 }
 
+// AISCardPage is a page of a card account's transactions for the API.
+type AISCardPage struct {
+	Card CardAccount
+	CardTxPage
+	// From is the start of the booked dates the page covers (see
+	// AISTxPage).
+	From Date
+}
+
 // AISCardTransactions returns a page of a card account's transactions and
-// every pending one.
-func (s *Service) AISCardTransactions(r AISRequest, id string, q AISQuery) (CardAccount, CardTxPage, Access, error) {
-	var c CardAccount
-	var page CardTxPage
+// every pending one, under the same rules as AISTransactions.
+func (s *Service) AISCardTransactions(r AISRequest, id string, q AISQuery) (AISCardPage, Access, error) {
+	var page AISCardPage
 	if q.Limit == 0 {
 		q.Limit = MaxAISPageSize
 	}
 	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
-		return c, page, Access{}, err
+		return page, Access{}, err
 	}
 	a, err := s.aisRead(r, "list card transactions", func(tx Tx, a Access) error {
 		if err := granted(a, id); err != nil {
 			return err
 		}
 		var err error
-		if c, err = tx.CardAccount(id); err != nil {
+		if page.Card, err = tx.CardAccount(id); err != nil {
 			return found(err, "card account", id)
 		}
-		limit := DateOf(s.Now().Add(-HistoryWithoutSCA))
-		if !q.From.IsZero() && q.From.Before(limit) && !a.SessionValid {
-			return consentMissing(CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID", q.From)
+		if err := s.historyFrom(&q, a); err != nil {
+			return err
 		}
-		if q.From.IsZero() && !a.SessionValid {
-			q.From = limit
-		}
+		page.From = q.From
 		if err := s.use(tx, r, a, id, UseTransactions); err != nil {
 			return err
 		}
-		page, err = tx.CardTransactions(id, q.TxQuery)
+		if page.CardTxPage, err = tx.CardTransactions(id, q.TxQuery); err != nil {
+			return err
+		}
 		if q.Status == "booked" {
 			page.Pending = nil
 		}
 		if q.Status == "pending" {
 			page.Booked, page.Total = nil, 0
 		}
-		return err
+		return nil
 	})
-	return c, page, a, err
+	return page, a, err
 }
 
 // CashAccountWords are the bank's own names for cash account types, which

@@ -532,13 +532,13 @@ func (s *server) listAISCardTransactions(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	id := r.PathValue("id")
-	c, page, a, err := s.Bank.AISCardTransactions(aisRequest(r), id, q)
+	page, a, err := s.Bank.AISCardTransactions(aisRequest(r), id, q)
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
 	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
-	txs := map[string]any{"_links": pageLinks("/v1/card-accounts/"+id+"/transactions", "/v1/card-accounts/"+id, q, q.From, page.Total)}
+	txs := map[string]any{"_links": pageLinks("/v1/card-accounts/"+id+"/transactions", "/v1/card-accounts/"+id, q, page.From, page.Total)}
 	if q.Status != "pending" {
 		booked := make([]aisCardTxView, 0, len(page.Booked))
 		for _, t := range page.Booked {
@@ -553,7 +553,7 @@ func (s *server) listAISCardTransactions(w http.ResponseWriter, r *http.Request)
 		}
 		txs["pending"] = pending
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": map[string]string{"maskedPan": c.MaskedPan}, "cardTransactions": txs})
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": map[string]string{"maskedPan": page.Card.MaskedPan}, "cardTransactions": txs})
 	return nil
 }
 

@@ -883,6 +883,21 @@ func TestAIS_CardAccounts(t *testing.T) {
 		t.Fatalf("FX-1 not listed")
 		return cardTx{}
 	}
+	// Without an SCA session the card history starts 90 days back too.
+	noSession := user
+	noSession.session = "other"
+	var links struct {
+		CardTransactions struct {
+			Links map[string]struct {
+				Href string `json:"href"`
+			} `json:"_links"`
+		} `json:"cardTransactions"`
+	}
+	get(b, tpp, noSession, "/v1/card-accounts/"+t1Card+"/transactions").JSON(t, &links)
+	if want := "dateFrom=" + time.Now().In(bank.Oslo).AddDate(0, 0, -90).Format(time.DateOnly); !strings.Contains(links.CardTransactions.Links["first"].Href, want) {
+		t.Errorf("card paging links %v lack %s", links.CardTransactions.Links, want)
+	}
+	expect(t, get(b, tpp, noSession, "/v1/card-accounts/"+t1Card+"/transactions?dateFrom="+time.Now().In(bank.Oslo).AddDate(0, 0, -100).Format(time.DateOnly)), 401, "SCA_INVALID")
 	if tx := find(""); tx.TransactionAmount["currency"] != "NOK" || tx.TransactionAmount["amount"] != "-1234.50" || tx.OriginalAmount["currency"] != "EUR" {
 		t.Fatalf("switched amounts: %+v", tx)
 	}
