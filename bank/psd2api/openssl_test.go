@@ -3,6 +3,7 @@ package psd2api_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/textproto"
 	"os"
@@ -88,6 +89,29 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	status, _, body = parseHTTP(t, run(t, dir, env, script, "PUT", "/v1/tpps/NO-FSA-911911911/contact-information", filepath.Join(dir, "contact.json")))
 	if status != 200 {
 		t.Fatalf("TPP id from an openssl certificate: %d %s", status, body)
+	}
+
+	// Account information with the PSU headers signed by openssl: a
+	// consent, the SCA, and the accounts.
+	sca := append(env, "TPP_REDIRECT_URI=https://openssl.example/cb", "TPP_SESSION_ID=openssl-1")
+	status, _, body = parseHTTP(t, run(t, dir, sca, script, "POST", "/v1/consents"))
+	if status != 201 {
+		t.Fatalf("openssl-signed consent: %d %s", status, body)
+	}
+	var started struct {
+		AuthorisationID string `json:"authorisationId"`
+		Links           map[string]struct {
+			Href string `json:"href"`
+		} `json:"_links"`
+	}
+	if err := json.Unmarshal(body, &started); err != nil {
+		t.Fatal(err)
+	}
+	q := b.CompleteSCA(started.Links["scaRedirect"].Href, t1Number, "", []string{t1Brukskonto}, "approve").Query
+	read := append(sca, "PSU_ID="+q.Get("psu-id"), "PSU_IP_ADDRESS=192.0.2.7")
+	status, _, body = parseHTTP(t, run(t, dir, read, script, "GET", "/v1/accounts?withBalance=true"))
+	if status != 200 || !bytes.Contains(body, []byte(t1Brukskonto)) || bytes.Contains(body, []byte(t1Sparekonto)) {
+		t.Fatalf("openssl-signed accounts: %d %s", status, body)
 	}
 
 	// A key that does not belong to the certificate is refused.
