@@ -32,6 +32,14 @@ const (
 	CodeSCAExpired            = "SCA_EXPIRED"
 	CodeSCANotFound           = "SCA_NOT_FOUND"
 	CodeAccessExceeded        = "ACCESS_EXCEEDED"
+
+	CodeProductUnknown       = "PRODUCT_UNKNOWN"
+	CodeProductInvalid       = "PRODUCT_INVALID"
+	CodeKIDMissing           = "KID_MISSING"
+	CodeKIDInvalid           = "KID_INVALID"
+	CodeExecutionDateInvalid = "EXECUTION_DATE_INVALID"
+	CodeReferenceMixInvalid  = "REFERENCE_MIX_INVALID"
+	CodePaymentFailed        = "PAYMENT_FAILED"
 )
 
 // statusOf maps an error code to its HTTP status: the one table of API.md
@@ -59,6 +67,13 @@ var statusOf = map[string]int{
 	CodeSCAExpired:            401,
 	CodeSCANotFound:           404,
 	CodeAccessExceeded:        429,
+	CodeProductUnknown:        404,
+	CodeProductInvalid:        400,
+	CodeKIDMissing:            400,
+	CodeKIDInvalid:            400,
+	CodeExecutionDateInvalid:  400,
+	CodeReferenceMixInvalid:   400,
+	CodePaymentFailed:         401,
 }
 
 // MaxMessageText is the longest text a tppMessage may carry (spec 2.5).

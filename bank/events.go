@@ -15,6 +15,8 @@ const (
 	EventCardTransactions EventKind = "cardTransactions" // a card account's transactions; ID is the card account
 	EventSettings         EventKind = "settings"         // the bank's settings
 	EventConsents         EventKind = "consents"         // authorisations, grants and SCA sessions
+	EventPayments         EventKind = "payments"         // payments and signing baskets
+	EventBatchRuns        EventKind = "batchRuns"        // a batch run finished
 	EventReset            EventKind = "reset"            // all sandbox data replaced (initialize, scenario import)
 )
 

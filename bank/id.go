@@ -23,6 +23,9 @@ const (
 	KindTransaction
 	KindAuthorisation
 	KindGrant
+	KindPayment
+	KindBasket
+	KindBatchRun
 )
 
 // IDPrefix starts every resource id, in the bank's style.

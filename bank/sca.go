@@ -70,7 +70,17 @@ type Authorisation struct {
 	// Redirect is where the PSU was sent when the authorisation finished.
 	Redirect string    `json:"redirect,omitempty"`
 	Finished time.Time `json:"finished"`
+	// PaymentIDs are the payments a payment or basket authorisation
+	// approves; BasketID names the basket.
+	PaymentIDs []string `json:"paymentIds,omitempty"`
+	BasketID   string   `json:"basketId,omitempty"`
+	// PSURequired, when set, is the only customer who may identify: the
+	// PSU a payment was started for.
+	PSURequired string `json:"psuRequired,omitempty"`
 }
+
+// ForPayments reports whether the authorisation approves payments.
+func (a Authorisation) ForPayments() bool { return a.Kind == AuthPayment || a.Kind == AuthBasket }
 
 // Expires is when an unfinished authorisation fails.
 func (a Authorisation) Expires() time.Time { return a.Created.Add(ScaLifetime) }
@@ -144,12 +154,32 @@ type SCARequest struct {
 // StartSCA starts an authorisation for a TPP: the PSU will be sent to the
 // SCA page and, when it finishes, to the request's redirect URI.
 func (s *Service) StartSCA(r SCARequest) (Authorisation, error) {
+	var a Authorisation
+	err := s.write("start SCA", func(tx Tx) error {
+		var err error
+		if a, err = s.newAuthorisation(tx, r); err != nil {
+			return err
+		}
+		return tx.PutAuthorisation(a)
+	}, Event{Kind: EventConsents})
+	return a, err
+}
+
+// CheckSCARequest checks the redirect headers of a request that starts
+// SCA.
+func CheckSCARequest(r SCARequest) error {
 	if err := checkRedirectURI(r.RedirectURI); err != nil {
-		return Authorisation{}, err
+		return err
 	}
 	var v Violations
 	checkText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
-	if err := v.Err(); err != nil {
+	return v.Err()
+}
+
+// newAuthorisation checks a request that starts SCA and returns its
+// authorisation, with an id, not yet stored. Old authorisations are pruned.
+func (s *Service) newAuthorisation(tx Tx, r SCARequest) (Authorisation, error) {
+	if err := CheckSCARequest(r); err != nil {
 		return Authorisation{}, err
 	}
 	if r.TPPName == "" {
@@ -159,18 +189,15 @@ func (s *Service) StartSCA(r SCARequest) (Authorisation, error) {
 		TPPID: r.TPPID, TPPName: r.TPPName, Kind: r.Kind, Status: ScaReceived, Created: s.Now(),
 		RedirectURI: r.RedirectURI, SessionID: r.SessionID, RedirectPreferred: r.RedirectPreferred, Token: newToken(),
 	}
-	err := s.write("start SCA", func(tx Tx) error {
-		if err := pruneAuthorisations(tx, a.Created); err != nil {
-			return err
-		}
-		seq, err := tx.NextSeq(KindAuthorisation)
-		if err != nil {
-			return err
-		}
-		a.ID = FormatID(KindAuthorisation, 0, seq)
-		return tx.PutAuthorisation(a)
-	}, Event{Kind: EventConsents})
-	return a, err
+	if err := pruneAuthorisations(tx, a.Created); err != nil {
+		return a, err
+	}
+	seq, err := tx.NextSeq(KindAuthorisation)
+	if err != nil {
+		return a, err
+	}
+	a.ID = FormatID(KindAuthorisation, 0, seq)
+	return a, nil
 }
 
 // checkRedirectURI accepts an absolute URI the PSU's browser may be sent
@@ -211,6 +238,7 @@ const (
 	StepContext  = "context"  // private or one of the corporate agreements
 	StepConsent  = "consent"  // accounts to grant, then approve or reject
 	StepConfirm  = "confirm"  // approve or reject (no accounts: PSU identification)
+	StepPayment  = "payment"  // the payments to approve, then approve or reject
 	StepDone     = "done"     // finished; Redirect says where the PSU went
 )
 
@@ -228,6 +256,7 @@ type SCAView struct {
 	Customer Customer   // once identified
 	Contexts []Option
 	Accounts []Option
+	Payments []PaymentSummary
 	Problem  string // why the last step failed, for the PSU
 	// Ended is true when this very call finished the authorisation: the
 	// PSU is sent to Redirect now.
@@ -264,7 +293,7 @@ func (s *Service) SCAPage(id string) (SCAView, error) {
 		view, err = s.viewOf(tx, a, "")
 		view.Ended = expired
 		return err
-	}, Event{Kind: EventConsents})
+	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
 	return view, err
 }
 
@@ -308,7 +337,7 @@ func (s *Service) SCAStep(id string, in SCAInput) (SCAView, error) {
 		view, err = s.viewOf(tx, a, problem)
 		view.Ended = !a.Open()
 		return err
-	}, Event{Kind: EventConsents})
+	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
 	return view, err
 }
 
@@ -370,7 +399,7 @@ func (s *Service) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 		}
 		redirect = a.Redirect
 		return nil
-	}, Event{Kind: EventConsents})
+	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
 	return redirect, err
 }
 
@@ -406,6 +435,9 @@ func (s *Service) step(tx Tx, a *Authorisation, in SCAInput) (problem string, er
 	switch a.Status {
 	case ScaReceived:
 		c, err := tx.CustomerByNumber(strings.TrimSpace(in.NationalID))
+		if err == nil && a.PSURequired != "" && c.ID != a.PSURequired {
+			err = ErrNotFound // the payment was started for another PSU
+		}
 		if err != nil {
 			a.Attempts++
 			if a.Attempts >= maxIdentifyTries {
@@ -419,7 +451,7 @@ func (s *Service) step(tx Tx, a *Authorisation, in SCAInput) (problem string, er
 		a.CustomerID, a.Status = c.ID, ScaIdentified
 		return "", s.afterIdentify(tx, a)
 	case ScaIdentified:
-		contexts, err := contextOptions(tx, a.CustomerID)
+		contexts, err := s.contextsFor(tx, *a)
 		if err != nil {
 			return "", err
 		}
@@ -431,10 +463,16 @@ func (s *Service) step(tx Tx, a *Authorisation, in SCAInput) (problem string, er
 	case ScaAuthenticated:
 		switch in.Decision {
 		case "reject":
+			if a.ForPayments() {
+				return "", s.rejectPayments(tx, a)
+			}
 			return "", s.fail(tx, a, CodeSCAInvalid, "the PSU rejected the request")
 		case "approve":
 		default:
 			return "Approve or reject.", nil
+		}
+		if a.ForPayments() {
+			return "", s.approvePayments(tx, a)
 		}
 		if a.Kind == AuthConsent {
 			offered, err := accountOptions(tx, a.CustomerID, a.Context)
@@ -477,11 +515,15 @@ func hasOption(list []Option, value string) bool {
 }
 
 // afterIdentify moves past the context choice when there is nothing to
-// choose.
+// choose. A PSU who may use none of the payments' accounts fails at once.
 func (s *Service) afterIdentify(tx Tx, a *Authorisation) error {
-	contexts, err := contextOptions(tx, a.CustomerID)
+	contexts, err := s.contextsFor(tx, *a)
 	if err != nil {
 		return err
+	}
+	if a.ForPayments() && len(contexts) == 0 {
+		c, _ := tx.Customer(a.CustomerID)
+		return s.fail(tx, a, CodePaymentFailed, fmt.Sprintf("%s may not pay from the debtor account of this payment", c.Name))
 	}
 	if len(contexts) == 1 {
 		a.Context, a.Status = contexts[0].Value, ScaAuthenticated
@@ -490,6 +532,19 @@ func (s *Service) afterIdentify(tx Tx, a *Authorisation) error {
 		a.Context, a.Status = ContextPrivate, ScaAuthenticated // identification only
 	}
 	return tx.PutAuthorisation(*a)
+}
+
+// contextsFor lists the contexts the identified PSU of an authorisation
+// may choose.
+func (s *Service) contextsFor(tx Tx, a Authorisation) ([]Option, error) {
+	if a.ForPayments() {
+		c, err := tx.Customer(a.CustomerID)
+		if err != nil {
+			return nil, err
+		}
+		return paymentContexts(tx, a, c)
+	}
+	return contextOptions(tx, a.CustomerID)
 }
 
 // contextOptions lists the contexts a customer may act in: private for a
@@ -589,11 +644,18 @@ func (s *Service) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error
 		v.Hints = hints
 	case a.Status == ScaIdentified:
 		v.Step = StepContext
-		contexts, err := contextOptions(tx, a.CustomerID)
+		contexts, err := s.contextsFor(tx, a)
 		if err != nil {
 			return v, err
 		}
 		v.Contexts = contexts
+	case a.ForPayments():
+		v.Step = StepPayment
+		summaries, err := paymentSummaries(tx, a)
+		if err != nil {
+			return v, err
+		}
+		v.Payments = summaries
 	case a.Kind == AuthConsent:
 		v.Step = StepConsent
 		accounts, err := accountOptions(tx, a.CustomerID, a.Context)
@@ -611,6 +673,11 @@ func (s *Service) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error
 // goes: the TPP's redirect URI with system, status, code and message.
 func (s *Service) fail(tx Tx, a *Authorisation, code, message string) error {
 	a.Status, a.FailCode, a.Finished = ScaFailed, code, s.Now()
+	if a.ForPayments() {
+		if err := s.failPayments(tx, *a, message); err != nil {
+			return err
+		}
+	}
 	q := url.Values{}
 	q.Set("system", "sandbank")
 	q.Set("status", fmt.Sprint(StatusOf(code)))

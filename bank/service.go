@@ -8,6 +8,7 @@ package bank
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -31,6 +32,9 @@ type Service struct {
 	events hub
 	offset atomic.Int64  // the sandbox clock's offset, in seconds
 	legacy atomic.Uint32 // the legacy date's Key, 0 when none
+	faults atomic.Pointer[Faults]
+	// batch serialises batch runs: the scheduler, run-now and clock moves.
+	batch sync.Mutex
 }
 
 // New returns the bank over a store. Its sandbox clock runs at clock's
@@ -38,8 +42,7 @@ type Service struct {
 func New(store Store, clock Clock) *Service {
 	s := &Service{store: store, clock: clock}
 	if st, err := s.Settings(); err == nil {
-		s.offset.Store(st.ClockOffsetSeconds)
-		s.legacy.Store(st.LegacyDate.Key())
+		s.apply(st)
 	}
 	return s
 }

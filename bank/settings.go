@@ -1,5 +1,15 @@
 package bank
 
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/shopspring/decimal"
+
+	"sandbank/bank/validate"
+)
+
 // Trust modes (API.md 3.5).
 const (
 	TrustAny   = "any"
@@ -20,11 +30,74 @@ type Settings struct {
 	// x-accept-fix fixes that became default after it apply only to
 	// requests that name them.
 	LegacyDate Date `json:"legacyDate"`
+
+	// BatchTimes are the times of day (HH:MM, Europe/Oslo, sandbox clock)
+	// of the batch runs on each banking day.
+	BatchTimes []string `json:"batchTimes"`
+	// CoverRetryDays is how many banking days a payment without cover
+	// (PDNG) is retried before it is rejected.
+	CoverRetryDays int `json:"coverRetryDays"`
+	// NCBCTFee is the fee of a cross-border transfer, in NOK.
+	NCBCTFee decimal.Decimal `json:"ncbctFee"`
+	// FX is the sandbox exchange table: NOK per one unit of each currency.
+	FX map[string]decimal.Decimal `json:"fx"`
+	// Exemption is the SCA exemption policy: ExemptNever or
+	// ExemptOwnAccounts.
+	Exemption string `json:"exemption"`
+	// Faults are the simulated faults of the API.
+	Faults Faults `json:"faults"`
+}
+
+// SCA exemption policies (API.md 9.2).
+const (
+	ExemptNever       = "never"
+	ExemptOwnAccounts = "own-accounts" // transfers between a PSU's own accounts
+)
+
+// Faults are simulated failures of the /v1 API, for testing a TPP's error
+// handling (API.md 9).
+type Faults struct {
+	// LatencyMs is added before every request is handled.
+	LatencyMs int `json:"latencyMs"`
+	// ErrorRate is the share of requests (0 to 1) answered 500
+	// SYSTEM_ERROR.
+	ErrorRate float64 `json:"errorRate"`
+	// Outage answers every request 503 SYSTEM_ERROR.
+	Outage bool `json:"outage"`
+}
+
+// Check reports values out of range, with the paths of their fields.
+func (f Faults) Check() error {
+	var v Violations
+	if f.LatencyMs < 0 || f.LatencyMs > 60000 {
+		v.Format("latencyMs", "must be 0 to 60000 milliseconds")
+	}
+	if !(f.ErrorRate >= 0 && f.ErrorRate <= 1) {
+		v.Format("errorRate", "must be a share from 0 to 1, e.g. 0.05 for one request in twenty")
+	}
+	return v.Err()
+}
+
+// DefaultFX is the sandbox exchange table of a new data file: NOK per unit.
+func DefaultFX() map[string]decimal.Decimal {
+	rates := map[string]string{
+		"NOK": "1", "EUR": "11.65", "USD": "10.85", "GBP": "13.80", "SEK": "0.99", "DKK": "1.56",
+		"CHF": "12.40", "JPY": "0.071", "PLN": "2.70", "CAD": "7.90", "AUD": "7.10", "ISK": "0.079",
+	}
+	out := make(map[string]decimal.Decimal, len(rates))
+	for c, r := range rates {
+		out[c] = decimal.RequireFromString(r)
+	}
+	return out
 }
 
 // DefaultSettings are the settings of a new data file.
 func DefaultSettings() Settings {
-	return Settings{TrustMode: TrustAny, RequireSignature: true}
+	return Settings{
+		TrustMode: TrustAny, RequireSignature: true,
+		BatchTimes: []string{"06:00", "09:00", "12:00", "15:00", "18:00"}, CoverRetryDays: 3,
+		NCBCTFee: decimal.RequireFromString("250"), FX: DefaultFX(), Exemption: ExemptNever,
+	}
 }
 
 const settingsKey = "settings"
@@ -38,6 +111,43 @@ func (st Settings) Check() error {
 	}
 	if !st.LegacyDate.IsZero() && st.LegacyDate.Year < 2018 {
 		v.Format("legacyDate", "must be 2018-01-01 or later: the API did not exist before")
+	}
+	if len(st.BatchTimes) == 0 {
+		v.Format("batchTimes", "give at least one time of day, e.g. 06:00")
+	}
+	seen := map[string]bool{}
+	for i, t := range st.BatchTimes {
+		if _, ok := parseTimeOfDay(t); !ok {
+			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%q is not a time of day; write HH:MM, e.g. 06:00", clip(t))
+		} else if seen[t] {
+			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%s is given twice", t)
+		}
+		seen[t] = true
+	}
+	if st.CoverRetryDays < 0 || st.CoverRetryDays > 30 {
+		v.Format("coverRetryDays", "must be 0 to 30 banking days")
+	}
+	if st.NCBCTFee.IsNegative() || st.NCBCTFee.Exponent() < -2 {
+		v.Format("ncbctFee", "must be an amount in NOK of 0 or more, with at most 2 decimals")
+	}
+	for _, c := range slices.Sorted(maps.Keys(st.FX)) {
+		r := st.FX[c]
+		switch {
+		case !validate.Currency(c):
+			v.Format("fx."+c, "%q is not a supported ISO 4217 currency code", clip(c))
+		case !r.IsPositive():
+			v.Format("fx."+c, "the rate must be more than 0 (NOK per one %s)", c)
+		case c == "NOK" && !r.Equal(decimal.NewFromInt(1)):
+			v.Format("fx.NOK", "must be 1: the table gives NOK per unit")
+		}
+	}
+	if _, ok := st.FX["NOK"]; !ok {
+		v.Format("fx.NOK", "is required and must be 1")
+	}
+	checkOneOf(&v, "exemption", st.Exemption, []string{ExemptNever, ExemptOwnAccounts})
+	if err := st.Faults.Check(); err != nil {
+		e, _ := AsError(err)
+		v.Merge("faults", e)
 	}
 	return v.Err()
 }
@@ -70,8 +180,44 @@ func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 		return tx.PutSetting(settingsKey, st)
 	}, Event{Kind: EventSettings})
 	if err == nil {
-		s.offset.Store(st.ClockOffsetSeconds)
-		s.legacy.Store(st.LegacyDate.Key())
+		s.apply(st)
 	}
 	return st, err
+}
+
+// apply keeps the settings that hot paths read in memory.
+func (s *Service) apply(st Settings) {
+	s.offset.Store(st.ClockOffsetSeconds)
+	s.legacy.Store(st.LegacyDate.Key())
+	f := st.Faults
+	s.faults.Store(&f)
+}
+
+// Faults returns the simulated faults in force.
+func (s *Service) Faults() Faults {
+	if f := s.faults.Load(); f != nil {
+		return *f
+	}
+	return Faults{}
+}
+
+// SetFaults changes the simulated faults.
+func (s *Service) SetFaults(f Faults) (Faults, error) {
+	if err := f.Check(); err != nil {
+		return Faults{}, err
+	}
+	st, err := s.UpdateSettings(func(st *Settings) { st.Faults = f })
+	return st.Faults, err
+}
+
+// parseTimeOfDay reads HH:MM (00:00 to 23:59) as minutes after midnight.
+func parseTimeOfDay(s string) (int, bool) {
+	if len(s) != 5 || s[2] != ':' || !allDigits(s[:2]) || !allDigits(s[3:]) {
+		return 0, false
+	}
+	h, m := int(s[0]-'0')*10+int(s[1]-'0'), int(s[3]-'0')*10+int(s[4]-'0')
+	if h > 23 || m > 59 {
+		return 0, false
+	}
+	return h*60 + m, true
 }

@@ -105,6 +105,37 @@ type Tx interface {
 	PSU(id string) (PSU, error)
 	PutPSU(p PSU) error
 
+	// Payment returns a payment without its request body (PaymentRequest).
+	Payment(id string) (Payment, error)
+	PaymentRequest(id string) (PaymentRequest, error)
+	// PutPayment stores a payment and keeps the by-status index; the
+	// request body is stored the first time only.
+	PutPayment(p Payment) error
+	// PaymentIDs lists the ids of the payments in a status, in creation
+	// order.
+	PaymentIDs(status string) ([]string, error)
+	// Payments returns a page of payments, newest first, in a status (""
+	// for all), and how many there are in all.
+	Payments(status string, offset, limit int) ([]Payment, int, error)
+	// Duplicates lists the payments stored under a logical-duplicate key
+	// since a time; PutDuplicate records one.
+	Duplicates(key string, since time.Time) ([]string, error)
+	PutDuplicate(key, paymentID string, created time.Time) error
+
+	Basket(id string) (Basket, error)
+	Baskets() ([]Basket, error)
+	PutBasket(b Basket) error
+	DeleteBasket(id string) error
+
+	// PutBatchRun stores a batch run report; only the newest
+	// MaxBatchRunsKept are kept. BatchRuns lists them newest first.
+	PutBatchRun(r BatchRun) error
+	BatchRuns(limit int) ([]BatchRun, error)
+
+	// DeleteTransaction deletes one transaction of an account (a pending
+	// payment that will not settle).
+	DeleteTransaction(accountID, id string) error
+
 	// CountUse adds one to a usage counter of a day and returns the new
 	// count. Counters of earlier days are dropped.
 	CountUse(day Date, key string) (int, error)
@@ -116,7 +147,8 @@ type Tx interface {
 	// Reset deletes every sandbox record: customers, agreements,
 	// engagements, accounts, card accounts and their transactions, and the
 	// authorisations, grants, sessions, PSU ids and usage counters made for
-	// them. Settings, certificates, TPP contacts and sequence counters stay.
+	// them, payments, baskets and batch run reports. Settings, certificates,
+	// TPP contacts and sequence counters stay.
 	Reset() error
 }
 

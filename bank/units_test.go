@@ -2,6 +2,7 @@ package bank_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -239,7 +240,7 @@ func TestInitialize_Deterministic(t *testing.T) {
 func TestSettings_DefaultsAndCheck(t *testing.T) {
 	s, _ := newBank(t)
 	st, err := s.Settings()
-	if err != nil || st != bank.DefaultSettings() {
+	if err != nil || !reflect.DeepEqual(st, bank.DefaultSettings()) {
 		t.Fatalf("%+v %v", st, err)
 	}
 	if _, err := s.UpdateSettings(func(st *bank.Settings) { st.TrustMode = "maybe" }); err == nil {

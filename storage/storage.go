@@ -146,6 +146,13 @@ var (
 	bktSessions          = []byte("sessions")
 	bktPSUs              = []byte("psus")
 	bktUsage             = []byte("usage")
+	bktPayments          = []byte("payments")
+	bktPaymentRequests   = []byte("paymentRequests")
+	bktPaymentStatus     = []byte("paymentStatus")
+	bktPaymentsByStatus  = []byte("paymentsByStatus")
+	bktPaymentDupes      = []byte("paymentDuplicates")
+	bktBaskets           = []byte("baskets")
+	bktBatchRuns         = []byte("batchRuns")
 
 	// sub-buckets of one account's (or card account's) transactions
 	subBooked  = []byte("b")
@@ -164,6 +171,7 @@ var sandboxBuckets = [][]byte{
 	bktAccounts, bktAccountsByIBAN, bktAccountsByBBAN, bktAccountsByOwner,
 	bktCards, bktCardsByOwner, bktTransactions, bktCardTransactions,
 	bktAuthorisations, bktGrants, bktSessions, bktPSUs, bktUsage,
+	bktPayments, bktPaymentRequests, bktPaymentStatus, bktPaymentsByStatus, bktPaymentDupes, bktBaskets, bktBatchRuns,
 }
 
 var allBuckets = append([][]byte{bktSettings, bktTPPContacts}, sandboxBuckets...)

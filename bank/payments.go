@@ -1,0 +1,444 @@
+package bank
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Payment statuses (API.md 7.3).
+const (
+	StatusRCVD = "RCVD" // created, not authorised
+	StatusPATC = "PATC" // approved by one PSU, waits for a second approver
+	StatusACCP = "ACCP" // authorised, execution date in the future
+	StatusACTC = "ACTC" // authorised and due (periodic payments stay here)
+	StatusACSP = "ACSP" // cross-border transfer picked up by a batch run
+	StatusPDNG = "PDNG" // no cover at a batch run; retried
+	StatusACSC = "ACSC" // settled
+	StatusRJCT = "RJCT" // rejected
+	StatusCANC = "CANC" // cancelled by the TPP
+	StatusPART = "PART" // bulk payment partly settled
+)
+
+// PaymentStatuses lists every payment status in the order of API.md 7.3.
+var PaymentStatuses = []string{StatusRCVD, StatusPATC, StatusACCP, StatusACTC, StatusACSP, StatusPDNG, StatusACSC, StatusRJCT, StatusCANC, StatusPART}
+
+// Final reports whether a status never changes again.
+func Final(status string) bool {
+	return status == StatusACSC || status == StatusRJCT || status == StatusCANC || status == StatusPART
+}
+
+// PaymentItem is one credit transfer of a payment: the payment itself, or
+// one item of a bulk payment.
+type PaymentItem struct {
+	Amount          decimal.Decimal `json:"amount"`
+	Currency        string          `json:"currency"`
+	CreditorName    string          `json:"creditorName"`
+	CreditorAccount AccountRef      `json:"creditorAccount"`
+	Remittance      string          `json:"remittance,omitempty"`
+	KID             string          `json:"kid,omitempty"`
+	EndToEndID      string          `json:"endToEndId,omitempty"`
+	// CreditorAccountID is the sandbox account the creditor account names,
+	// if any: settlement credits it.
+	CreditorAccountID string `json:"creditorAccountId,omitempty"`
+	// Status is set on a bulk item once it settled (ACSC) or was rejected
+	// (RJCT).
+	Status string `json:"status,omitempty"`
+	// PendingTxID is the transaction that shows the authorised item as
+	// pending on the debtor account; settlement books it under the same id.
+	PendingTxID  string `json:"pendingTxId,omitempty"`
+	CreditorTxID string `json:"creditorTxId,omitempty"`
+}
+
+// StatusChange is one step of a payment's history: who or which batch run
+// moved it, when, and why.
+type StatusChange struct {
+	Time   time.Time `json:"time"`
+	From   string    `json:"from,omitempty"`
+	To     string    `json:"to"`
+	By     string    `json:"by"`
+	Reason string    `json:"reason,omitempty"`
+	Forced bool      `json:"forced,omitempty"`
+}
+
+// Approval is a PSU's approval of a payment at SCA.
+type Approval struct {
+	CustomerID string    `json:"customerId"`
+	Time       time.Time `json:"time"`
+	// Full is true when the approval was enough on its own (or completed
+	// a PATC payment).
+	Full bool `json:"full"`
+}
+
+// Payment is a payment initiation of a TPP.
+type Payment struct {
+	ID             string    `json:"id"`
+	TPPID          string    `json:"tppId"`
+	Service        string    `json:"service"`
+	Product        string    `json:"product"`
+	Status         string    `json:"status"`
+	FundsAvailable *bool     `json:"fundsAvailable,omitempty"`
+	Created        time.Time `json:"created"`
+	// Request is the body as the TPP sent it, for reading back. Storage
+	// keeps it apart from the rest, which changes as the payment moves.
+	Request PaymentRequest `json:"-"`
+	// CustomerID is the PSU: named at creation (PSU-ID, X-PSU-IDENTITY) or
+	// the first PSU who approved. Context is ContextPrivate or an
+	// agreement id, once known.
+	CustomerID      string        `json:"customerId,omitempty"`
+	Context         string        `json:"context,omitempty"`
+	DebtorAccountID string        `json:"debtorAccountId"`
+	DebtorAccount   AccountRef    `json:"debtorAccount"`
+	ExecutionDate   Date          `json:"executionDate"`
+	Items           []PaymentItem `json:"items"`
+	// Fee is the fee of a cross-border transfer, in NOK; zero for none.
+	Fee            decimal.Decimal `json:"fee"`
+	Warnings       []Message       `json:"warnings,omitempty"`
+	Approvals      []Approval      `json:"approvals,omitempty"`
+	Authorisations []string        `json:"authorisations,omitempty"`
+	BasketID       string          `json:"basketId,omitempty"`
+	// RetryUntil is the last banking day a payment without cover (PDNG) is
+	// retried.
+	RetryUntil Date           `json:"retryUntil"`
+	History    []StatusChange `json:"history"`
+}
+
+// Total is the sum of the payment's items, in the currency of the first.
+func (p Payment) Total() decimal.Decimal {
+	var t decimal.Decimal
+	for _, it := range p.Items {
+		t = t.Add(it.Amount)
+	}
+	return t
+}
+
+// Currency is the currency of the payment's items.
+func (p Payment) Currency() string {
+	if len(p.Items) == 0 {
+		return ""
+	}
+	return p.Items[0].Currency
+}
+
+// Periodic reports whether the payment is a standing order.
+func (p Payment) Periodic() bool { return p.Service == ServicePeriodic }
+
+// PaymentInit asks to create a payment: the body and what the request's
+// headers and query say.
+type PaymentInit struct {
+	TPPID, TPPName   string
+	Service, Product string
+	Body             PaymentRequest
+	// PSUID, CorporateID and NationalID (X-PSU-IDENTITY) name the PSU when
+	// the TPP knows them; PSUContext is PSU-Context (PRIVATE or CORPORATE).
+	PSUID, CorporateID, NationalID, PSUContext string
+	RedirectURI, SessionID                     string
+	RedirectPreferred                          bool
+	// AllowDuplicate is allowLogicalDuplicate=true.
+	AllowDuplicate bool
+}
+
+// PaymentCreated is a new payment and the authorisation it started.
+type PaymentCreated struct {
+	Payment       Payment
+	Authorisation Authorisation
+}
+
+// CheckProduct checks a service and product pair: an unknown product is
+// 404 PRODUCT_UNKNOWN, a known one on the wrong service 400
+// PRODUCT_INVALID.
+func CheckProduct(service, product string) error {
+	if !slices.Contains(Products, product) {
+		return Errorf(CodeProductUnknown, "there is no payment product %q; use %s", clip(product), strings.Join(Products, " or "))
+	}
+	if product == ProductNCBCT && service != ServiceSingle {
+		return Errorf(CodeProductInvalid, "%s are only single payments; %s takes %s", product, service, ProductNDCT)
+	}
+	return nil
+}
+
+// CreatePayment validates and stores a payment and starts its
+// authorisation. Every failing field is reported; nothing is stored then.
+func (s *Service) CreatePayment(in PaymentInit) (PaymentCreated, error) {
+	var out PaymentCreated
+	if err := CheckProduct(in.Service, in.Product); err != nil {
+		return out, err
+	}
+	err := s.write("create payment", func(tx Tx) error {
+		st, err := settingsIn(tx)
+		if err != nil {
+			return err
+		}
+		now := s.Now()
+		p, err := s.newPayment(tx, in, st, now)
+		if err != nil {
+			return err
+		}
+		a := Authorisation{
+			TPPID: in.TPPID, TPPName: in.TPPName, Kind: AuthPayment, Status: ScaReceived, Created: now,
+			RedirectURI: in.RedirectURI, SessionID: in.SessionID, RedirectPreferred: in.RedirectPreferred,
+			Token: newToken(), PaymentIDs: []string{p.ID}, CustomerID: p.CustomerID,
+		}
+		if err := pruneAuthorisations(tx, now); err != nil {
+			return err
+		}
+		seq, err := tx.NextSeq(KindAuthorisation)
+		if err != nil {
+			return err
+		}
+		a.ID = FormatID(KindAuthorisation, 0, seq)
+		p.Authorisations = []string{a.ID}
+		if st.Exemption == ExemptOwnAccounts && ownTransfer(tx, p) {
+			a.Status, a.Finished = ScaExempted, now
+			p.Context, a.Context = ContextPrivate, ContextPrivate
+			p.Approvals = []Approval{{CustomerID: p.CustomerID, Time: now, Full: true}}
+			if err := s.authorise(tx, &p, now, "SCA exemption (own accounts)"); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutAuthorisation(a); err != nil {
+			return err
+		}
+		if err := tx.PutPayment(p); err != nil {
+			return err
+		}
+		out = PaymentCreated{Payment: p, Authorisation: a}
+		return nil
+	}, Event{Kind: EventPayments}, Event{Kind: EventConsents})
+	return out, err
+}
+
+// settingsIn reads the settings within a transaction.
+func settingsIn(tx Tx) (Settings, error) {
+	st := DefaultSettings()
+	if err := tx.Setting(settingsKey, &st); err != nil && !errors.Is(err, ErrNotFound) {
+		return st, err
+	}
+	return st, nil
+}
+
+// newPayment checks a request against the rules and the data and returns
+// the payment, not yet stored.
+func (s *Service) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Payment, error) {
+	today := DateOf(now)
+	var v Violations
+	c := checkPayment(&v, in.Service, in.Product, in.Body, today, st.FX)
+	p := Payment{
+		TPPID: in.TPPID, Service: in.Service, Product: in.Product, Status: StatusRCVD, Created: now,
+		Request: in.Body, Items: c.items, DebtorAccount: c.debtor, Warnings: c.warnings,
+	}
+	psu, context, err := s.paymentPSU(tx, &v, in)
+	if err != nil {
+		return p, err
+	}
+	p.CustomerID, p.Context = psu.ID, context
+	var debtor Account
+	if !c.debtor.IsZero() {
+		var ok bool
+		debtor, ok = sandboxAccount(tx, c.debtor)
+		switch {
+		case !ok:
+			v.Format("debtorAccount", "is not a sandbox account; pay from a sandbox account (GET /v1/sandbox/accounts lists them)")
+		case c.currency != "" && c.currency != debtor.Currency:
+			v.Format("debtorAccount.currency", "the account is in %s, not %s", debtor.Currency, c.currency)
+		case psu.ID != "":
+			if _, why, err := usage(tx, psu, context, debtor); err != nil {
+				return p, err
+			} else if why != "" {
+				v.Format("debtorAccount", "%s", why)
+			}
+		}
+		p.DebtorAccountID = debtor.ID
+	}
+	for i := range p.Items {
+		it := &p.Items[i]
+		path := ""
+		if in.Service == ServiceBulk {
+			path = fmt.Sprintf("payments[%d]", i)
+		}
+		if creditor, ok := sandboxAccount(tx, it.CreditorAccount); ok {
+			it.CreditorAccountID = creditor.ID
+			if creditor.ID == debtor.ID {
+				v.Format(JoinPath(path, "creditorAccount"), "is the debtor account; a payment goes to another account")
+			}
+			if creditor.KIDRequired && it.KID == "" && in.Product == ProductNDCT {
+				v.Add(CodeKIDMissing, JoinPath(path, "remittanceInformationStructuredArray"), fmt.Sprintf("the creditor account %s takes payments with a KID only; send it as remittanceInformationStructuredArray: [{\"reference\": \"<KID>\", \"referenceType\": \"KID\"}]", refText(it.CreditorAccount)))
+			}
+		}
+	}
+	if err := v.Err(); err != nil {
+		return p, err
+	}
+	p.ExecutionDate = c.date
+	if !p.Periodic() && !IsBankingDay(c.date) {
+		p.ExecutionDate = NextBankingDay(c.date)
+		name, _ := Holiday(c.date)
+		if name == "" {
+			name = c.date.Weekday().String()
+		}
+		path := "requestedExecutionDate"
+		p.Warnings = append(p.Warnings, warning(path, fmt.Sprintf("%s is not a banking day (%s); the payment executes on %s", c.date, name, p.ExecutionDate)))
+	}
+	if in.Product == ProductNCBCT {
+		p.Fee = st.NCBCTFee
+	}
+	if in.Service != ServiceBulk {
+		if err := s.checkDuplicate(tx, p, in.AllowDuplicate, now); err != nil {
+			return p, err
+		}
+	}
+	seq, err := tx.NextSeq(KindPayment)
+	if err != nil {
+		return p, err
+	}
+	p.ID = FormatID(KindPayment, 0, seq)
+	p.History = []StatusChange{{Time: now, To: StatusRCVD, By: "TPP " + in.TPPID, Reason: "created"}}
+	if in.Service != ServiceBulk {
+		return p, tx.PutDuplicate(duplicateKey(p), p.ID, now)
+	}
+	return p, nil
+}
+
+func refText(r AccountRef) string {
+	if r.IBAN != "" {
+		return r.IBAN
+	}
+	return r.BBAN
+}
+
+// paymentPSU reads who the PSU is from PSU-ID, PSU-Corporate-ID and
+// X-PSU-IDENTITY, and the context from PSU-Corporate-ID and PSU-Context.
+func (s *Service) paymentPSU(tx Tx, v *Violations, in PaymentInit) (Customer, string, error) {
+	var c Customer
+	context := ""
+	switch in.PSUContext {
+	case "", "PRIVATE", "CORPORATE":
+	default:
+		v.Format("PSU-Context", "%q is not allowed; send PRIVATE or CORPORATE", clip(in.PSUContext))
+	}
+	if in.PSUID != "" {
+		psu, err := tx.PSU(in.PSUID)
+		if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != in.TPPID || psu.AgreementID != "")) {
+			v.Format("PSU-ID", "%s is not a PSU-ID this bank gave your TPP; get one with SCA (GET /v1/users or POST /v1/consents)", clip(in.PSUID))
+			return c, "", nil
+		} else if err != nil {
+			return c, "", err
+		}
+		if c, err = tx.Customer(psu.CustomerID); err != nil {
+			v.Format("PSU-ID", "the PSU of %s no longer exists in the sandbox", in.PSUID)
+			return Customer{}, "", nil
+		}
+	} else if in.NationalID != "" {
+		var err error
+		if c, err = tx.CustomerByNumber(in.NationalID); err != nil {
+			v.Format("X-PSU-IDENTITY", "no sandbox customer has the national id %q", clip(in.NationalID))
+			return Customer{}, "", nil
+		}
+	}
+	if in.CorporateID != "" {
+		corp, err := tx.PSU(in.CorporateID)
+		if err != nil || corp.TPPID != in.TPPID || corp.AgreementID == "" || (c.ID != "" && corp.CustomerID != c.ID) {
+			v.Format("PSU-Corporate-ID", "%s is not a corporate context of this PSU for your TPP", clip(in.CorporateID))
+			return c, "", nil
+		}
+		if c.ID == "" {
+			if c, err = tx.Customer(corp.CustomerID); err != nil {
+				return Customer{}, "", nil
+			}
+		}
+		context = corp.AgreementID
+	}
+	if in.PSUContext == "CORPORATE" && context == "" {
+		return c, "", PathError(CodeCorporateIDRequired, "PSU-Corporate-ID", "PSU-Context is CORPORATE; send the psu-corporate-id of the SCA redirect as PSU-Corporate-ID")
+	}
+	if in.PSUContext == "PRIVATE" {
+		context = ContextPrivate
+	}
+	return c, context, nil
+}
+
+// usage says whether a PSU may use an account in a context ("" when any
+// context will do): the context the use is in, or why not.
+func usage(tx Tx, psu Customer, context string, a Account) (string, string, error) {
+	if (context == "" || context == ContextPrivate) && a.OwnerID == psu.ID && psu.Type == Private {
+		return ContextPrivate, "", nil
+	}
+	engagements, err := tx.EngagementsByAccount(a.ID)
+	if err != nil {
+		return "", "", err
+	}
+	for _, e := range engagements {
+		if e.CustomerID == psu.ID && e.HasRole(RoleRegister) && (context == "" || context == e.AgreementID) {
+			return e.AgreementID, "", nil
+		}
+	}
+	return "", fmt.Sprintf("%s (%s) may not pay from %s: it is not their own account, and no engagement gives them REGISTER on it", psu.Name, psu.Number, refText(AccountRef{IBAN: a.IBAN, BBAN: a.BBAN})), nil
+}
+
+// duplicateKey identifies a payment's logical duplicates: the same TPP,
+// debtor, creditor, amount, currency, remittance and execution date.
+func duplicateKey(p Payment) string {
+	h := sha256.New()
+	it := p.Items[0]
+	for _, part := range []string{p.TPPID, refText(p.DebtorAccount), refText(it.CreditorAccount), it.Amount.String(), it.Currency, it.Remittance, p.ExecutionDate.String()} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// DuplicateWindow is how far back a logical duplicate is looked for.
+const DuplicateWindow = 24 * time.Hour
+
+func (s *Service) checkDuplicate(tx Tx, p Payment, allow bool, now time.Time) error {
+	if allow {
+		return nil
+	}
+	ids, err := tx.Duplicates(duplicateKey(p), now.Add(-DuplicateWindow))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		earlier, err := tx.Payment(id)
+		if err != nil {
+			continue
+		}
+		if earlier.Status != StatusRJCT && earlier.Status != StatusCANC {
+			return Errorf(CodeConflict, "payment %s, created %s, has the same debtor, creditor, amount, remittance and execution date; send allowLogicalDuplicate=true to create this one anyway", id, earlier.Created.In(Oslo).Format("2006-01-02 15:04"))
+		}
+	}
+	return nil
+}
+
+// ownTransfer reports whether a payment moves money between a private
+// PSU's own accounts, which the SCA exemption policy may let through
+// without SCA.
+func ownTransfer(tx Tx, p Payment) bool {
+	if p.CustomerID == "" || (p.Context != "" && p.Context != ContextPrivate) {
+		return false
+	}
+	ids := []string{p.DebtorAccountID}
+	for _, it := range p.Items {
+		ids = append(ids, it.CreditorAccountID)
+	}
+	for _, id := range ids {
+		a, err := tx.Account(id)
+		if err != nil || a.OwnerID != p.CustomerID {
+			return false
+		}
+	}
+	c, err := tx.Customer(p.CustomerID)
+	return err == nil && c.Type == Private
+}
+
+// setStatus moves a payment to a new status and records why.
+func setStatus(p *Payment, to, by, reason string, at time.Time) {
+	p.History = append(p.History, StatusChange{Time: at, From: p.Status, To: to, By: by, Reason: reason})
+	p.Status = to
+}
