@@ -74,6 +74,7 @@ type App struct {
 	handler  http.Handler
 	tlsCert  tls.Certificate
 	stopBg   context.CancelFunc
+	bg       sync.WaitGroup // the scheduler
 	unsub    func()
 	scen     scenarios
 
@@ -159,6 +160,7 @@ func (a *App) prepare(cfg Config) error {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	a.stopBg = cancel
+	a.bg.Go(func() { a.runScheduler(ctx) })
 	if err := watchFolder(ctx, a.TrustDir(), a.trust.reload); err != nil {
 		a.logger.Warn("the trust folder is not watched; restart to pick up changes", "err", err)
 	}
@@ -309,6 +311,7 @@ func (a *App) Close() error {
 		if a.stopBg != nil {
 			a.stopBg()
 		}
+		a.bg.Wait() // the scheduler may be in a batch run
 		if a.unsub != nil {
 			a.unsub()
 		}

@@ -67,6 +67,8 @@ type Authorisation struct {
 	Context    string   `json:"context,omitempty"`
 	Accounts   []string `json:"accounts,omitempty"`
 	FailCode   string   `json:"failCode,omitempty"`
+	// FailMessage says why it failed, for the PSU and the TPP.
+	FailMessage string `json:"failMessage,omitempty"`
 	// Redirect is where the PSU was sent when the authorisation finished.
 	Redirect string    `json:"redirect,omitempty"`
 	Finished time.Time `json:"finished"`
@@ -672,7 +674,7 @@ func (s *Service) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error
 // fail ends an authorisation without success and works out where the PSU
 // goes: the TPP's redirect URI with system, status, code and message.
 func (s *Service) fail(tx Tx, a *Authorisation, code, message string) error {
-	a.Status, a.FailCode, a.Finished = ScaFailed, code, s.Now()
+	a.Status, a.FailCode, a.FailMessage, a.Finished = ScaFailed, code, message, s.Now()
 	if a.ForPayments() {
 		if err := s.failPayments(tx, *a, message); err != nil {
 			return err

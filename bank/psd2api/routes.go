@@ -18,7 +18,8 @@ func (s *server) routes() []route {
 	sandbox := func(f handlerFunc) http.Handler { return s.signed(anyRole, jsonType, MaxBody, s.handle(f)) }
 	pem := func(f handlerFunc) http.Handler { return s.signed(anyRole, pemType, MaxBody, s.handle(f)) }
 	ais := func(f handlerFunc) http.Handler { return s.signed(aisRoles, jsonType, MaxBody, s.handle(f)) }
-	return []route{
+	pis := func(f handlerFunc) http.Handler { return s.signed(pisRoles, jsonType, MaxBody, s.handle(f)) }
+	routes := []route{
 		{"GET /healthz", http.HandlerFunc(healthz)},
 
 		{"POST /v1/consents", ais(s.startAuthorisation(bank.AuthConsent))},
@@ -35,12 +36,23 @@ func (s *server) routes() []route {
 		{"GET /v1/card-accounts/{id}/balances", ais(s.getAISCardBalances)},
 		{"GET /v1/card-accounts/{id}/transactions", ais(s.listAISCardTransactions)},
 
+		{"POST /v1/signing-baskets", pis(s.createBasket)},
+		{"GET /v1/signing-baskets/{basketId}", pis(s.getBasket)},
+		{"GET /v1/signing-baskets/{basketId}/status", pis(s.getBasketStatus)},
+		{"DELETE /v1/signing-baskets/{basketId}", pis(s.deleteBasket)},
+		{"POST /v1/signing-baskets/{basketId}/authorisations", pis(s.startBasketAuthorisation)},
+		{"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", pis(s.getBasketAuthorisation)},
+
 		{"GET /sca/static/sandbank.css", http.HandlerFunc(scaStyle)},
 		{"GET /sca/{id}", s.scaPage()},
 		{"POST /sca/{id}", s.scaPage()},
 		{"GET /v1/sandbox/clock", sandbox(s.getClock)},
 		{"PUT /v1/sandbox/clock", sandbox(s.putClock)},
 		{"POST /v1/sandbox/sca/{authorisationId}", sandbox(s.automatedSCA)},
+
+		{"POST /v1/sandbox/batch-runs", sandbox(s.runBatch)},
+		{"GET /v1/sandbox/faults", sandbox(s.getFaults)},
+		{"PUT /v1/sandbox/faults", sandbox(s.putFaults)},
 
 		{"POST /v1/sandbox/initialize", sandbox(s.initialize)},
 
@@ -87,4 +99,17 @@ func (s *server) routes() []route {
 		{"GET /v1/sandbox/scenario", sandbox(s.exportScenario)},
 		{"PUT /v1/sandbox/scenario", s.signed(anyRole, jsonType, MaxScenarioBody, s.handle(s.importScenario))},
 	}
+	for _, service := range bank.Services {
+		base := "/v1/" + service + "/{product}"
+		one := base + "/{paymentId}"
+		routes = append(routes,
+			route{"POST " + base, pis(s.createPayment(service))},
+			route{"GET " + one, pis(s.getPayment(service))},
+			route{"GET " + one + "/status", pis(s.getPaymentStatus(service))},
+			route{"DELETE " + one, pis(s.cancelPayment(service))},
+			route{"POST " + one + "/authorisations", pis(s.startPaymentAuthorisation(service))},
+			route{"GET " + one + "/authorisations/{authorisationId}", pis(s.getPaymentAuthorisation(service))},
+		)
+	}
+	return routes
 }

@@ -2,6 +2,7 @@ package psd2api
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -40,6 +41,7 @@ type scaPageData struct {
 	MoreHints                                         int // customers not listed
 	Customer                                          bank.Customer
 	Contexts, Accounts                                []bank.Option
+	Payments                                          []bank.PaymentSummary
 	Outcome                                           string
 	// Redirect is the TPP's redirect URI, checked when SCA started.
 	Redirect template.URL
@@ -53,6 +55,7 @@ var stepTitles = map[string]string{
 	bank.StepContext:  "Choose who you act for",
 	bank.StepConsent:  "Share account information",
 	bank.StepConfirm:  "Confirm who you are",
+	bank.StepPayment:  "Approve payment",
 }
 
 // scaPage serves GET and POST /sca/{id}. A POST that finishes the
@@ -94,15 +97,22 @@ func pageData(v bank.SCAView) scaPageData {
 	d := scaPageData{
 		Title: stepTitles[v.Step], TPP: v.TPPName, Problem: v.Problem, Step: v.Step,
 		Action: "/sca/" + v.ID, Token: v.Token,
-		Hints: v.Hints, Customer: v.Customer, Contexts: v.Contexts, Accounts: v.Accounts,
+		Hints: v.Hints, Customer: v.Customer, Contexts: v.Contexts, Accounts: v.Accounts, Payments: v.Payments,
 		ID: v.ID, Status: v.Status, Expires: v.Expires().In(bank.Oslo).Format("2006-01-02 15:04 MST"),
 	}
 	if len(d.Hints) > maxHints {
 		d.Hints, d.MoreHints = d.Hints[:maxHints], len(d.Hints)-maxHints
 	}
-	d.Purpose = "wants to read your account information."
-	if v.Kind == bank.AuthUsers {
+	switch v.Kind {
+	case bank.AuthUsers:
 		d.Purpose = "wants to know who you are, to make payments for you."
+	case bank.AuthPayment:
+		d.Purpose = "asks you to approve a payment."
+	case bank.AuthBasket:
+		d.Purpose = fmt.Sprintf("asks you to approve %d payments at once.", len(v.PaymentIDs))
+		d.Title = "Approve payments"
+	default:
+		d.Purpose = "wants to read your account information."
 	}
 	if v.Step != bank.StepDone {
 		return d
@@ -112,14 +122,16 @@ func pageData(v bank.SCAView) scaPageData {
 	case v.Status == bank.ScaFinalised:
 		d.Title, d.Outcome = "Done", "You approved the request. You can close this page and return to "+v.TPPName+"."
 	default:
-		d.Title, d.Outcome = "Not completed", outcomeOf(v.FailCode)
+		d.Title, d.Outcome = "Not completed", outcomeOf(v.FailCode, v.FailMessage)
 		d.Redirect = template.URL(v.Redirect) // a failure's redirect carries nothing about the PSU
 	}
 	return d
 }
 
-func outcomeOf(code string) string {
+func outcomeOf(code, message string) string {
 	switch code {
+	case bank.CodePaymentFailed:
+		return "The payment was not approved: " + message + "."
 	case bank.CodeSCAExpired:
 		return "The login was not finished within an hour, so it has expired."
 	case bank.CodePSUCredentialsInvalid:

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"mime"
 	"net/http"
 	"runtime/debug"
@@ -98,9 +99,36 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.fail(rec, r, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 			}
 		}()
-		s.route(rec, r)
+		if !s.fault(rec, r) {
+			s.route(rec, r)
+		}
 	}()
 	s.finish(w, r, rec, st, start)
+}
+
+// fault applies the simulated faults of the settings to a /v1 request:
+// added latency, then an outage (503) or a random 500. The faults
+// endpoint itself is spared, so that faults can be turned off.
+func (s *server) fault(w http.ResponseWriter, r *http.Request) bool {
+	if !strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/v1/sandbox/faults" {
+		return false
+	}
+	f := s.Bank.Faults()
+	if f.LatencyMs > 0 {
+		select {
+		case <-time.After(time.Duration(f.LatencyMs) * time.Millisecond):
+		case <-r.Context().Done():
+		}
+	}
+	switch {
+	case f.Outage:
+		s.fail(w, r, bank.Errorf(bank.CodeSystemError, "simulated outage (the faults setting): the bank answers 503 to everything; turn it off with PUT /v1/sandbox/faults {\"outage\": false} or on the Server screen").WithStatus(http.StatusServiceUnavailable))
+	case f.ErrorRate > 0 && rand.Float64() < f.ErrorRate:
+		s.fail(w, r, bank.Errorf(bank.CodeSystemError, "simulated fault (the faults setting answers %.0f%% of requests with 500); retry, or turn it off with PUT /v1/sandbox/faults", f.ErrorRate*100))
+	default:
+		return false
+	}
+	return true
 }
 
 // route dispatches to the matching route, or answers 404/405 itself.
@@ -236,6 +264,7 @@ func stateOf(r *http.Request) *state {
 var (
 	anyRole   []string
 	aisRoles  = []string{pki.RoleAI}
+	pisRoles  = []string{pki.RolePI}
 	userRoles = []string{pki.RoleAI, pki.RolePI}
 )
 

@@ -1,0 +1,319 @@
+package psd2api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"sandbank/bank"
+)
+
+// Handlers of payments and signing baskets (API.md 7 and 8).
+
+// requireHeaders reports every missing header as HTTP_HEADER_REQUIRED.
+func requireHeaders(r *http.Request, why string, names ...string) error {
+	var v bank.Violations
+	for _, h := range names {
+		if r.Header.Get(h) == "" {
+			v.Add(bank.CodeHeaderRequired, h, h+" is required "+why)
+		}
+	}
+	return v.Err()
+}
+
+// scaRequest reads the redirect headers of a request that starts SCA.
+func scaRequest(r *http.Request, kind string) bank.SCARequest {
+	return bank.SCARequest{
+		TPPID: callerTPP(r), TPPName: callerName(r), Kind: kind,
+		RedirectURI: r.Header.Get("TPP-Redirect-URI"), SessionID: r.Header.Get("TPP-Session-ID"),
+		RedirectPreferred: !strings.EqualFold(strings.TrimSpace(r.Header.Get("TPP-Redirect-Preferred")), "false"),
+	}
+}
+
+func paymentPath(service, product, id string) string {
+	return "/v1/" + service + "/" + product + "/" + id
+}
+
+type paymentCreated struct {
+	PaymentID               string          `json:"paymentId"`
+	TransactionStatus       string          `json:"transactionStatus"`
+	TransactionFees         map[string]any  `json:"transactionFees,omitempty"`
+	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
+	TPPMessages             []bank.Message  `json:"tppMessages,omitempty"`
+	PSUMessage              string          `json:"psuMessage,omitempty"`
+	Links                   map[string]link `json:"_links"`
+}
+
+// createPayment answers POST /v1/{service}/{product}.
+func (s *server) createPayment(service string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		product := r.PathValue("product")
+		if err := bank.CheckProduct(service, product); err != nil {
+			return err
+		}
+		required := []string{"TPP-Redirect-URI", "TPP-Session-ID"}
+		if product == bank.ProductNCBCT {
+			required = append(required, "x-accept-fix", "PSU-Context", "PSU-IP-Address")
+			if r.Header.Get("X-PSU-IDENTITY") == "" {
+				required = append(required, "PSU-ID")
+			}
+		}
+		if err := requireHeaders(r, "on this payment initiation", required...); err != nil {
+			return err
+		}
+		allow, err := queryBool(r, "allowLogicalDuplicate")
+		if err != nil {
+			return err
+		}
+		body, err := decode[bank.PaymentRequest](r)
+		if err != nil {
+			return err
+		}
+		sca := scaRequest(r, bank.AuthPayment)
+		if err := bank.CheckSCARequest(sca); err != nil {
+			return err
+		}
+		created, err := s.Bank.CreatePayment(bank.PaymentInit{
+			TPPID: sca.TPPID, TPPName: sca.TPPName, Service: service, Product: product, Body: body,
+			PSUID: r.Header.Get("PSU-ID"), CorporateID: r.Header.Get("PSU-Corporate-ID"), NationalID: r.Header.Get("X-PSU-IDENTITY"),
+			PSUContext:  strings.ToUpper(r.Header.Get("PSU-Context")),
+			RedirectURI: sca.RedirectURI, SessionID: sca.SessionID, RedirectPreferred: sca.RedirectPreferred, AllowDuplicate: allow,
+		})
+		if err != nil {
+			return err
+		}
+		p, a := created.Payment, created.Authorisation
+		self := paymentPath(service, product, p.ID)
+		out := paymentCreated{
+			PaymentID: p.ID, TransactionStatus: p.Status, TPPMessages: p.Warnings,
+			Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET"), "scaStatus": linkTo(self+"/authorisations/"+a.ID, "GET")},
+		}
+		if a.Status == bank.ScaExempted {
+			out.PSUMessage = "No SCA needed: a transfer between the PSU's own accounts is exempt."
+		} else {
+			out.Links["scaRedirect"] = linkTo(scaURL(r, a.ID), "GET")
+			out.PSUMessage = "Approve the payment with Sandbank's SCA."
+		}
+		if product == bank.ProductNCBCT {
+			yes := true
+			out.TransactionFeeIndicator = &yes
+			out.TransactionFees = amount(p.Fee, "NOK", s.Bank.FixesFor(r.Header.Get("x-accept-fix")))
+		}
+		writeJSON(w, http.StatusCreated, out)
+		return nil
+	}
+}
+
+// paymentBody writes a payment as GET returns it: the request's fields,
+// with amounts in the currency's minor digits, and its status.
+func (s *server) paymentBody(r *http.Request, p bank.Payment) (map[string]any, error) {
+	raw, err := json.Marshal(p.Request)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	if p.Service == bank.ServiceBulk {
+		items, _ := out["payments"].([]any)
+		for i, item := range items {
+			if m, ok := item.(map[string]any); ok && i < len(p.Items) {
+				m["instructedAmount"] = amount(p.Items[i].Amount, p.Items[i].Currency, f)
+				if p.Items[i].Status != "" {
+					m["transactionStatus"] = p.Items[i].Status
+				}
+			}
+		}
+	} else if len(p.Items) == 1 {
+		out["instructedAmount"] = amount(p.Items[0].Amount, p.Items[0].Currency, f)
+	}
+	out["paymentId"] = p.ID
+	out["transactionStatus"] = p.Status
+	out["requestedExecutionDate"] = p.ExecutionDate
+	if p.Periodic() {
+		delete(out, "requestedExecutionDate")
+	}
+	if p.Product == bank.ProductNCBCT {
+		out["transactionFees"] = amount(p.Fee, "NOK", f)
+		out["transactionFeeIndicator"] = true
+	}
+	self := paymentPath(p.Service, p.Product, p.ID)
+	out["_links"] = map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET")}
+	return out, nil
+}
+
+func (s *server) getPayment(service string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.Bank.PaymentOf(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"))
+		if err != nil {
+			return err
+		}
+		body, err := s.paymentBody(r, p)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, body)
+		return nil
+	}
+}
+
+func (s *server) getPaymentStatus(service string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.Bank.PaymentOf(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"))
+		if err != nil {
+			return err
+		}
+		funds := p.FundsAvailable == nil || *p.FundsAvailable
+		writeJSON(w, http.StatusOK, map[string]any{"transactionStatus": p.Status, "fundsAvailable": funds})
+		return nil
+	}
+}
+
+func (s *server) cancelPayment(service string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.Bank.CancelPayment(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId")); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+type authorisationStarted struct {
+	AuthorisationID string          `json:"authorisationId"`
+	ScaStatus       string          `json:"scaStatus"`
+	Links           map[string]link `json:"_links"`
+}
+
+func (s *server) startPaymentAuthorisation(service string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := requireHeaders(r, "to start SCA", "TPP-Redirect-URI", "TPP-Session-ID"); err != nil {
+			return err
+		}
+		product, id := r.PathValue("product"), r.PathValue("paymentId")
+		a, err := s.Bank.StartPaymentAuthorisation(scaRequest(r, bank.AuthPayment), service, product, id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, authorisationStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
+			"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "scaStatus": linkTo(paymentPath(service, product, id)+"/authorisations/"+a.ID, "GET"),
+		}})
+		return nil
+	}
+}
+
+func (s *server) getPaymentAuthorisation(service string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, err := s.Bank.PaymentAuthorisation(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"), r.PathValue("authorisationId"))
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"scaStatus": a.Status})
+		return nil
+	}
+}
+
+func basketLinks(id string) map[string]link {
+	self := "/v1/signing-baskets/" + id
+	return map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET"), "startAuthorisation": linkTo(self+"/authorisations", "POST")}
+}
+
+func (s *server) createBasket(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[struct {
+		PaymentIDs []string `json:"paymentIds"`
+	}](r)
+	if err != nil {
+		return err
+	}
+	b, err := s.Bank.CreateBasket(callerTPP(r), in.PaymentIDs)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"basketId": b.ID, "transactionStatus": b.Status, "_links": basketLinks(b.ID)})
+	return nil
+}
+
+func (s *server) getBasket(w http.ResponseWriter, r *http.Request) error {
+	b, err := s.Bank.BasketOf(callerTPP(r), r.PathValue("basketId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"basketId": b.ID, "payments": b.PaymentIDs, "transactionStatus": b.Status, "_links": basketLinks(b.ID)})
+	return nil
+}
+
+func (s *server) getBasketStatus(w http.ResponseWriter, r *http.Request) error {
+	b, err := s.Bank.BasketOf(callerTPP(r), r.PathValue("basketId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"transactionStatus": b.Status})
+	return nil
+}
+
+func (s *server) deleteBasket(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Bank.DeleteBasket(callerTPP(r), r.PathValue("basketId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request) error {
+	if err := requireHeaders(r, "on a basket authorisation", "x-accept-fix", "TPP-Redirect-URI", "TPP-Session-ID", "PSU-ID", "PSU-IP-Address"); err != nil {
+		return err
+	}
+	id := r.PathValue("basketId")
+	a, err := s.Bank.StartBasketAuthorisation(scaRequest(r, bank.AuthBasket), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, authorisationStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
+		"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "scaStatus": linkTo("/v1/signing-baskets/"+id+"/authorisations/"+a.ID, "GET"),
+	}})
+	return nil
+}
+
+func (s *server) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.Bank.BasketAuthorisation(callerTPP(r), r.PathValue("basketId"), r.PathValue("authorisationId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"scaStatus": a.Status})
+	return nil
+}
+
+// runBatch answers POST /v1/sandbox/batch-runs: a batch run now, with the
+// number of payments that ended in each status.
+func (s *server) runBatch(w http.ResponseWriter, r *http.Request) error {
+	run, err := s.Bank.RunBatch()
+	if err != nil {
+		return err
+	}
+	errs := run.Errors
+	if errs == nil {
+		errs = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runId": run.ID, "time": run.Time, "counts": run.Counts, "errors": errs})
+	return nil
+}
+
+func (s *server) getFaults(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, s.Bank.Faults())
+	return nil
+}
+
+func (s *server) putFaults(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[bank.Faults](r)
+	if err != nil {
+		return err
+	}
+	f, err := s.Bank.SetFaults(in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, f)
+	return nil
+}
