@@ -183,7 +183,7 @@ func (s *Service) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 		a := Authorisation{
 			TPPID: in.TPPID, TPPName: in.TPPName, Kind: AuthPayment, Status: ScaReceived, Created: now,
 			RedirectURI: in.RedirectURI, SessionID: in.SessionID, RedirectPreferred: in.RedirectPreferred,
-			Token: newToken(), PaymentIDs: []string{p.ID}, CustomerID: p.CustomerID,
+			Token: newToken(), PaymentIDs: []string{p.ID}, PSURequired: p.CustomerID,
 		}
 		if err := pruneAuthorisations(tx, now); err != nil {
 			return err
@@ -195,7 +195,7 @@ func (s *Service) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 		a.ID = FormatID(KindAuthorisation, 0, seq)
 		p.Authorisations = []string{a.ID}
 		if st.Exemption == ExemptOwnAccounts && ownTransfer(tx, p) {
-			a.Status, a.Finished = ScaExempted, now
+			a.Status, a.Finished, a.CustomerID = ScaExempted, now, p.CustomerID
 			p.Context, a.Context = ContextPrivate, ContextPrivate
 			p.Approvals = []Approval{{CustomerID: p.CustomerID, Time: now, Full: true}}
 			if err := s.authorise(tx, &p, now, "SCA exemption (own accounts)"); err != nil {

@@ -1,8 +1,10 @@
 package psd2api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -134,16 +136,23 @@ func runBatch(t *testing.T, b *apptest.Bank, tpp *apptest.TPP) map[string]int {
 	return out.Counts
 }
 
-// expected reads a sandbox account's expected balance.
+// expectedBalance reads a sandbox account's expected balance, as the
+// sandbox API writes the number.
 func expectedBalance(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, iban string) string {
 	t.Helper()
 	a := knownAccount(t, b, tpp, iban)
-	var list []map[string]any
+	var list []struct {
+		Balances []struct {
+			BalanceType   string `json:"balanceType"`
+			BalanceAmount struct {
+				Amount json.Number `json:"amount"`
+			} `json:"balanceAmount"`
+		} `json:"balances"`
+	}
 	b.Do(tpp, "GET", "/v1/sandbox/accounts/"+a.ID, nil).JSON(t, &list)
-	for _, bal := range list[0]["balances"].([]any) {
-		m := bal.(map[string]any)
-		if m["balanceType"] == "expected" {
-			return fmt.Sprint(m["balanceAmount"].(map[string]any)["amount"])
+	for _, bal := range list[0].Balances {
+		if bal.BalanceType == "expected" {
+			return bal.BalanceAmount.Amount.String()
 		}
 	}
 	t.Fatalf("no expected balance on %s", iban)
@@ -206,4 +215,608 @@ func TestPayments_NDCTFromCreationToSettlement(t *testing.T) {
 	if len(booked.Transactions.Pending) != len(txs.Transactions.Pending)-1 || booked.Transactions.Booked[0].TransactionID != pendingID || booked.Transactions.Booked[0].BookingDate != day.String() {
 		t.Fatalf("after settlement: %+v", booked.Transactions)
 	}
+}
+
+// usersPSU gets a PSU-ID for a payment-only TPP through GET /v1/users.
+func usersPSU(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, nationalID string) string {
+	t.Helper()
+	href := b.StartSCA(tpp, "GET", "/v1/users", tppRedirect, "users-"+nationalID)
+	return b.CompleteSCA(href, nationalID, "", nil, "approve").Query.Get("psu-id")
+}
+
+func ncbct(amount, currency, from string) map[string]any {
+	return map[string]any{
+		"instructedAmount": map[string]string{"amount": amount, "currency": currency},
+		"debtorAccount":    map[string]string{"iban": from, "currency": "NOK"},
+		"creditorAccount":  map[string]string{"iban": ibanForeign, "currency": currency},
+		"creditorName":     "Lieferant GmbH",
+		"creditorAgent":    "COBADEFFXXX",
+		"creditorAddress":  map[string]string{"street": "Hauptstraße 1", "city": "Berlin", "country": "DE"},
+		"purposeCode":      "SUPP",
+		"remittanceInformationUnstructured": "Invoice 77",
+	}
+}
+
+func TestPayments_NCBCTPickedUpThenSettled(t *testing.T) {
+	b, tpp := setup(t)
+	onBankingMorning(t, b, tpp)
+	psuID := usersPSU(t, b, tpp, t1Number)
+	headers := []string{"x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: " + psuID, "PSU-IP-Address: 192.0.2.1"}
+
+	// The headers NCBCT needs.
+	rejects(t, b, tpp, "POST", ncbctPath, ncbct("1000", "EUR", ibanT1Bruk), 400, "HTTP_HEADER_REQUIRED", "x-accept-fix", "PSU-Context", "PSU-IP-Address", "PSU-ID")
+	// From NOK 100,000 (here EUR 10,000 = NOK 116,500) regulatory reporting is required.
+	r := b.Do(tpp, "POST", ncbctPath, ncbct("10000", "EUR", ibanF1Drift), append(payHeaders, headers...)...)
+	expect(t, r, 400, "FORMAT_ERROR")
+	if p := paths(r.Err(t)); !strings.Contains(strings.Join(p, " "), "regulatoryReportingCode") || !strings.Contains(strings.Join(p, " "), "regulatoryReportingInformation") {
+		t.Fatalf("paths %v", p)
+	}
+
+	c := createPayment(t, b, tpp, ncbctPath, ncbct("1000", "EUR", ibanT1Bruk), headers...)
+	if c.TransactionFees["amount"] != "250.00" || c.TransactionFees["currency"] != "NOK" {
+		t.Fatalf("fees %v", c.TransactionFees)
+	}
+	if len(c.TPPMessages) != 1 || c.TPPMessages[0].Category != "WARNING" || !strings.Contains(c.TPPMessages[0].Text, "100,000") {
+		t.Fatalf("warning for a small cross-border transfer: %+v", c.TPPMessages)
+	}
+	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
+	wantStatus(t, b, tpp, ncbctPath, c.PaymentID, "ACTC")
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, ncbctPath, c.PaymentID, "ACSP")
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "23688.87" {
+		t.Fatalf("ACSP moved money: %s", bal)
+	}
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, ncbctPath, c.PaymentID, "ACSC")
+	// EUR 1,000 at NOK 11.65 plus the NOK 250 fee.
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "11788.87" {
+		t.Fatalf("after settlement %s, want 23688.87 - 11650.00 - 250.00", bal)
+	}
+	r = b.Do(tpp, "GET", ncbctPath+"/"+c.PaymentID, nil)
+	var got map[string]any
+	r.JSON(t, &got)
+	if got["transactionFeeIndicator"] != true || got["instructedAmount"].(map[string]any)["amount"] != "1000.00" {
+		t.Fatalf("payment %s", r.Body)
+	}
+}
+
+func TestPayments_PeriodicSkippedByTheBatchAndCancelled(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	body := ndct("500", ibanT1Bruk, ibanT1Spare)
+	body["startDate"], body["frequency"], body["dayOfExecution"], body["executionRule"] = day.String(), "Monthly", "25", "following"
+	path := "/v1/periodic-payments/norwegian-domestic-credit-transfers"
+	c := createPayment(t, b, tpp, path, body)
+	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
+	wantStatus(t, b, tpp, path, c.PaymentID, "ACTC")
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, path, c.PaymentID, "ACTC")
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "23688.87" {
+		t.Fatalf("a standing order moved money: %s", bal)
+	}
+	expect(t, b.Do(tpp, "DELETE", path+"/"+c.PaymentID, nil), 204, "")
+	wantStatus(t, b, tpp, path, c.PaymentID, "CANC")
+	expect(t, b.Do(tpp, "DELETE", path+"/"+c.PaymentID, nil), 409, "CONFLICT")
+	// A periodic payment under the single-payment path is unknown.
+	expect(t, b.Do(tpp, "GET", ndctPath+"/"+c.PaymentID+"/status", nil), 404, "RESOURCE_UNKNOWN")
+}
+
+func TestPayments_BulkSettlesEachItem(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	item := func(amount, to string) map[string]any {
+		return map[string]any{"instructedAmount": map[string]string{"amount": amount, "currency": "NOK"}, "creditorAccount": map[string]string{"iban": to}, "creditorName": "Mottaker"}
+	}
+	body := map[string]any{
+		"debtorAccount": map[string]string{"iban": ibanF1Drift}, "requestedExecutionDate": day.String(), "paymentInformationId": "LONN-2026-11",
+		"payments": []any{item("1000", ibanT1Bruk), item("2000.5", ibanT2Bruk), item("300", ibanForeign)},
+	}
+	path := "/v1/bulk-payments/norwegian-domestic-credit-transfers"
+	c := createPayment(t, b, tpp, path, body)
+	q := autoSCA(t, b, tpp, c.authID(), f1Number, "approve")
+	if q.Get("context") != "CORPORATE" {
+		t.Fatalf("redirect %v", q)
+	}
+	// Testfirma 1's own engagement has no approval limit: the payment waits.
+	wantStatus(t, b, tpp, path, c.PaymentID, "PATC")
+	// An engagement with APPROVE lets Testperson 2 approve it as the second approver.
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/agreements/"+f1Agreement+"/engagements", map[string]any{
+		"customer": t2Number, "account": map[string]string{"iban": ibanF1Drift}, "roles": []string{"VIEW", "APPROVE"}, "registerLimit": 0, "approvalLimit": 10000,
+	}), 201, "")
+	r := b.Do(tpp, "POST", path+"/"+c.PaymentID+"/authorisations", nil, payHeaders...)
+	expect(t, r, 201, "")
+	var started struct {
+		AuthorisationID string `json:"authorisationId"`
+	}
+	r.JSON(t, &started)
+	autoSCA(t, b, tpp, started.AuthorisationID, t2Number, "approve")
+	wantStatus(t, b, tpp, path, c.PaymentID, "ACTC")
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, path, c.PaymentID, "ACSC")
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "24688.87" {
+		t.Fatalf("the first creditor has %s", bal)
+	}
+	if bal := expectedBalance(t, b, tpp, ibanF1Drift); bal != "1275766.4" {
+		t.Fatalf("the debtor has %s, want 1279066.90 - 3300.50", bal)
+	}
+}
+
+func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	// Testperson 2 has NOK 8,390.12 and a credit line of 5,000.
+	c := createPayment(t, b, tpp, ndctPath, ndct("20000", ibanT2Bruk, ibanT1Bruk))
+	autoSCA(t, b, tpp, c.authID(), t2Number, "approve")
+	runBatch(t, b, tpp)
+	if st, funds := status(t, b, tpp, ndctPath, c.PaymentID); st != "PDNG" || funds {
+		t.Fatalf("without cover: %s, fundsAvailable %v", st, funds)
+	}
+	expect(t, b.Do(tpp, "DELETE", ndctPath+"/"+c.PaymentID, nil), 409, "CONFLICT")
+	// Retried for 3 banking days: still PDNG at the runs of the third.
+	last := bank.AddBankingDays(day, 3)
+	at := time.Date(last.Year, last.Month, last.Day, 19, 0, 0, 0, bank.Oslo)
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "PDNG")
+	// The first run after them rejects it.
+	next := bank.AddBankingDays(last, 1)
+	at = time.Date(next.Year, next.Month, next.Day, 6, 30, 0, 0, bank.Oslo)
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	if st, funds := status(t, b, tpp, ndctPath, c.PaymentID); st != "RJCT" || funds {
+		t.Fatalf("after the retry days: %s, fundsAvailable %v", st, funds)
+	}
+	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "8390.12" {
+		t.Fatalf("a rejected payment moved money: %s", bal)
+	}
+	var runs []bank.BatchRun
+	runs, _ = b.Bank.BatchRuns(100)
+	catchUps := 0
+	for _, r := range runs {
+		if r.Trigger == bank.TriggerCatchUp {
+			catchUps++
+		}
+	}
+	if catchUps < 10 {
+		t.Fatalf("%d catch-up runs after two clock jumps over 4 banking days", catchUps)
+	}
+}
+
+func TestPayments_CancelAndTheStatusesThatRefuseIt(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	later := ndct("10", ibanT1Bruk, ibanT2Bruk)
+	later["requestedExecutionDate"] = bank.AddBankingDays(day, 5).String()
+	c := createPayment(t, b, tpp, ndctPath, later)
+	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACCP")
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACCP") // not due yet
+	expect(t, b.Do(tpp, "DELETE", ndctPath+"/"+c.PaymentID, nil), 204, "")
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "CANC")
+
+	// A settled payment cannot be cancelled; neither can another TPP's.
+	s := createPayment(t, b, tpp, ndctPath, ndct("11", ibanT1Bruk, ibanT2Bruk))
+	autoSCA(t, b, tpp, s.authID(), t1Number, "approve")
+	runBatch(t, b, tpp)
+	expect(t, b.Do(tpp, "DELETE", ndctPath+"/"+s.PaymentID, nil), 409, "CONFLICT")
+	other := b.NewTPP("987654321", 1, "PSP_PI")
+	expect(t, b.Do(other, "DELETE", ndctPath+"/"+c.PaymentID, nil), 404, "RESOURCE_UNKNOWN")
+	expect(t, b.Do(other, "GET", ndctPath+"/"+s.PaymentID+"/status", nil), 404, "RESOURCE_UNKNOWN")
+
+	// A rejected SCA rejects the payment and says PAYMENT_FAILED.
+	r := createPayment(t, b, tpp, ndctPath, ndct("12", ibanT1Bruk, ibanT2Bruk))
+	q := b.CompleteSCA(b.URL+"/sca/"+r.authID(), t1Number, "", nil, "reject").Query
+	if q.Get("code") != "PAYMENT_FAILED" || q.Get("status") != "401" {
+		t.Fatalf("reject redirect %v", q)
+	}
+	expect(t, b.Do(tpp, "GET", ndctPath+"/"+r.PaymentID, nil), 404, "RESOURCE_UNKNOWN") // never approved
+	// An SCA left for more than an hour fails at the next batch run.
+	x := createPayment(t, b, tpp, ndctPath, ndct("13", ibanT1Bruk, ibanT2Bruk))
+	moveTo := time.Date(day.Year, day.Month, day.Day, 12, 5, 0, 0, bank.Oslo) // past the 12:00 run
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": moveTo.Format(time.RFC3339)}), 200, "")
+	ar := b.Do(tpp, "GET", ndctPath+"/"+x.PaymentID+"/authorisations/"+x.authID(), nil)
+	expect(t, ar, 200, "")
+	if !strings.Contains(string(ar.Body), "FAILED") {
+		t.Fatalf("authorisation after the hour: %s", ar.Body)
+	}
+}
+
+// loadScenario replaces the sandbox data with an example scenario.
+func loadScenario(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, name string) {
+	t.Helper()
+	data, err := os.ReadFile(repoFile(t, "assets/scenarios/"+name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/scenario", data), 200, "")
+}
+
+func TestPayments_TwoApprovers(t *testing.T) {
+	b, tpp := setup(t)
+	loadScenario(t, b, tpp, "corporate-two-approvers.json")
+	onBankingMorning(t, b, tpp)
+	const kari, ola = "01019012345", "02029054321"
+	const fjordtech = "NO6715031112238"
+	body := ndct("60000", fjordtech, "NO2615032223335")
+	c := createPayment(t, b, tpp, ndctPath, body)
+	q := b.CompleteSCA(b.URL+"/sca/"+c.authID(), ola, "", nil, "approve").Query
+	if q.Get("context") != "CORPORATE" || q.Get("psu-corporate-id") == "" {
+		t.Fatalf("Ola's approval: %v", q)
+	}
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "PATC")
+	second := func() string {
+		r := b.Do(tpp, "POST", ndctPath+"/"+c.PaymentID+"/authorisations", nil, payHeaders...)
+		expect(t, r, 201, "")
+		var a struct {
+			AuthorisationID string `json:"authorisationId"`
+		}
+		r.JSON(t, &a)
+		return a.AuthorisationID
+	}
+	// Ola cannot approve twice; the payment waits on.
+	if q := autoSCA(t, b, tpp, second(), ola, "approve"); q.Get("code") != "PAYMENT_FAILED" {
+		t.Fatalf("Ola again: %v", q)
+	}
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "PATC")
+	autoSCA(t, b, tpp, second(), kari, "approve")
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACTC")
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACSC")
+	// Authorising a settled payment is refused.
+	expect(t, b.Do(tpp, "POST", ndctPath+"/"+c.PaymentID+"/authorisations", nil, payHeaders...), 409, "CONFLICT")
+}
+
+func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
+	b, tpp := setup(t)
+	onBankingMorning(t, b, tpp)
+	psuID := usersPSU(t, b, tpp, t1Number)
+	n1 := createPayment(t, b, tpp, ndctPath, ndct("100", ibanT1Bruk, ibanT2Bruk))
+	n2 := createPayment(t, b, tpp, ncbctPath, ncbct("50", "EUR", ibanT1Bruk), "x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: "+psuID, "PSU-IP-Address: 192.0.2.1")
+	// A payment from Testperson 2's account, which Testperson 1 may not use.
+	foreign := createPayment(t, b, tpp, ndctPath, ndct("200", ibanT2Bruk, ibanT1Bruk))
+
+	r := b.Do(tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{n1.PaymentID, n2.PaymentID, foreign.PaymentID}})
+	expect(t, r, 201, "")
+	var basket struct {
+		BasketID          string `json:"basketId"`
+		TransactionStatus string `json:"transactionStatus"`
+		Links             map[string]struct {
+			Href string `json:"href"`
+		} `json:"_links"`
+	}
+	r.JSON(t, &basket)
+	if basket.TransactionStatus != "RCVD" || basket.Links["startAuthorisation"].Href != "/v1/signing-baskets/"+basket.BasketID+"/authorisations" {
+		t.Fatalf("basket %s", r.Body)
+	}
+	path := "/v1/signing-baskets/" + basket.BasketID
+	// A payment in a basket is authorised through the basket.
+	expect(t, b.Do(tpp, "POST", ndctPath+"/"+n1.PaymentID+"/authorisations", nil, payHeaders...), 409, "CONFLICT")
+	rejects(t, b, tpp, "POST", path+"/authorisations", nil, 400, "HTTP_HEADER_REQUIRED", "x-accept-fix", "PSU-ID", "PSU-IP-Address")
+	r = b.Do(tpp, "POST", path+"/authorisations", nil, append(payHeaders, "x-accept-fix: amount-as-string", "PSU-ID: "+psuID, "PSU-IP-Address: 192.0.2.1")...)
+	expect(t, r, 201, "")
+	var a struct {
+		AuthorisationID string `json:"authorisationId"`
+	}
+	r.JSON(t, &a)
+	page := b.Browser().Open(b.URL + "/sca/" + a.AuthorisationID)
+	if !strings.Contains(page.Text, "3 payments") {
+		t.Fatalf("the basket's SCA page: %s", page.Text)
+	}
+	q := b.CompleteSCA(b.URL+"/sca/"+a.AuthorisationID, t1Number, "", nil, "approve").Query
+	if q.Get("psu-id") != psuID {
+		t.Fatalf("basket redirect %v", q)
+	}
+	wantStatus(t, b, tpp, ndctPath, n1.PaymentID, "ACTC")
+	wantStatus(t, b, tpp, ncbctPath, n2.PaymentID, "ACTC")
+	r = b.Do(tpp, "GET", path+"/status", nil)
+	if !strings.Contains(string(r.Body), `"RJCT"`) {
+		t.Fatalf("basket status with a rejected payment: %s", r.Body)
+	}
+	// The foreign payment was rejected, never approved, so the NDCT
+	// limitation hides it from the TPP; the bank has it as RJCT.
+	expect(t, b.Do(tpp, "GET", ndctPath+"/"+foreign.PaymentID+"/status", nil), 404, "RESOURCE_UNKNOWN")
+	if st := storedStatus(t, b, foreign.PaymentID); st != "RJCT" {
+		t.Fatalf("the payment Testperson 1 may not use is %s", st)
+	}
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, ndctPath, n1.PaymentID, "ACSC")
+	wantStatus(t, b, tpp, ncbctPath, n2.PaymentID, "ACSP")
+	// An authorised basket can no longer be deleted.
+	expect(t, b.Do(tpp, "DELETE", path, nil), 409, "CONFLICT")
+	r = b.Do(tpp, "GET", path+"/authorisations/"+a.AuthorisationID, nil)
+	if !strings.Contains(string(r.Body), "FINALISED") {
+		t.Fatalf("basket SCA status %s", r.Body)
+	}
+}
+
+func TestBaskets_Rules(t *testing.T) {
+	b, tpp := setup(t)
+	onBankingMorning(t, b, tpp)
+	var ids []string
+	for i := range 11 {
+		ids = append(ids, createPayment(t, b, tpp, ndctPath, ndct(fmt.Sprint(10+i), ibanT1Bruk, ibanT2Bruk)).PaymentID)
+	}
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": ids}, 400, "FORMAT_ERROR", "paymentIds")
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{}}, 400, "FORMAT_ERROR", "paymentIds")
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{ids[0], ids[0]}}, 400, "FORMAT_ERROR", "paymentIds[1]")
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{ids[0], "enc!!nope"}}, 404, "RESOURCE_UNKNOWN", "paymentIds[1]")
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"ids": ids[:2]}, 400, "BAD_REQUEST")
+	other := b.NewTPP("987654321", 1, "PSP_PI")
+	rejects(t, b, other, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": ids[:1]}, 404, "RESOURCE_UNKNOWN", "paymentIds[0]")
+
+	periodic := ndct("5", ibanT1Bruk, ibanT1Spare)
+	periodic["startDate"], periodic["frequency"] = bank.DateOf(time.Now()).AddDays(10).String(), "Weekly"
+	p := createPayment(t, b, tpp, "/v1/periodic-payments/norwegian-domestic-credit-transfers", periodic)
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{ids[0], p.PaymentID}}, 400, "REFERENCE_MIX_INVALID", "paymentIds[1]")
+	bulk := map[string]any{"debtorAccount": map[string]string{"iban": ibanT1Bruk}, "requestedExecutionDate": bank.DateOf(time.Now()).AddDays(10).String(), "paymentInformationId": "B1",
+		"payments": []any{map[string]any{"instructedAmount": map[string]string{"amount": "1", "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT2Bruk}, "creditorName": "X"}}}
+	bp := createPayment(t, b, tpp, "/v1/bulk-payments/norwegian-domestic-credit-transfers", bulk)
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{bp.PaymentID}}, 400, "REFERENCE_MIX_INVALID", "paymentIds[0]")
+
+	// A payment that is no longer RCVD, or in an open basket already.
+	autoSCA(t, b, tpp, createdAuth(t, b, tpp, ids[1]), t1Number, "approve")
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{ids[1]}}, 409, "CONFLICT", "paymentIds[0]")
+	r := b.Do(tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": ids[2:4]})
+	expect(t, r, 201, "")
+	var basket struct {
+		BasketID string `json:"basketId"`
+	}
+	r.JSON(t, &basket)
+	rejects(t, b, tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": ids[3:5]}, 409, "CONFLICT", "paymentIds[0]")
+	expect(t, b.Do(other, "GET", "/v1/signing-baskets/"+basket.BasketID, nil), 404, "RESOURCE_UNKNOWN")
+	// Deleted before any authorisation, its payments are free again.
+	expect(t, b.Do(tpp, "DELETE", "/v1/signing-baskets/"+basket.BasketID, nil), 204, "")
+	expect(t, b.Do(tpp, "GET", "/v1/signing-baskets/"+basket.BasketID, nil), 404, "RESOURCE_UNKNOWN")
+	expect(t, b.Do(tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": ids[3:5]}), 201, "")
+}
+
+// storedStatus reads a payment's status in the data file.
+func storedStatus(t *testing.T, b *apptest.Bank, id string) string {
+	t.Helper()
+	var st string
+	if err := b.DB.View(func(tx bank.Tx) error {
+		p, err := tx.Payment(id)
+		st = p.Status
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// createdAuth is the first authorisation of a payment: its SCA status
+// link's id, read from the authorisations the bank started.
+func createdAuth(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, paymentID string) string {
+	t.Helper()
+	var auth string
+	if err := b.DB.View(func(tx bank.Tx) error {
+		p, err := tx.Payment(paymentID)
+		if err == nil {
+			auth = p.Authorisations[0]
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return auth
+}
+
+// with returns a copy of a body with fields set (nil deletes).
+func with(body map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range body {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(out, kv[i].(string))
+		} else {
+			out[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return out
+}
+
+func TestPayments_EveryRuleRefusesAndStoresNothing(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	psuID := usersPSU(t, b, tpp, t1Number)
+	nc := []string{"x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: " + psuID, "PSU-IP-Address: 192.0.2.1"}
+	base := ndct("100", ibanT1Bruk, ibanT2Bruk)
+	cross := ncbct("100", "EUR", ibanT1Bruk)
+	periodic := with(base, "startDate", day.String(), "frequency", "Monthly")
+	item := map[string]any{"instructedAmount": map[string]string{"amount": "1", "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT2Bruk}, "creditorName": "X"}
+	bulk := map[string]any{"debtorAccount": map[string]string{"iban": ibanT1Bruk}, "requestedExecutionDate": day.String(), "paymentInformationId": "B1", "payments": []any{item}}
+	kid := func(ref, typ string) []any { return []any{map[string]string{"reference": ref, "referenceType": typ}} }
+	const periodicPath, bulkPath = "/v1/periodic-payments/norwegian-domestic-credit-transfers", "/v1/bulk-payments/norwegian-domestic-credit-transfers"
+	cases := []struct {
+		name    string
+		path    string
+		body    any
+		headers []string
+		status  int
+		code    string
+		paths   []string
+	}{
+		{"amount zero", ndctPath, with(base, "instructedAmount", map[string]string{"amount": "0", "currency": "NOK"}), nil, 400, "FORMAT_ERROR", []string{"instructedAmount.amount"}},
+		{"amount negative", ndctPath, with(base, "instructedAmount", map[string]string{"amount": "-5", "currency": "NOK"}), nil, 400, "FORMAT_ERROR", []string{"instructedAmount.amount"}},
+		{"three decimals in NOK", ndctPath, with(base, "instructedAmount", map[string]string{"amount": "1.005", "currency": "NOK"}), nil, 400, "FORMAT_ERROR", []string{"instructedAmount.amount"}},
+		{"amount not a number", ndctPath, with(base, "instructedAmount", map[string]any{"amount": true, "currency": "NOK"}), nil, 400, "FORMAT_ERROR", []string{"instructedAmount.amount"}},
+		{"NDCT in EUR", ndctPath, with(base, "instructedAmount", map[string]string{"amount": "1", "currency": "EUR"}), nil, 400, "FORMAT_ERROR", []string{"instructedAmount.currency"}},
+		{"unknown currency", ncbctPath, with(cross, "instructedAmount", map[string]string{"amount": "1", "currency": "XXX"}), nc, 400, "FORMAT_ERROR", []string{"instructedAmount.currency"}},
+		{"no creditor name", ndctPath, with(base, "creditorName", nil), nil, 400, "FORMAT_ERROR", []string{"creditorName"}},
+		{"creditor name of 71", ndctPath, with(base, "creditorName", strings.Repeat("x", 71)), nil, 400, "FORMAT_ERROR", []string{"creditorName"}},
+		{"bad IBAN check digits", ndctPath, with(base, "creditorAccount", map[string]string{"iban": "NO3915030123457"}), nil, 400, "FORMAT_ERROR", []string{"creditorAccount.iban"}},
+		{"bad BBAN MOD11", ndctPath, with(base, "creditorAccount", map[string]string{"bban": "15030123458"}), nil, 400, "FORMAT_ERROR", []string{"creditorAccount.bban"}},
+		{"IBAN of 35", ndctPath, with(base, "creditorAccount", map[string]string{"iban": "NO38" + strings.Repeat("1", 31)}), nil, 400, "FORMAT_ERROR", []string{"creditorAccount.iban"}},
+		{"BBAN not in the IBAN", ndctPath, with(base, "creditorAccount", map[string]string{"iban": ibanT2Bruk, "bban": "15030123457"}), nil, 400, "FORMAT_ERROR", []string{"creditorAccount.bban"}},
+		{"debtor not a sandbox account", ndctPath, with(base, "debtorAccount", map[string]string{"iban": "NO9386011117947"}), nil, 400, "FORMAT_ERROR", []string{"debtorAccount"}},
+		{"debtor another PSU's", ndctPath, with(base, "debtorAccount", map[string]string{"iban": ibanT2Bruk}, "creditorAccount", map[string]string{"iban": ibanT1Bruk}), []string{"PSU-ID: " + psuID}, 400, "FORMAT_ERROR", []string{"debtorAccount"}},
+		{"creditor is the debtor", ndctPath, with(base, "creditorAccount", map[string]string{"iban": ibanT1Bruk}), nil, 400, "FORMAT_ERROR", []string{"creditorAccount"}},
+		{"bad country", ndctPath, with(base, "creditorAddress", map[string]string{"country": "XX"}), nil, 400, "FORMAT_ERROR", []string{"creditorAddress.country"}},
+		{"street of 71", ndctPath, with(base, "creditorAddress", map[string]string{"country": "NO", "street": strings.Repeat("g", 71)}), nil, 400, "FORMAT_ERROR", []string{"creditorAddress.street"}},
+		{"empty remittance", ndctPath, with(base, "remittanceInformationUnstructured", ""), nil, 400, "FORMAT_ERROR", []string{"remittanceInformationUnstructured"}},
+		{"remittance of 141", ndctPath, with(base, "remittanceInformationUnstructured", strings.Repeat("r", 141)), nil, 400, "FORMAT_ERROR", []string{"remittanceInformationUnstructured"}},
+		{"both remittances", ndctPath, with(base, "remittanceInformationStructuredArray", kid("1234567890123", "KID")), nil, 400, "FORMAT_ERROR", []string{"remittanceInformationStructuredArray"}},
+		{"removed structured field", ndctPath, with(base, "remittanceInformationUnstructured", nil, "remittanceInformationStructured", map[string]string{"reference": "1"}), nil, 400, "FORMAT_ERROR", []string{"remittanceInformationStructured"}},
+		{"KID check digit", ndctPath, with(base, "remittanceInformationUnstructured", nil, "remittanceInformationStructuredArray", kid("1234567890121", "KID")), nil, 400, "KID_INVALID", []string{"remittanceInformationStructuredArray[0].reference"}},
+		{"KID with a letter", ndctPath, with(base, "remittanceInformationUnstructured", nil, "remittanceInformationStructuredArray", kid("12345A", "OCR")), nil, 400, "KID_INVALID", []string{"remittanceInformationStructuredArray[0].reference"}},
+		{"KID missing", ndctPath, with(base, "creditorAccount", map[string]string{"iban": ibanF2Drift}), nil, 400, "KID_MISSING", []string{"remittanceInformationStructuredArray"}},
+		{"date in the past", ndctPath, with(base, "requestedExecutionDate", day.AddDays(-1).String()), nil, 400, "EXECUTION_DATE_INVALID", []string{"requestedExecutionDate"}},
+		{"date over a year ahead", ndctPath, with(base, "requestedExecutionDate", day.AddMonths(12).AddDays(1).String()), nil, 400, "EXECUTION_DATE_INVALID", []string{"requestedExecutionDate"}},
+		{"date malformed", ndctPath, with(base, "requestedExecutionDate", "2026-02-30"), nil, 400, "FORMAT_ERROR", []string{"requestedExecutionDate"}},
+		{"periodic field on a single payment", ndctPath, with(base, "frequency", "Monthly"), nil, 400, "FORMAT_ERROR", []string{"frequency"}},
+		{"unknown field", ndctPath, with(base, "colour", "blue"), nil, 400, "BAD_REQUEST", nil},
+		{"not JSON", ndctPath, "{", nil, 400, "BAD_REQUEST", nil},
+		{"no redirect headers", ndctPath, base, []string{"TPP-Redirect-URI:", "TPP-Session-ID:"}, 400, "HTTP_HEADER_REQUIRED", []string{"TPP-Redirect-URI", "TPP-Session-ID"}},
+		{"unknown PSU-ID", ndctPath, base, []string{"PSU-ID: 6f1c0a77-2f0e-4c55-9a7b-3d1b0c1e2f3a"}, 400, "FORMAT_ERROR", []string{"PSU-ID"}},
+		{"corporate context without PSU-Corporate-ID", ncbctPath, cross, append(append([]string{}, nc...), "PSU-Context: CORPORATE"), 400, "CORPORATE_ID_REQUIRED", []string{"PSU-Corporate-ID"}},
+		{"NCBCT without creditor currency", ncbctPath, with(cross, "creditorAccount", map[string]string{"iban": ibanForeign}), nc, 400, "FORMAT_ERROR", []string{"creditorAccount.currency"}},
+		{"NCBCT bban without agent", ncbctPath, with(cross, "creditorAccount", map[string]string{"bban": "532013000", "currency": "EUR"}, "creditorAgent", nil), nc, 400, "FORMAT_ERROR", []string{"creditorAgent"}},
+		{"NCBCT bad BIC", ncbctPath, with(cross, "creditorAgent", "COBA1EFF"), nc, 400, "FORMAT_ERROR", []string{"creditorAgent"}},
+		{"NCBCT bad purpose", ncbctPath, with(cross, "purposeCode", "GIFT"), nc, 400, "FORMAT_ERROR", []string{"purposeCode"}},
+		{"NCBCT bad reporting code", ncbctPath, with(cross, "regulatoryReportingCode", "99"), nc, 400, "FORMAT_ERROR", []string{"regulatoryReportingCode"}},
+		{"NCBCT reporting text of 141", ncbctPath, with(cross, "regulatoryReportingInformation", strings.Repeat("i", 141)), nc, 400, "FORMAT_ERROR", []string{"regulatoryReportingInformation"}},
+		{"NDCT with a purpose code", ndctPath, with(base, "purposeCode", "SUPP"), nil, 400, "FORMAT_ERROR", []string{"purposeCode"}},
+		{"periodic without start", periodicPath, with(periodic, "startDate", nil), nil, 400, "FORMAT_ERROR", []string{"startDate"}},
+		{"periodic start in the past", periodicPath, with(periodic, "startDate", day.AddDays(-3).String()), nil, 400, "EXECUTION_DATE_INVALID", []string{"startDate"}},
+		{"periodic end before start", periodicPath, with(periodic, "endDate", day.AddDays(-1).String()), nil, 400, "FORMAT_ERROR", []string{"endDate"}},
+		{"periodic frequency", periodicPath, with(periodic, "frequency", "Fortnightly"), nil, 400, "FORMAT_ERROR", []string{"frequency"}},
+		{"periodic day with a zero", periodicPath, with(periodic, "dayOfExecution", "05"), nil, 400, "FORMAT_ERROR", []string{"dayOfExecution"}},
+		{"periodic day 32", periodicPath, with(periodic, "dayOfExecution", "32"), nil, 400, "FORMAT_ERROR", []string{"dayOfExecution"}},
+		{"periodic rule", periodicPath, with(periodic, "executionRule", "nearest"), nil, 400, "FORMAT_ERROR", []string{"executionRule"}},
+		{"months without MonthlyVariable", periodicPath, with(periodic, "monthsOfExecution", []string{"1"}), nil, 400, "FORMAT_ERROR", []string{"monthsOfExecution"}},
+		{"months duplicated", periodicPath, with(periodic, "frequency", "MonthlyVariable", "monthsOfExecution", []string{"1", "6", "1"}), nil, 400, "FORMAT_ERROR", []string{"monthsOfExecution[2]"}},
+		{"month 13", periodicPath, with(periodic, "frequency", "MonthlyVariable", "monthsOfExecution", []string{"13"}), nil, 400, "FORMAT_ERROR", []string{"monthsOfExecution[0]"}},
+		{"MonthlyVariable without months", periodicPath, with(periodic, "frequency", "MonthlyVariable"), nil, 400, "FORMAT_ERROR", []string{"monthsOfExecution"}},
+		{"bulk without items", bulkPath, with(bulk, "payments", []any{}), nil, 400, "FORMAT_ERROR", []string{"payments"}},
+		{"bulk of 101", bulkPath, with(bulk, "payments", func() []any {
+			out := make([]any, 101)
+			for i := range out {
+				out[i] = item
+			}
+			return out
+		}()), nil, 400, "FORMAT_ERROR", []string{"payments"}},
+		{"bulk item index", bulkPath, with(bulk, "payments", []any{item, with(item, "creditorName", nil)}), nil, 400, "FORMAT_ERROR", []string{"payments[1].creditorName"}},
+		{"bulk without information id", bulkPath, with(bulk, "paymentInformationId", nil), nil, 400, "FORMAT_ERROR", []string{"paymentInformationId"}},
+		{"bulk without date", bulkPath, with(bulk, "requestedExecutionDate", nil), nil, 400, "FORMAT_ERROR", []string{"requestedExecutionDate"}},
+		{"bulk amount at the top", bulkPath, with(bulk, "instructedAmount", map[string]string{"amount": "1", "currency": "NOK"}), nil, 400, "FORMAT_ERROR", []string{"instructedAmount"}},
+		{"unknown product", "/v1/payments/sepa-credit-transfers", base, nil, 404, "PRODUCT_UNKNOWN", nil},
+		{"NCBCT periodic", "/v1/periodic-payments/norwegian-cross-border-credit-transfers", cross, nil, 400, "PRODUCT_INVALID", nil},
+		{"NCBCT bulk", "/v1/bulk-payments/norwegian-cross-border-credit-transfers", cross, nil, 400, "PRODUCT_INVALID", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rejectsWith(t, b, tpp, "POST", c.path, c.body, append(append([]string{}, payHeaders...), c.headers...), c.status, c.code, c.paths...)
+		})
+	}
+}
+
+func TestPayments_DuplicatesHolidaysKIDAndExemption(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+
+	// A logical duplicate within 24 hours is refused, unless allowed.
+	first := createPayment(t, b, tpp, ndctPath, ndct("77", ibanT1Bruk, ibanT2Bruk))
+	e := rejectsWith(t, b, tpp, "POST", ndctPath, ndct("77", ibanT1Bruk, ibanT2Bruk), payHeaders, 409, "CONFLICT")
+	if !strings.Contains(e.Message, first.PaymentID) {
+		t.Fatalf("the conflict does not name the earlier payment: %s", e.Message)
+	}
+	allowed := createPayment(t, b, tpp, ndctPath+"?allowLogicalDuplicate=true", ndct("77", ibanT1Bruk, ibanT2Bruk))
+	expect(t, b.Do(tpp, "POST", ndctPath+"?allowLogicalDuplicate=maybe", ndct("78", ibanT1Bruk, ibanT2Bruk), payHeaders...), 400, "FORMAT_ERROR")
+	// Rejected and cancelled earlier payments are no duplicates.
+	autoSCA(t, b, tpp, first.authID(), t1Number, "reject")
+	expect(t, b.Do(tpp, "DELETE", ndctPath+"/"+allowed.PaymentID, nil), 204, "")
+	createPayment(t, b, tpp, ndctPath, ndct("77", ibanT1Bruk, ibanT2Bruk))
+
+	// A date that is not a banking day moves to the next one, with a warning.
+	christmas := bank.Date{Year: day.Year, Month: time.December, Day: 25}
+	if christmas.Before(day) {
+		christmas.Year++
+	}
+	c := createPayment(t, b, tpp, ndctPath, with(ndct("79", ibanT1Bruk, ibanT2Bruk), "requestedExecutionDate", christmas.String()))
+	if len(c.TPPMessages) != 1 || c.TPPMessages[0].Category != "WARNING" || !strings.Contains(c.TPPMessages[0].Text, "Første juledag") {
+		t.Fatalf("warnings %+v", c.TPPMessages)
+	}
+	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
+	var got map[string]any
+	b.Do(tpp, "GET", ndctPath+"/"+c.PaymentID, nil).JSON(t, &got)
+	if want := bank.NextBankingDay(christmas).String(); got["requestedExecutionDate"] != want || got["transactionStatus"] != "ACCP" {
+		t.Fatalf("a Christmas payment: %v, want %s ACCP", got, want)
+	}
+
+	// A valid KID to an account that requires one.
+	k := with(ndct("80", ibanT1Bruk, ibanF2Drift), "remittanceInformationUnstructured", nil,
+		"remittanceInformationStructuredArray", []any{map[string]string{"reference": "1234567890128", "referenceType": "KID"}})
+	createPayment(t, b, tpp, ndctPath, k)
+
+	// With the exemption policy, a transfer between the PSU's own accounts
+	// needs no SCA.
+	if _, err := b.Bank.UpdateSettings(func(s *bank.Settings) { s.Exemption = bank.ExemptOwnAccounts }); err != nil {
+		t.Fatal(err)
+	}
+	psuID := usersPSU(t, b, tpp, t1Number)
+	r := b.Do(tpp, "POST", ndctPath, ndct("81", ibanT1Bruk, ibanT1Spare), append(append([]string{}, payHeaders...), "PSU-ID: "+psuID)...)
+	expect(t, r, 201, "")
+	var ex created
+	r.JSON(t, &ex)
+	if ex.TransactionStatus != "ACTC" || ex.Links["scaRedirect"].Href != "" {
+		t.Fatalf("exempted payment %s", r.Body)
+	}
+	if sr := b.Do(tpp, "GET", ex.Links["scaStatus"].Href, nil); !strings.Contains(string(sr.Body), "EXEMPTED") {
+		t.Fatalf("scaStatus %s", sr.Body)
+	}
+	// To someone else's account it still needs SCA.
+	if c := createPayment(t, b, tpp, ndctPath, ndct("82", ibanT1Bruk, ibanT2Bruk), "PSU-ID: "+psuID); c.TransactionStatus != "RCVD" {
+		t.Fatalf("a payment to another PSU was exempted")
+	}
+	// A payment for a named PSU cannot be approved by another.
+	named := createPayment(t, b, tpp, ndctPath, ndct("83", ibanT1Bruk, ibanT2Bruk), "PSU-ID: "+psuID)
+	rejects(t, b, tpp, "POST", "/v1/sandbox/sca/"+named.authID(), map[string]string{"nationalId": t2Number, "decision": "approve"}, 401, "PSU_CREDENTIALS_INVALID", "nationalId")
+}
+
+func TestPayments_RolesAndCatchUp(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	reader := b.NewTPP("555555555", 1, "PSP_AI")
+	expect(t, b.Do(reader, "POST", ndctPath, ndct("1", ibanT1Bruk, ibanT2Bruk), payHeaders...), 403, "FORBIDDEN")
+	expect(t, b.Do(reader, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{"x"}}), 403, "FORBIDDEN")
+
+	// A payment due tomorrow settles when the clock jumps past tomorrow's runs.
+	next := bank.AddBankingDays(day, 1)
+	c := createPayment(t, b, tpp, ndctPath, with(ndct("90", ibanT1Bruk, ibanT2Bruk), "requestedExecutionDate", next.String()))
+	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACCP")
+	at := time.Date(next.Year, next.Month, next.Day, 9, 30, 0, 0, bank.Oslo)
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACSC")
+	user := psuOf(b.Consent(tpp, t1Number, "", nil))
+	var txs aisTxList
+	get(b, tpp, user, "/v1/accounts/"+t1Brukskonto+"/transactions").JSON(t, &txs)
+	if txs.Transactions.Booked[0].BookingDate != next.String() || txs.Transactions.Booked[0].TransactionAmount.Amount != "-90.00" {
+		t.Fatalf("the settled payment is booked as %+v", txs.Transactions.Booked[0])
+	}
+}
+
+func TestFaults(t *testing.T) {
+	b, tpp := setup(t)
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{"outage": true}), 200, "")
+	e := expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers", nil), 503, "SYSTEM_ERROR")
+	if !strings.Contains(e.Message, "simulated outage") {
+		t.Fatalf("outage message %q", e.Message)
+	}
+	// The faults endpoint and the health check still answer.
+	expect(t, b.Do(tpp, "GET", "/v1/sandbox/faults", nil), 200, "")
+	expect(t, b.Do(nil, "GET", "/healthz", nil), 200, "")
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{"errorRate": 1}), 200, "")
+	expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers", nil), 500, "SYSTEM_ERROR")
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{"latencyMs": 150}), 200, "")
+	start := time.Now()
+	expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers", nil), 200, "")
+	if took := time.Since(start); took < 150*time.Millisecond {
+		t.Fatalf("latency 150 ms took %s", took)
+	}
+	for _, bad := range []map[string]any{{"latencyMs": -1}, {"errorRate": 1.5}, {"latencyMs": 60001}} {
+		rejects(t, b, tpp, "PUT", "/v1/sandbox/faults", bad, 400, "FORMAT_ERROR")
+	}
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{}), 200, "")
 }

@@ -57,8 +57,14 @@ func paths(e apptest.ErrorBody) []string {
 // wantPaths, and checks that the data file did not change.
 func rejects(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path string, body any, status int, code string, wantPaths ...string) apptest.ErrorBody {
 	t.Helper()
+	return rejectsWith(t, b, tpp, method, path, body, nil, status, code, wantPaths...)
+}
+
+// rejectsWith is rejects for a request with headers ("Name: value").
+func rejectsWith(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path string, body any, headers []string, status int, code string, wantPaths ...string) apptest.ErrorBody {
+	t.Helper()
 	before := b.FileSum()
-	e := expect(t, b.Do(tpp, method, path, body), status, code)
+	e := expect(t, b.Do(tpp, method, path, body, headers...), status, code)
 	got := paths(e)
 	for _, p := range wantPaths {
 		if !slices.Contains(got, p) {
