@@ -32,10 +32,10 @@ var payHeaders = []string{"TPP-Redirect-URI: " + tppRedirect, "TPP-Session-ID: p
 // ndct is an NDCT body.
 func ndct(amount, from, to string) map[string]any {
 	return map[string]any{
-		"instructedAmount": map[string]string{"amount": amount, "currency": "NOK"},
-		"debtorAccount":    map[string]string{"iban": from},
-		"creditorAccount":  map[string]string{"iban": to},
-		"creditorName":     "Mottaker AS",
+		"instructedAmount":                  map[string]string{"amount": amount, "currency": "NOK"},
+		"debtorAccount":                     map[string]string{"iban": from},
+		"creditorAccount":                   map[string]string{"iban": to},
+		"creditorName":                      "Mottaker AS",
 		"remittanceInformationUnstructured": "Faktura " + amount,
 	}
 }
@@ -226,13 +226,13 @@ func usersPSU(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, nationalID string
 
 func ncbct(amount, currency, from string) map[string]any {
 	return map[string]any{
-		"instructedAmount": map[string]string{"amount": amount, "currency": currency},
-		"debtorAccount":    map[string]string{"iban": from, "currency": "NOK"},
-		"creditorAccount":  map[string]string{"iban": ibanForeign, "currency": currency},
-		"creditorName":     "Lieferant GmbH",
-		"creditorAgent":    "COBADEFFXXX",
-		"creditorAddress":  map[string]string{"street": "Hauptstraße 1", "city": "Berlin", "country": "DE"},
-		"purposeCode":      "SUPP",
+		"instructedAmount":                  map[string]string{"amount": amount, "currency": currency},
+		"debtorAccount":                     map[string]string{"iban": from, "currency": "NOK"},
+		"creditorAccount":                   map[string]string{"iban": ibanForeign, "currency": currency},
+		"creditorName":                      "Lieferant GmbH",
+		"creditorAgent":                     "COBADEFFXXX",
+		"creditorAddress":                   map[string]string{"street": "Hauptstraße 1", "city": "Berlin", "country": "DE"},
+		"purposeCode":                       "SUPP",
 		"remittanceInformationUnstructured": "Invoice 77",
 	}
 }
