@@ -188,30 +188,33 @@ func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (Bat
 		}
 		return 0
 	})
-	accounts := map[string]bool{}
-	for start := 0; start < len(ids); start += batchChunk {
-		chunk := ids[start:min(len(ids), start+batchChunk)]
+	touched := map[string]bool{} // accounts whose balances moved
+	// process runs payments in one storage transaction.
+	process := func(ids []string) ([]BatchOutcome, error) {
 		var outcomes []BatchOutcome
 		err := s.update("batch run", func(tx Tx) error {
-			outcomes = outcomes[:0]
-			for _, id := range chunk {
-				o, err := s.processPayment(tx, id, at, accounts)
+			c, err := newBatchCache(tx)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				o, err := s.processPayment(tx, c, id, at)
 				if err != nil {
 					return fmt.Errorf("payment %s: %w", id, err)
 				}
 				outcomes = append(outcomes, o...)
 			}
-			return nil
+			return c.flush(tx, touched)
 		})
+		return outcomes, err
+	}
+	for start := 0; start < len(ids); start += batchChunk {
+		chunk := ids[start:min(len(ids), start+batchChunk)]
+		outcomes, err := process(chunk)
 		if err != nil { // redo the chunk one payment at a time
 			outcomes = outcomes[:0]
 			for _, id := range chunk {
-				var o []BatchOutcome
-				err := s.update("batch run", func(tx Tx) error {
-					var err error
-					o, err = s.processPayment(tx, id, at, accounts)
-					return err
-				})
+				o, err := process([]string{id})
 				if err != nil {
 					run.Errors = append(run.Errors, fmt.Sprintf("payment %s: %v", id, err))
 					continue
@@ -243,7 +246,7 @@ func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (Bat
 	events := []Event{{Kind: EventBatchRuns}}
 	if len(run.Outcomes) > 0 {
 		events = append(events, Event{Kind: EventPayments}, Event{Kind: EventConsents})
-		for id := range accounts {
+		for id := range touched {
 			events = append(events, Event{Kind: EventTransactions, ID: id})
 		}
 		events = append(events, Event{Kind: EventAccounts})
@@ -252,9 +255,57 @@ func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (Bat
 	return run, err
 }
 
+// batchCache holds, for one storage transaction of a batch run, the
+// settings, the customers' names and the accounts it reads, so that an
+// account that many payments move is read and written once.
+type batchCache struct {
+	st        Settings
+	customers map[string]Customer
+	accounts  map[string]*Account
+	dirty     map[string]bool
+}
+
+func newBatchCache(tx Tx) (*batchCache, error) {
+	st, err := settingsIn(tx)
+	return &batchCache{st: st, customers: map[string]Customer{}, accounts: map[string]*Account{}, dirty: map[string]bool{}}, err
+}
+
+// account returns the cached account, reading it on first use.
+func (c *batchCache) account(tx Tx, id string) (*Account, error) {
+	if a, ok := c.accounts[id]; ok {
+		return a, nil
+	}
+	a, err := tx.Account(id)
+	if err != nil {
+		return nil, err
+	}
+	c.accounts[id] = &a
+	return &a, nil
+}
+
+func (c *batchCache) customer(tx Tx, id string) Customer {
+	if cu, ok := c.customers[id]; ok {
+		return cu
+	}
+	cu, _ := tx.Customer(id)
+	c.customers[id] = cu
+	return cu
+}
+
+// flush writes the accounts whose balances moved and adds them to touched.
+func (c *batchCache) flush(tx Tx, touched map[string]bool) error {
+	for id := range c.dirty {
+		if err := tx.PutAccount(*c.accounts[id]); err != nil {
+			return err
+		}
+		touched[id] = true
+	}
+	return nil
+}
+
 // processPayment moves one payment as a batch run at moment at would, and
-// says what changed. accounts collects the accounts whose balances moved.
-func (s *Service) processPayment(tx Tx, id string, at time.Time, accounts map[string]bool) ([]BatchOutcome, error) {
+// says what changed.
+func (s *Service) processPayment(tx Tx, c *batchCache, id string, at time.Time) ([]BatchOutcome, error) {
 	p, err := tx.Payment(id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -269,7 +320,7 @@ func (s *Service) processPayment(tx Tx, id string, at time.Time, accounts map[st
 		if err := s.expireAuthorisations(tx, &p); err != nil {
 			return nil, err
 		}
-	} else if err := s.settle(tx, &p, at, accounts); err != nil {
+	} else if err := s.settle(tx, c, &p, at); err != nil {
 		return nil, err
 	}
 	if p.Status == from && p.Status != StatusPDNG {
@@ -312,24 +363,21 @@ func (s *Service) expireAuthorisations(tx Tx, p *Payment) error {
 // cover settles (a cross-border transfer is first picked up, ACSP, and
 // settles at the next run); without cover it waits (PDNG) for
 // CoverRetryDays banking days, then is rejected.
-func (s *Service) settle(tx Tx, p *Payment, at time.Time, accounts map[string]bool) error {
+func (s *Service) settle(tx Tx, c *batchCache, p *Payment, at time.Time) error {
 	day := DateOf(at)
 	if p.Status == StatusACCP && p.ExecutionDate.After(day) {
 		return nil // not due yet
 	}
-	st, err := settingsIn(tx)
-	if err != nil {
-		return err
-	}
+	st := c.st
 	by := "batch run " + at.In(Oslo).Format("2006-01-02 15:04")
-	debtor, err := tx.Account(p.DebtorAccountID)
+	debtor, err := c.account(tx, p.DebtorAccountID)
 	if errors.Is(err, ErrNotFound) {
 		return reject(tx, p, by, "the debtor account no longer exists", at, false)
 	} else if err != nil {
 		return err
 	}
 	if p.Product == ProductNCBCT && (p.Status == StatusACTC || p.Status == StatusACCP) {
-		if ok, why, err := covered(st, debtor, p.Items[0], p.Fee); err != nil {
+		if ok, why, err := covered(st, *debtor, p.Items[0], p.Fee); err != nil {
 			return err
 		} else if !ok {
 			return s.noCover(tx, p, by, why, day, at, st)
@@ -346,7 +394,7 @@ func (s *Service) settle(tx Tx, p *Payment, at time.Time, accounts map[string]bo
 		if it.Status != "" {
 			continue
 		}
-		ok, reason, err := covered(st, debtor, *it, p.Fee)
+		ok, reason, err := covered(st, *debtor, *it, p.Fee)
 		if err != nil {
 			return err
 		}
@@ -354,7 +402,7 @@ func (s *Service) settle(tx Tx, p *Payment, at time.Time, accounts map[string]bo
 			waiting, why = true, reason
 			continue
 		}
-		if debtor, err = book(tx, st, p, it, debtor, day, accounts); err != nil {
+		if err := book(tx, c, p, it, debtor, day); err != nil {
 			return err
 		}
 	}
@@ -444,21 +492,22 @@ func covered(st Settings, debtor Account, it PaymentItem, fee decimal.Decimal) (
 // book settles one item: the debit (and a cross-border fee) is booked on
 // the debtor account, replacing its pending entry, and the credit on the
 // creditor account when it is a sandbox account; both balances move.
-func book(tx Tx, st Settings, p *Payment, it *PaymentItem, debtor Account, day Date, accounts map[string]bool) (Account, error) {
+func book(tx Tx, c *batchCache, p *Payment, it *PaymentItem, debtor *Account, day Date) error {
+	st := c.st
 	debit, err := convert(st.FX, it.Amount, it.Currency, debtor.Currency)
 	if err != nil {
-		return debtor, err
+		return err
 	}
-	owner, _ := tx.Customer(debtor.OwnerID)
+	owner := c.customer(tx, debtor.OwnerID)
 	debtorSeq, _ := SeqOf(KindAccount, debtor.ID)
 	newID := func(accountSeq uint64) (string, error) {
 		seq, err := tx.NextSeq(KindTransaction)
 		return FormatID(KindTransaction, accountSeq, seq), err
 	}
-	t := debitTransaction(*p, *it, debtor, owner, debit.Neg(), day)
+	t := debitTransaction(*p, *it, *debtor, owner, debit.Neg(), day)
 	if t.ID = it.PendingTxID; t.ID == "" {
 		if t.ID, err = newID(debtorSeq); err != nil {
-			return debtor, err
+			return err
 		}
 	}
 	txs := []Transaction{t}
@@ -466,7 +515,7 @@ func book(tx Tx, st Settings, p *Payment, it *PaymentItem, debtor Account, day D
 	if p.Fee.IsPositive() {
 		fee, err := convert(st.FX, p.Fee, "NOK", debtor.Currency)
 		if err != nil {
-			return debtor, err
+			return err
 		}
 		feeTx := Transaction{
 			Amount: fee.Neg(), Currency: debtor.Currency, BookingDate: day, ValueDate: day,
@@ -475,33 +524,30 @@ func book(tx Tx, st Settings, p *Payment, it *PaymentItem, debtor Account, day D
 			BankTransactionCode: "ACMT-MDOP-CHRG", ProprietaryBankTransactionCode: "Gebyr",
 		}
 		if feeTx.ID, err = newID(debtorSeq); err != nil {
-			return debtor, err
+			return err
 		}
 		txs = append(txs, feeTx)
 		total = total.Add(fee)
 	}
 	if err := tx.PutTransactions(debtor.ID, txs); err != nil {
-		return debtor, err
+		return err
 	}
 	debtor.Balances.ClosingBooked = debtor.Balances.ClosingBooked.Sub(total)
 	debtor.Balances.Expected = debtor.Balances.Expected.Sub(total)
-	if err := tx.PutAccount(debtor); err != nil {
-		return debtor, err
-	}
-	accounts[debtor.ID] = true
+	c.dirty[debtor.ID] = true
 	it.Status = StatusACSC
 	if it.CreditorAccountID == "" || it.CreditorAccountID == debtor.ID {
-		return debtor, nil
+		return nil
 	}
-	creditor, err := tx.Account(it.CreditorAccountID)
+	creditor, err := c.account(tx, it.CreditorAccountID)
 	if errors.Is(err, ErrNotFound) {
-		return debtor, nil // deleted since: the money leaves the sandbox
+		return nil // deleted since: the money leaves the sandbox
 	} else if err != nil {
-		return debtor, err
+		return err
 	}
 	credit, err := convert(st.FX, it.Amount, it.Currency, creditor.Currency)
 	if err != nil {
-		return debtor, err
+		return err
 	}
 	creditorSeq, _ := SeqOf(KindAccount, creditor.ID)
 	ct := Transaction{
@@ -512,16 +558,16 @@ func book(tx Tx, st Settings, p *Payment, it *PaymentItem, debtor Account, day D
 		BankTransactionCode: "PMNT-RCDT-DMCT", ProprietaryBankTransactionCode: "Innbetaling",
 	}
 	if ct.ID, err = newID(creditorSeq); err != nil {
-		return debtor, err
+		return err
 	}
 	it.CreditorTxID = ct.ID
 	if err := tx.PutTransactions(creditor.ID, []Transaction{ct}); err != nil {
-		return debtor, err
+		return err
 	}
 	creditor.Balances.ClosingBooked = creditor.Balances.ClosingBooked.Add(credit)
 	creditor.Balances.Expected = creditor.Balances.Expected.Add(credit)
-	accounts[creditor.ID] = true
-	return debtor, tx.PutAccount(creditor)
+	c.dirty[creditor.ID] = true
+	return nil
 }
 
 // BatchRuns returns the newest batch run reports, newest first.

@@ -20,11 +20,11 @@ import (
 
 // timed runs a request for every b.Loop and reports the median and the
 // 99th percentile besides the mean.
-func timed(b *testing.B, client *http.Client, req *http.Request, want int) {
+func timed(b *testing.B, client *http.Client, req *http.Request, body []byte, want int) {
 	var took []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		send(b, client, req, nil, want)
+		send(b, client, req, body, want)
 		took = append(took, time.Since(start))
 	}
 	slices.Sort(took)
@@ -33,9 +33,10 @@ func timed(b *testing.B, client *http.Client, req *http.Request, want int) {
 	b.ReportMetric(ms(0.99), "p99-ms")
 }
 
-// load sends req from clients goroutines for d and returns the answered
-// requests per second. Any answer but want is an error.
-func load(client *http.Client, req *http.Request, want, clients int, d time.Duration) (float64, error) {
+// load sends req (with body, when not nil) from clients goroutines for d
+// and returns the answered requests per second. Any answer but want is an
+// error.
+func load(client *http.Client, req *http.Request, body []byte, want, clients int, d time.Duration) (float64, error) {
 	var n atomic.Int64
 	var failure atomic.Value
 	deadline := time.Now().Add(d)
@@ -43,7 +44,11 @@ func load(client *http.Client, req *http.Request, want, clients int, d time.Dura
 	for range clients {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
-				resp, err := client.Do(req.Clone(req.Context()))
+				r := req.Clone(req.Context())
+				if body != nil {
+					r.Body = io.NopCloser(bytes.NewReader(body))
+				}
+				resp, err := client.Do(r)
 				if err != nil {
 					failure.Store(err)
 					return
@@ -100,17 +105,17 @@ func BenchmarkAIS(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
 	b.Run("transactions-limit200-of-1M", func(b *testing.B) {
-		timed(b, client, signed(bk.URL, page+"?limit=200"), 200)
+		timed(b, client, signed(bk.URL, page+"?limit=200"), nil, 200)
 	})
 	b.Run("transactions-limit200-offset900000-of-1M", func(b *testing.B) {
-		timed(b, client, signed(bk.URL, page+"?limit=200&offset=900000"), 200)
+		timed(b, client, signed(bk.URL, page+"?limit=200&offset=900000"), nil, 200)
 	})
 	b.Run("transaction-details-of-1M", func(b *testing.B) {
-		timed(b, client, signed(bk.URL, details), 200)
+		timed(b, client, signed(bk.URL, details), nil, 200)
 	})
 	b.Run("hello-world-latency", func(b *testing.B) {
 		req, _ := http.NewRequest("GET", helloServer(b)+"/", nil)
-		timed(b, client, req, 200)
+		timed(b, client, req, nil, 200)
 	})
 
 	// The same bank without its response signature, for the breakdown of
@@ -146,7 +151,7 @@ func BenchmarkAIS(b *testing.B) {
 		rates := make([]float64, len(cases))
 		for b.Loop() {
 			for i, c := range cases {
-				rate, err := load(client, c.req, 200, clients, d)
+				rate, err := load(client, c.req, nil, 200, clients, d)
 				if err != nil {
 					b.Fatalf("%s: %v", c.metric, err)
 				}
