@@ -442,3 +442,57 @@ func setStatus(p *Payment, to, by, reason string, at time.Time) {
 	p.History = append(p.History, StatusChange{Time: at, From: p.Status, To: to, By: by, Reason: reason})
 	p.Status = to
 }
+
+// PaymentList is a page of payments for the desktop screens, with the
+// names of the customers and accounts they name.
+type PaymentList struct {
+	Payments []Payment
+	// Total is how many payments match, in all.
+	Total int
+	// Names maps customer and account ids to what the screens show.
+	Names map[string]string
+}
+
+// Payments lists payments, newest first: those in a status ("" for all),
+// from offset, at most limit.
+func (s *Service) Payments(status string, offset, limit int) (PaymentList, error) {
+	out := PaymentList{Names: map[string]string{}}
+	if status != "" && !slices.Contains(PaymentStatuses, status) {
+		return out, PathError(CodeFormatError, "status", fmt.Sprintf("%q is not a payment status", clip(status)))
+	}
+	err := s.view("list payments", func(tx Tx) error {
+		var err error
+		if out.Payments, out.Total, err = tx.Payments(status, offset, limit); err != nil {
+			return err
+		}
+		for _, p := range out.Payments {
+			if _, ok := out.Names[p.CustomerID]; p.CustomerID != "" && !ok {
+				if c, err := tx.Customer(p.CustomerID); err == nil {
+					out.Names[c.ID] = fmt.Sprintf("%s (%s)", c.Name, c.Number)
+				}
+			}
+			if _, ok := out.Names[p.DebtorAccountID]; !ok {
+				if a, err := tx.Account(p.DebtorAccountID); err == nil {
+					out.Names[a.ID] = a.Name + " " + a.IBAN
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PaymentDetail returns one payment with its request body, for the
+// desktop screens.
+func (s *Service) PaymentDetail(id string) (Payment, error) {
+	var p Payment
+	err := s.view("read payment", func(tx Tx) error {
+		var err error
+		if p, err = tx.Payment(id); err != nil {
+			return found(err, "payment", id)
+		}
+		p.Request, err = tx.PaymentRequest(id)
+		return err
+	})
+	return p, err
+}
