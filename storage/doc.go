@@ -55,6 +55,18 @@ Consents and SCA (values JSON):
 	usage           <day YYYYMMDD, 4 bytes><key>             -> uint32 count of PSU-not-present
 	                                                            calls; earlier days are dropped
 
+Payments (values JSON, except the status index):
+
+	payments           <seq>                   -> bank.Payment (status, items, history; no request)
+	paymentRequests    <seq>                   -> bank.PaymentRequest, as the TPP sent it (written once)
+	paymentStatus      <seq>                   -> 4-byte status, to move the index entry
+	paymentsByStatus   <status, 4 bytes><seq>  -> (empty): a batch run's due payments in creation order
+	paymentDuplicates  <32-hex logical key><created, 8 bytes><seq> -> (empty); entries older
+	                                              than 24 hours are dropped as the key is used
+	baskets            <seq>                   -> bank.Basket
+	batchRuns          <seq>                   -> bank.BatchRun (the newest 500 are kept)
+	settings/batchState                        -> the last scheduled batch run
+
 A page of an account's transactions, newest first, is: walk the day counts
 of the date range backwards to find the day on which the page starts (one
 step per day, not per transaction), seek to that day in b, and read the

@@ -121,7 +121,7 @@ func (t *txn) Duplicates(key string, since time.Time) ([]string, error) {
 	prefix := []byte(key)
 	var out []string
 	c := t.b(bktPaymentDupes).Cursor()
-	for k, _ := c.Seek(cat(prefix, u64(uint64(since.UnixNano())))); k != nil && hasPrefix(k, prefix); k, _ = c.Next() {
+	for k, _ := c.Seek(cat(prefix, u64(uint64(max(since.UnixNano(), 0))))); k != nil && hasPrefix(k, prefix); k, _ = c.Next() {
 		if len(k) != len(prefix)+16 {
 			continue
 		}
