@@ -520,6 +520,11 @@ func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 	runBatch(t, b, tpp)
 	wantStatus(t, b, tpp, ndctPath, n1.PaymentID, "ACSC")
 	wantStatus(t, b, tpp, ncbctPath, n2.PaymentID, "ACSP")
+	runBatch(t, b, tpp)
+	wantStatus(t, b, tpp, ncbctPath, n2.PaymentID, "ACSC")
+	if r := b.Do(tpp, "GET", path, nil); !strings.Contains(string(r.Body), `"transactionStatus":"RJCT"`) || !strings.Contains(string(r.Body), n2.PaymentID) {
+		t.Fatalf("the settled basket still reports its rejected payment: %s", r.Body)
+	}
 	// An authorised basket can no longer be deleted.
 	expect(t, b.Do(tpp, "DELETE", path, nil), 409, "CONFLICT")
 	r = b.Do(tpp, "GET", path+"/authorisations/"+a.AuthorisationID, nil)

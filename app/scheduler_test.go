@@ -1,0 +1,61 @@
+package app_test
+
+import (
+	"testing"
+	"time"
+
+	"sandbank/app"
+	"sandbank/bank"
+)
+
+// shiftedClock runs at the real pace from another moment.
+type shiftedClock struct{ by time.Duration }
+
+func (c shiftedClock) Now() time.Time { return time.Now().Add(c.by) }
+
+// TestScheduler_RunsAtTheBatchTime: with nobody asking, the scheduler makes
+// the 09:00 run when the sandbox clock passes it, and the run settles a
+// due payment.
+func TestScheduler_RunsAtTheBatchTime(t *testing.T) {
+	day := bank.NextBankingDay(bank.DateOf(time.Now()).AddDays(2))
+	nine := time.Date(day.Year, day.Month, day.Day, 9, 0, 0, 0, bank.Oslo)
+	// The bank starts 1.5 s before 09:00 on that day.
+	a := open(t, app.Config{Clock: shiftedClock{by: time.Until(nine) - 1500*time.Millisecond}})
+	remittance := "Husleie"
+	created, err := a.Bank.CreatePayment(bank.PaymentInit{
+		TPPID: "NO-FSA-1", Service: bank.ServiceSingle, Product: bank.ProductNDCT, RedirectURI: "https://tpp.example/cb", SessionID: "s",
+		Body: bank.PaymentRequest{
+			InstructedAmount: &bank.AmountIn{Amount: bank.AmountText{Text: "250"}, Currency: "NOK"},
+			DebtorAccount:    &bank.AccountIn{IBAN: "NO3815030123457"}, CreditorAccount: &bank.AccountIn{IBAN: "NO3015030234569"},
+			CreditorName: "Test Testperson 2", RemittanceInformationUnstructured: &remittance,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Bank.AutomatedSCA("NO-FSA-1", created.Authorisation.ID, bank.AutoSCA{NationalID: "13039319955", Decision: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p, err := a.Bank.PaymentDetail(created.Payment.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Status == bank.StatusACSC {
+			last := p.History[len(p.History)-1]
+			if !last.Time.Equal(nine) || last.By != "batch run "+nine.Format("2006-01-02 15:04") {
+				t.Fatalf("settled by %q at %s, want the 09:00 run", last.By, last.Time)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the payment is still %s 8 s after the 09:00 run was due", p.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	runs, err := a.Bank.BatchRuns(10)
+	if err != nil || len(runs) != 1 || runs[0].Trigger != bank.TriggerSchedule || runs[0].Counts[bank.StatusACSC] != 1 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+}
