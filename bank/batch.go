@@ -54,7 +54,8 @@ const MaxBatchRunsKept = 500
 // payment never holds back the others.
 const batchChunk = 256
 
-// batchState is what the scheduler remembers: the last scheduled run.
+// batchState is what the data file remembers of the schedule: the last
+// recorded scheduled run.
 type batchState struct {
 	LastRun time.Time `json:"lastRun"`
 }
@@ -65,13 +66,17 @@ const batchStateKey = "batchState"
 func (s *Service) RunBatch() (BatchRun, error) {
 	s.batch.Lock()
 	defer s.batch.Unlock()
-	return s.runBatch(s.Now(), TriggerManual, nil)
+	run, _, err := s.runBatch(s.Now(), TriggerManual, nil)
+	return run, err
 }
 
 // RunDueBatches makes every scheduled run between the last one and now, in
 // order: one at a time as the clock passes the batch times, or many after
-// the sandbox clock jumped ahead. When the clock moved back, the schedule
-// restarts from now.
+// the sandbox clock jumped ahead (or the bank was not running). When the
+// clock moved back, the schedule restarts from now. A run that changed
+// nothing leaves no report and writes nothing, so an idle bank leaves its
+// data file alone and a jump of years stays quick; RunDueBatches returns
+// the runs that were recorded.
 func (s *Service) RunDueBatches() ([]BatchRun, error) {
 	s.batch.Lock()
 	defer s.batch.Unlock()
@@ -91,21 +96,29 @@ func (s *Service) RunDueBatches() ([]BatchRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	if state.LastRun.IsZero() || now.Before(state.LastRun) {
-		state.LastRun = now
-		return nil, s.update("start batch schedule", func(tx Tx) error { return tx.PutSetting(batchStateKey, state) })
+	switch {
+	case s.lastRun.IsZero() && state.LastRun.IsZero():
+		s.lastRun = now // a new data file: the schedule starts now
+	case s.lastRun.IsZero():
+		s.lastRun = state.LastRun // the last recorded run, before a restart
+	}
+	if now.Before(s.lastRun) {
+		s.lastRun = now
 	}
 	var runs []BatchRun
-	for _, at := range dueRuns(st.BatchTimes, state.LastRun, now) {
+	for _, at := range dueRuns(st.BatchTimes, s.lastRun, now) {
 		trigger := TriggerSchedule
 		if now.Sub(at) > time.Minute {
 			trigger = TriggerCatchUp
 		}
-		run, err := s.runBatch(at, trigger, &batchState{LastRun: at})
+		run, recorded, err := s.runBatch(at, trigger, &batchState{LastRun: at})
 		if err != nil {
 			return runs, err
 		}
-		runs = append(runs, run)
+		s.lastRun = at
+		if recorded {
+			runs = append(runs, run)
+		}
 	}
 	return runs, nil
 }
@@ -159,12 +172,14 @@ func dueRuns(times []string, last, now time.Time) []time.Time {
 
 // runBatch runs one batch at a moment of the sandbox clock: authorisations
 // past their hour fail, then due payments settle in creation order.
-// state, when given, is stored with the report (a scheduled run).
-func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (BatchRun, error) {
+// state, when given, is stored with the report (a scheduled run). A
+// scheduled run that changed nothing is not recorded; recorded says
+// whether it was.
+func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (run BatchRun, recorded bool, err error) {
 	started := time.Now()
-	run := BatchRun{Time: at, Trigger: trigger, Counts: map[string]int{}}
+	run = BatchRun{Time: at, Trigger: trigger, Counts: map[string]int{}}
 	var ids []string
-	err := s.view("list due payments", func(tx Tx) error {
+	err = s.view("list due payments", func(tx Tx) error {
 		for _, status := range []string{StatusRCVD, StatusACCP, StatusACTC, StatusACSP, StatusPDNG} {
 			list, err := tx.PaymentIDs(status)
 			if err != nil {
@@ -175,7 +190,7 @@ func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (Bat
 		return nil
 	})
 	if err != nil {
-		return run, err
+		return run, false, err
 	}
 	slices.SortFunc(ids, func(a, b string) int {
 		sa, _ := SeqOf(KindPayment, a)
@@ -230,6 +245,9 @@ func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (Bat
 		}
 	}
 	run.Duration = time.Since(started)
+	if trigger != TriggerManual && len(run.Outcomes) == 0 && len(run.Errors) == 0 {
+		return run, false, nil
+	}
 	err = s.update("record batch run", func(tx Tx) error {
 		seq, err := tx.NextSeq(KindBatchRun)
 		if err != nil {
@@ -252,7 +270,7 @@ func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (Bat
 		events = append(events, Event{Kind: EventAccounts})
 	}
 	s.publish(events...)
-	return run, err
+	return run, err == nil, err
 }
 
 // batchCache holds, for one storage transaction of a batch run, the

@@ -214,15 +214,6 @@ func (s *Service) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 	return out, err
 }
 
-// settingsIn reads the settings within a transaction.
-func settingsIn(tx Tx) (Settings, error) {
-	st := DefaultSettings()
-	if err := tx.Setting(settingsKey, &st); err != nil && !errors.Is(err, ErrNotFound) {
-		return st, err
-	}
-	return st, nil
-}
-
 // newPayment checks a request against the rules and the data and returns
 // the payment, not yet stored.
 func (s *Service) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Payment, error) {

@@ -35,6 +35,8 @@ type Service struct {
 	faults atomic.Pointer[Faults]
 	// batch serialises batch runs: the scheduler, run-now and clock moves.
 	batch sync.Mutex
+	// lastRun is the last scheduled batch run made (guarded by batch).
+	lastRun time.Time
 }
 
 // New returns the bank over a store. Its sandbox clock runs at clock's

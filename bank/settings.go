@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -154,14 +155,28 @@ func (st Settings) Check() error {
 
 // Settings returns the stored settings, or the defaults.
 func (s *Service) Settings() (Settings, error) {
-	st := DefaultSettings()
+	var st Settings
 	err := s.view("read settings", func(tx Tx) error {
-		if err := tx.Setting(settingsKey, &st); err != nil && err != ErrNotFound {
-			return err
-		}
-		return nil
+		var err error
+		st, err = settingsIn(tx)
+		return err
 	})
 	return st, err
+}
+
+// settingsIn reads the settings within a transaction. Settings a data file
+// does not have yet take their defaults; a stored FX table replaces the
+// default one whole (a currency removed from it stays removed).
+func settingsIn(tx Tx) (Settings, error) {
+	st := DefaultSettings()
+	st.FX = nil
+	if err := tx.Setting(settingsKey, &st); err != nil && !errors.Is(err, ErrNotFound) {
+		return st, err
+	}
+	if st.FX == nil {
+		st.FX = DefaultFX()
+	}
+	return st, nil
 }
 
 // UpdateSettings changes the stored settings with change and returns them.
@@ -169,8 +184,8 @@ func (s *Service) Settings() (Settings, error) {
 func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 	var st Settings
 	err := s.write("update settings", func(tx Tx) error {
-		st = DefaultSettings()
-		if err := tx.Setting(settingsKey, &st); err != nil && err != ErrNotFound {
+		var err error
+		if st, err = settingsIn(tx); err != nil {
 			return err
 		}
 		change(&st)

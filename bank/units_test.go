@@ -254,3 +254,17 @@ func TestSettings_DefaultsAndCheck(t *testing.T) {
 		t.Fatalf("%+v %v", st, err)
 	}
 }
+
+func TestSettings_FXRemovalSticks(t *testing.T) {
+	s, _ := newBank(t)
+	if _, err := s.UpdateSettings(func(st *bank.Settings) { delete(st.FX, "EUR") }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.FX["EUR"]; ok || len(st.FX) != len(bank.DefaultFX())-1 {
+		t.Fatalf("EUR came back from the defaults: %v", st.FX)
+	}
+}

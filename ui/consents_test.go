@@ -115,7 +115,7 @@ func TestConsents_GrantsSessionsAuthorisationsAndTraffic(t *testing.T) {
 	}
 
 	// The traffic row of the accounts request links to its grant.
-	h.u.tabs.SelectIndex(4)
+	h.u.tabs.SelectIndex(5)
 	tr := h.u.traffic
 	found := -1
 	for i, idx := range tr.shown {
@@ -153,7 +153,7 @@ func TestConsents_GrantsSessionsAuthorisationsAndTraffic(t *testing.T) {
 		t.Fatalf("the 401 should have started a fresh SCA: %d open", len(s.data.Authorisations))
 	}
 	// The grant link of the old request now says the grant is gone.
-	h.u.tabs.SelectIndex(4)
+	h.u.tabs.SelectIndex(5)
 	test.Tap(tr.grantBtn)
 	if h.u.topModal() != nil || len(h.u.dialogs) != 1 {
 		t.Fatalf("no notice that the grant is gone")

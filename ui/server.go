@@ -2,16 +2,20 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/shopspring/decimal"
 
 	"sandbank/app"
 	"sandbank/bank"
@@ -49,6 +53,17 @@ type serverScreen struct {
 	legacyForm *form
 	legacyDate *entry
 
+	payForm    *form
+	batchTimes *entry
+	retryDays  *entry
+	ncbctFee   *entry
+	exemption  *widget.RadioGroup
+	fx         *entry
+	latency    *entry
+	errorRate  *entry
+	outage     *widget.Check
+	paySave    *widget.Button
+
 	certForm *form
 	certName *entry
 	certOrg  *entry
@@ -84,13 +99,15 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.jumpDays = s.clockForm.text("Jump ahead by days", "days", "1", "whole days; negative goes back")
 	jump := widget.NewButtonWithIcon("Jump", theme.MediaFastForwardIcon(), s.jump)
 	realClock := widget.NewButtonWithIcon("Back to the real clock", theme.HistoryIcon(), s.resetClock)
-	clockHelp := widget.NewLabel("Consent ages (180 days), SCA sessions and authorisations (1 hour), the 90-day history rule and the daily limits all read this clock. Certificates are checked against the real clock.")
+	clockHelp := widget.NewLabel("Consent ages (180 days), SCA sessions and authorisations (1 hour), the 90-day history rule, the daily limits and the batch runs all read this clock; a jump ahead makes the batch runs it passes over. Certificates are checked against the real clock.")
 	clockHelp.Wrapping = fyne.TextWrapWord
 	s.legacyForm = newForm(s.saveLegacy)
 	s.legacyDate = s.legacyForm.text("Legacy date", "legacyDate", "", "YYYY-MM-DD; empty: the API as of today")
 	applyLegacy := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), s.saveLegacy)
 	legacyHelp := widget.NewLabel("Emulate the API as it was on a past date: x-accept-fix fixes that became default after it (longer-names, cash-account-type-iso and the card amount switch: 2024-09-05; amount-as-string: 2020-08-01) apply only to requests that name them.")
 	legacyHelp.Wrapping = fyne.TextWrapWord
+
+	payments, paymentsHelp := s.buildPayments()
 
 	copyCA := widget.NewButtonWithIcon("Copy the CA certificate", theme.ContentCopyIcon(), func() {
 		s.u.app.Clipboard().SetContent(string(pki.EncodeCert(s.u.core.Authority.Cert)))
@@ -122,6 +139,7 @@ func (s *serverScreen) build() fyne.CanvasObject {
 		widget.NewSeparator(), heading("Settings"), s.settingsForm.object(), trustHelp,
 		widget.NewSeparator(), heading("Sandbox clock"), s.clockNow, s.clockForm.object(), container.NewHBox(jump, realClock), clockHelp,
 		s.legacyForm.object(), container.NewHBox(applyLegacy), legacyHelp,
+		widget.NewSeparator(), heading("Payments and faults"), payments, container.NewHBox(s.paySave), paymentsHelp,
 		widget.NewSeparator(), heading("HTTPS"), widget.NewLabel("Trust Sandbank's CA in your TPP app to call https://localhost."), container.NewHBox(copyCA, saveCA),
 		widget.NewSeparator(), heading("Issue a TPP test certificate"), s.certForm.object(),
 		container.NewHBox(widget.NewButtonWithIcon("Issue", theme.ConfirmIcon(), s.issue)), s.certOut,
@@ -191,6 +209,7 @@ func (s *serverScreen) reloadSettings() {
 	} else {
 		s.legacyDate.SetText(st.LegacyDate.String())
 	}
+	s.showPayments(st)
 }
 
 // jump moves the sandbox clock by the days given.
@@ -295,4 +314,164 @@ func (s *serverScreen) reset() {
 			s.u.info("Reset", fmt.Sprintf("The known state is loaded: %d customers, %d accounts, %d card accounts.", n.Customers, n.Accounts, n.CardAccounts))
 		})
 	})
+}
+
+// buildPayments lays out the settings of payments and the simulated
+// faults: one form that Save stores at once.
+func (s *serverScreen) buildPayments() (form, help fyne.CanvasObject) {
+	f := newForm(s.savePayments)
+	s.payForm = f
+	s.batchTimes = f.text("Batch times", "batchTimes", "", "HH:MM, comma separated, e.g. 06:00, 09:00, 12:00, 15:00, 18:00")
+	s.retryDays = f.text("Cover retry days", "coverRetryDays", "", "banking days a payment without cover (PDNG) is retried, 0 to 30")
+	s.ncbctFee = f.text("NCBCT fee (NOK)", "ncbctFee", "", "the fee of a cross-border transfer, e.g. 250")
+	s.exemption = widget.NewRadioGroup([]string{bank.ExemptNever, bank.ExemptOwnAccounts}, nil)
+	s.exemption.Horizontal = true
+	s.exemption.Required = true
+	f.add("SCA exemption", "exemption", container.NewVBox(s.exemption, helpText(
+		"never: every payment needs the PSU's SCA. own-accounts: a private PSU's transfer between their own accounts is authorised when the TPP creates it, without an SCA page (scaStatus exempted).")))
+	s.fx = newEntry("one currency a line: EUR 11.65")
+	s.fx.MultiLine = true
+	s.fx.Wrapping = fyne.TextWrapOff
+	s.fx.SetMinRowsVisible(6)
+	f.add("Exchange rates (NOK per unit)", "fx", s.fx)
+	s.latency = f.text("Fault: latency (ms)", "faults.latencyMs", "", "added before every /v1 request, 0 to 60000")
+	s.errorRate = f.text("Fault: error rate", "faults.errorRate", "", "0 to 1: the share of /v1 requests answered 500, e.g. 0.05")
+	s.outage = widget.NewCheck("answer every /v1 request 503 SYSTEM_ERROR", nil)
+	f.add("Fault: outage", "faults.outage", s.outage)
+	s.paySave = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.savePayments)
+	help = helpText("At each batch time on a banking day (Europe/Oslo, on the sandbox clock) a batch run settles the due payments: with cover they become ACSC (a cross-border transfer is picked up first, ACSP, and settles at the next run); without cover PDNG, retried at every run for the cover retry days, then RJCT. Moving the clock ahead makes the runs it passes over. " +
+		"The exchange rates convert a payment to the debtor account's currency for cover and limits; NOK must be 1. " +
+		"The faults apply to the TPPs' /v1 requests, not to this window; PUT /v1/sandbox/faults is spared, so a test suite can turn them off.")
+	return f.object(), help
+}
+
+// showPayments shows the stored payment settings and faults.
+func (s *serverScreen) showPayments(st bank.Settings) {
+	s.batchTimes.SetText(strings.Join(st.BatchTimes, ", "))
+	s.retryDays.SetText(strconv.Itoa(st.CoverRetryDays))
+	s.ncbctFee.SetText(bank.FormatAmount(st.NCBCTFee, "NOK"))
+	s.exemption.SetSelected(st.Exemption)
+	lines := make([]string, 0, len(st.FX))
+	for _, c := range slices.Sorted(maps.Keys(st.FX)) {
+		lines = append(lines, c+" "+st.FX[c].String())
+	}
+	s.fx.SetText(strings.Join(lines, "\n"))
+	s.latency.SetText(strconv.Itoa(st.Faults.LatencyMs))
+	s.errorRate.SetText(strconv.FormatFloat(st.Faults.ErrorRate, 'f', -1, 64))
+	s.outage.SetChecked(st.Faults.Outage)
+}
+
+// decimalText reads a number as a tester types it: spaces as thousands
+// separators and a decimal comma are fine.
+func decimalText(text string) (decimal.Decimal, error) {
+	return decimal.NewFromString(strings.NewReplacer(" ", "", "\u00a0", "", ",", ".").Replace(strings.TrimSpace(text)))
+}
+
+// parseFX reads the exchange table, one "EUR 11.65" a line; a line that
+// does not read is reported with the path of its currency.
+func parseFX(v *bank.Violations, text string) (map[string]decimal.Decimal, bool) {
+	out := map[string]decimal.Decimal{}
+	ok := true
+	for i, line := range strings.Split(text, "\n") {
+		fields := strings.FieldsFunc(line, func(r rune) bool { return unicode.IsSpace(r) || r == '=' || r == ':' })
+		if len(fields) == 0 {
+			continue
+		}
+		code := strings.ToUpper(fields[0])
+		if len(fields) != 2 {
+			v.Format("fx", "line %d %q: write a currency and its rate, e.g. EUR 11.65", i+1, strings.TrimSpace(line))
+			ok = false
+			continue
+		}
+		rate, err := decimalText(fields[1])
+		_, twice := out[code]
+		switch {
+		case err != nil:
+			v.Format("fx."+code, "%s: %q is not a number (line %d); write NOK per one %s, e.g. %s 11.65", code, fields[1], i+1, code, code)
+			ok = false
+		case twice:
+			v.Format("fx."+code, "%s: given twice (line %d)", code, i+1)
+			ok = false
+		default:
+			out[code] = rate
+		}
+	}
+	return out, ok
+}
+
+// savePayments stores the payment settings and faults as the form shows
+// them, in one change. A text that is not a number is shown at its field,
+// with what the bank finds in the rest, and nothing is stored.
+func (s *serverScreen) savePayments() {
+	f := s.payForm
+	f.clear()
+	var v bank.Violations
+	var changes []func(*bank.Settings)
+	times := strings.FieldsFunc(s.batchTimes.Text, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) })
+	changes = append(changes, func(st *bank.Settings) { st.BatchTimes = times })
+	if n, err := strconv.Atoi(strings.TrimSpace(s.retryDays.Text)); err != nil {
+		v.Format("coverRetryDays", "%q is not a whole number; give banking days, e.g. 3", strings.TrimSpace(s.retryDays.Text))
+	} else {
+		changes = append(changes, func(st *bank.Settings) { st.CoverRetryDays = n })
+	}
+	if fee, err := decimalText(s.ncbctFee.Text); err != nil {
+		v.Format("ncbctFee", "%q is not an amount; write NOK, e.g. 250 or 250.00", strings.TrimSpace(s.ncbctFee.Text))
+	} else {
+		changes = append(changes, func(st *bank.Settings) { st.NCBCTFee = fee })
+	}
+	exemption := s.exemption.Selected
+	changes = append(changes, func(st *bank.Settings) { st.Exemption = exemption })
+	if fx, ok := parseFX(&v, s.fx.Text); ok {
+		changes = append(changes, func(st *bank.Settings) { st.FX = fx })
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(s.latency.Text)); err != nil {
+		v.Format("faults.latencyMs", "%q is not a whole number of milliseconds, e.g. 500", strings.TrimSpace(s.latency.Text))
+	} else {
+		changes = append(changes, func(st *bank.Settings) { st.Faults.LatencyMs = n })
+	}
+	if r, err := decimalText(s.errorRate.Text); err != nil {
+		v.Format("faults.errorRate", "%q is not a number; give a share from 0 to 1, e.g. 0.05", strings.TrimSpace(s.errorRate.Text))
+	} else {
+		rate := r.InexactFloat64()
+		changes = append(changes, func(st *bank.Settings) { st.Faults.ErrorRate = rate })
+	}
+	outage := s.outage.Checked
+	changes = append(changes, func(st *bank.Settings) { st.Faults.Outage = outage })
+	change := func(st *bank.Settings) {
+		for _, c := range changes {
+			c(st)
+		}
+	}
+	if !v.Empty() {
+		// Show at once what the bank would find in the values that read.
+		if st, err := s.u.bank.Settings(); err == nil {
+			change(&st)
+			if e, ok := bank.AsError(st.Check()); ok {
+				v.Merge("", e)
+			}
+		}
+		f.show(namedFX(v.Err()))
+		return
+	}
+	if _, err := s.u.bank.UpdateSettings(change); f.show(namedFX(err)) {
+		return
+	}
+	s.reloadSettings()
+}
+
+// namedFX starts the bank's findings about an exchange rate with the
+// currency, since they all show at the one exchange table field.
+func namedFX(err error) error {
+	e, ok := bank.AsError(err)
+	if !ok {
+		return err
+	}
+	c := *e
+	c.Messages = append([]bank.Message(nil), e.Messages...)
+	for i, m := range c.Messages {
+		if code, ok := strings.CutPrefix(m.Path, "fx."); ok && !strings.HasPrefix(m.Text, code) {
+			c.Messages[i].Text = code + ": " + m.Text
+		}
+	}
+	return &c
 }

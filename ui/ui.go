@@ -30,11 +30,13 @@ type UI struct {
 
 	tabs         *container.AppTabs
 	consentsTab  *container.TabItem
+	paymentsTab  *container.TabItem
 	serverTab    *container.TabItem
 	customers    *customersScreen
 	accounts     *accountsScreen
 	transactions *transactionsScreen
 	consents     *consentsScreen
+	payments     *paymentsScreen
 	traffic      *trafficScreen
 	server       *serverScreen
 	scenarios    *scenariosScreen
@@ -88,16 +90,19 @@ func newUI(a fyne.App, w fyne.Window, core *app.App) *UI {
 	u.accounts = newAccountsScreen(u)
 	u.transactions = newTransactionsScreen(u)
 	u.consents = newConsentsScreen(u)
+	u.payments = newPaymentsScreen(u)
 	u.traffic = newTrafficScreen(u)
 	u.server = newServerScreen(u)
 	u.scenarios = newScenariosScreen(u)
 	u.consentsTab = container.NewTabItemWithIcon("Consents & sessions", theme.LoginIcon(), u.consents.build())
+	u.paymentsTab = container.NewTabItemWithIcon("Payments", theme.UploadIcon(), u.payments.build())
 	u.serverTab = container.NewTabItemWithIcon("Server", theme.SettingsIcon(), u.server.build())
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Customers", theme.AccountIcon(), u.customers.build()),
 		container.NewTabItemWithIcon("Accounts", theme.StorageIcon(), u.accounts.build()),
 		container.NewTabItemWithIcon("Transactions", theme.ListIcon(), u.transactions.build()),
 		u.consentsTab,
+		u.paymentsTab,
 		container.NewTabItemWithIcon("Traffic", theme.MailSendIcon(), u.traffic.build()),
 		u.serverTab,
 		container.NewTabItemWithIcon("Scenarios", theme.FolderOpenIcon(), u.scenarios.build()),
@@ -190,7 +195,9 @@ func (u *UI) catchUp() {
 		if changed(bank.EventAccounts, bank.EventCardAccounts) {
 			u.transactions.reloadAccounts()
 		}
-		if c.kinds[bank.EventReset] != nil || c.kinds[bank.EventTransactions][u.transactions.selected] || c.kinds[bank.EventCardTransactions][u.transactions.selected] {
+		// A payment that is authorised, cancelled or rejected adds or
+		// removes a pending item on its debtor account.
+		if c.kinds[bank.EventReset] != nil || c.kinds[bank.EventPayments] != nil || c.kinds[bank.EventTransactions][u.transactions.selected] || c.kinds[bank.EventCardTransactions][u.transactions.selected] {
 			u.transactions.reload()
 		}
 		if changed(bank.EventSettings) {
@@ -198,6 +205,15 @@ func (u *UI) catchUp() {
 		}
 		if changed(bank.EventConsents, bank.EventCustomers, bank.EventAgreements, bank.EventAccounts, bank.EventCardAccounts, bank.EventSettings) {
 			u.consents.reload()
+		}
+		if changed(bank.EventPayments, bank.EventCustomers, bank.EventAccounts) {
+			u.payments.reloadPayments()
+		}
+		if changed(bank.EventPayments) {
+			u.payments.reloadBaskets()
+		}
+		if changed(bank.EventBatchRuns, bank.EventSettings) {
+			u.payments.reloadRuns()
 		}
 	}
 	if len(c.entries) > 0 {

@@ -1,0 +1,650 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"sandbank/bank"
+)
+
+var (
+	paymentColumns  = []string{"Created", "Kind", "TPP", "PSU", "Amount", "Status", "Funds", "Execution date"}
+	basketColumns   = []string{"Created", "TPP", "Payments", "Status", "Authorisations"}
+	batchRunColumns = []string{"Time", "Trigger", "Duration ms", "Counts"}
+)
+
+// Limits of the payments screen's tables.
+const (
+	maxPaymentsShown = 500 // the newest payments the Payments table lists
+	maxRunsShown     = 200 // the newest batch runs the Batch runs table lists
+)
+
+// allStatuses is the status filter's choice for every status.
+const allStatuses = "All"
+
+// paymentsScreen shows the payments TPPs initiated with their status
+// history, the signing baskets, and the batch runs that settle payments;
+// support staff run a batch or force a payment's status here.
+type paymentsScreen struct {
+	u *UI
+
+	tabs *container.AppTabs
+
+	list     bank.PaymentList
+	selected string // id of the selected payment
+	status   *widget.Select
+	count    *widget.Label
+	table    *widget.Table
+	detail   *widget.Label
+	request  *widget.Label
+	forceBtn *widget.Button
+	runBtn   *widget.Button
+
+	baskets      []bank.BasketView
+	basket       string // id of the selected basket
+	basketTable  *widget.Table
+	basketDetail *widget.Label
+
+	runs      []bank.BatchRun
+	run       string // id of the selected batch run
+	next      *widget.Label
+	runTable  *widget.Table
+	runDetail *widget.Label
+}
+
+func newPaymentsScreen(u *UI) *paymentsScreen { return &paymentsScreen{u: u} }
+
+func (s *paymentsScreen) build() fyne.CanvasObject {
+	s.tabs = container.NewAppTabs(
+		container.NewTabItem("Payments", s.buildPayments()),
+		container.NewTabItem("Baskets", s.buildBaskets()),
+		container.NewTabItem("Batch runs", s.buildRuns()),
+	)
+	s.reload()
+	return s.tabs
+}
+
+// heading is the bold title of a part of a screen.
+func heading(t string) *widget.Label {
+	return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+// helpText is a wrapped paragraph that explains a screen to a tester.
+func helpText(t string) *widget.Label {
+	l := widget.NewLabel(t)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// detailLabel is a wrapped label whose text can be selected and copied.
+func detailLabel(t string) *widget.Label {
+	l := helpText(t)
+	l.Selectable = true
+	return l
+}
+
+func (s *paymentsScreen) buildPayments() fyne.CanvasObject {
+	s.status = widget.NewSelect(append([]string{allStatuses}, bank.PaymentStatuses...), nil)
+	s.status.Selected = allStatuses
+	s.status.OnChanged = func(string) { s.reloadPayments() }
+	s.count = widget.NewLabel("")
+	s.table = textTable(paymentColumns, []float32{140, 170, 150, 260, 140, 70, 60, 120},
+		func() int { return len(s.list.Payments) }, s.paymentCell, func(row int) {
+			s.selected = s.list.Payments[row].ID
+			s.showPayment()
+		})
+	s.detail = detailLabel("Select a payment to see its accounts, approvals and status history.")
+	s.request = detailLabel("")
+	s.request.TextStyle = fyne.TextStyle{Monospace: true}
+	s.request.Wrapping = fyne.TextWrapBreak
+	s.runBtn = widget.NewButtonWithIcon("Run batch now", theme.MediaPlayIcon(), s.runBatch)
+	s.forceBtn = widget.NewButtonWithIcon("Force status…", theme.WarningIcon(), s.force)
+	s.forceBtn.Disable()
+	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), s.reload)
+
+	filter := container.NewHBox(widget.NewLabel("Status"), s.status, s.count)
+	top := container.NewBorder(nil, nil, filter, container.NewHBox(s.runBtn, s.forceBtn, refresh))
+	help := helpText("Every payment TPPs initiated, newest first. The batch runs at the batch times of the Server screen settle the due ones; Run batch now makes a run at once. Force status… sets a status by hand to reproduce a case: no money moves.")
+	detail := container.NewHSplit(container.NewVScroll(s.detail), container.NewVScroll(s.request))
+	detail.Offset = 0.62
+	split := container.NewVSplit(s.table, detail)
+	split.Offset = 0.5
+	return container.NewBorder(container.NewVBox(top, help), nil, nil, nil, split)
+}
+
+func (s *paymentsScreen) buildBaskets() fyne.CanvasObject {
+	s.basketTable = textTable(basketColumns, []float32{140, 170, 90, 80, 500},
+		func() int { return len(s.baskets) }, s.basketCell, func(row int) {
+			s.basket = s.baskets[row].ID
+			s.showBasket()
+		})
+	s.basketDetail = detailLabel("Select a basket to see its payments.")
+	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), s.reload)
+	top := container.NewBorder(nil, nil, heading("Signing baskets: payments of one TPP that one SCA approves"), refresh)
+	help := helpText("A basket's status is the worst case of its payments: any RJCT or CANC makes it RJCT; any PATC, or some payments still RCVD, makes it PATC.")
+	split := container.NewVSplit(s.basketTable, container.NewVScroll(s.basketDetail))
+	split.Offset = 0.5
+	return container.NewBorder(container.NewVBox(top, help), nil, nil, nil, split)
+}
+
+func (s *paymentsScreen) buildRuns() fyne.CanvasObject {
+	s.next = widget.NewLabel("")
+	s.next.Wrapping = fyne.TextWrapWord
+	s.runTable = textTable(batchRunColumns, []float32{170, 100, 110, 600},
+		func() int { return len(s.runs) }, s.runCell, func(row int) {
+			s.run = s.runs[row].ID
+			s.showRun()
+		})
+	s.runDetail = detailLabel("Select a run to see what it did to each payment.")
+	run := widget.NewButtonWithIcon("Run batch now", theme.MediaPlayIcon(), s.runBatch)
+	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), s.reload)
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(run, refresh), s.next)
+	split := container.NewVSplit(s.runTable, container.NewVScroll(s.runDetail))
+	split.Offset = 0.5
+	return container.NewBorder(top, nil, nil, nil, split)
+}
+
+// reload reads the payments, baskets and batch runs again.
+func (s *paymentsScreen) reload() {
+	s.reloadPayments()
+	s.reloadBaskets()
+	s.reloadRuns()
+}
+
+// reloadPayments reads the newest payments in the filter's status again,
+// keeping the selection.
+func (s *paymentsScreen) reloadPayments() {
+	status := s.status.Selected
+	if status == allStatuses {
+		status = ""
+	}
+	list, err := s.u.bank.Payments(status, 0, maxPaymentsShown)
+	if err != nil {
+		s.u.showError(err)
+		return
+	}
+	s.list = list
+	in := ""
+	if status != "" {
+		in = " in " + status
+	}
+	switch {
+	case list.Total == 0:
+		s.count.SetText("no payments" + in)
+	case list.Total > len(list.Payments):
+		s.count.SetText(fmt.Sprintf("showing the newest %d of %d payments%s", len(list.Payments), list.Total, in))
+	default:
+		s.count.SetText(plural(list.Total, "payment", "payments") + in)
+	}
+	s.table.Refresh()
+	row := slices.IndexFunc(list.Payments, func(p bank.Payment) bool { return p.ID == s.selected })
+	if row < 0 {
+		s.selected = ""
+		s.table.UnselectAll()
+	} else {
+		s.table.Select(widget.TableCellID{Row: row, Col: 0})
+	}
+	s.showPayment()
+}
+
+// payment returns the selected payment as the list has it.
+func (s *paymentsScreen) payment() (bank.Payment, bool) {
+	for _, p := range s.list.Payments {
+		if p.ID == s.selected {
+			return p, true
+		}
+	}
+	return bank.Payment{}, false
+}
+
+// paymentKind names a payment's product and service the way testers say
+// it: "NDCT", "NCBCT", "NDCT standing order", "NDCT bulk (12)".
+func paymentKind(p bank.Payment) string {
+	k := "NDCT"
+	if p.Product == bank.ProductNCBCT {
+		k = "NCBCT"
+	}
+	switch p.Service {
+	case bank.ServicePeriodic:
+		k += " standing order"
+	case bank.ServiceBulk:
+		k += fmt.Sprintf(" bulk (%d)", len(p.Items))
+	}
+	return k
+}
+
+// itemAmount is an item's amount with its currency.
+func itemAmount(it bank.PaymentItem) string {
+	return bank.FormatAmount(it.Amount, it.Currency) + " " + it.Currency
+}
+
+// totalText is a payment's amount with its currency.
+func totalText(p bank.Payment) string {
+	if p.Currency() == "" {
+		return "—"
+	}
+	return bank.FormatAmount(p.Total(), p.Currency()) + " " + p.Currency()
+}
+
+func fundsText(f *bool) string {
+	switch {
+	case f == nil:
+		return "—"
+	case *f:
+		return "yes"
+	}
+	return "no"
+}
+
+func dateText(d bank.Date) string {
+	if d.IsZero() {
+		return "—"
+	}
+	return d.String()
+}
+
+func refString(r bank.AccountRef) string {
+	if r.IBAN != "" {
+		return r.IBAN
+	}
+	if r.BBAN != "" {
+		return r.BBAN
+	}
+	return "—"
+}
+
+func (s *paymentsScreen) paymentCell(row, col int) string {
+	p := s.list.Payments[row]
+	switch col {
+	case 0:
+		return when(p.Created)
+	case 1:
+		return paymentKind(p)
+	case 2:
+		return p.TPPID
+	case 3:
+		if name, ok := s.list.Names[p.CustomerID]; ok && p.CustomerID != "" {
+			return name
+		}
+		return "—"
+	case 4:
+		return totalText(p)
+	case 5:
+		return p.Status
+	case 6:
+		return fundsText(p.FundsAvailable)
+	case 7:
+		return dateText(p.ExecutionDate)
+	}
+	return ""
+}
+
+// name is the display name of a customer or account id: from the list's
+// names, else from the bank, else the id itself.
+func (s *paymentsScreen) name(id string) string {
+	if id == "" {
+		return "—"
+	}
+	if n, ok := s.list.Names[id]; ok {
+		return n
+	}
+	if c, err := s.u.bank.Customer(id); err == nil {
+		n := psuLabel(c.Customer)
+		if s.list.Names != nil {
+			s.list.Names[id] = n
+		}
+		return n
+	}
+	return id
+}
+
+// contextText names the context a PSU acted in.
+func (s *paymentsScreen) contextText(context string) string {
+	switch context {
+	case "":
+		return ""
+	case bank.ContextPrivate:
+		return "private"
+	}
+	if a, err := s.u.bank.Agreement(context); err == nil {
+		return "agreement " + a.Name
+	}
+	return "agreement " + context
+}
+
+// historyLine writes one status change: "2026-11-24 10:30  RCVD → ACTC
+// by PSU Test Testperson 1 (13039319955): authorised".
+func historyLine(h bank.StatusChange) string {
+	step := h.To
+	if h.From != "" {
+		step = h.From + " → " + h.To
+	}
+	line := when(h.Time) + "  " + step + "  by " + h.By
+	if h.Reason != "" {
+		line += ": " + h.Reason
+	}
+	if h.Forced {
+		line += "  [FORCED]"
+	}
+	return line
+}
+
+// paymentText describes a payment for the detail pane.
+func (s *paymentsScreen) paymentText(p bank.Payment) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Payment %s: %s (%s, %s)\n", p.ID, paymentKind(p), p.Service, p.Product)
+	fmt.Fprintf(&b, "Status %s; funds available: %s\n", p.Status, fundsText(p.FundsAvailable))
+	fmt.Fprintf(&b, "TPP %s; PSU %s", p.TPPID, s.name(p.CustomerID))
+	if c := s.contextText(p.Context); c != "" {
+		fmt.Fprintf(&b, ", %s", c)
+	}
+	fmt.Fprintf(&b, "\nCreated %s; execution date %s\n", when(p.Created), dateText(p.ExecutionDate))
+	if p.Status == bank.StatusPDNG && !p.RetryUntil.IsZero() {
+		fmt.Fprintf(&b, "No cover yet: retried at every batch run until %s\n", p.RetryUntil)
+	}
+	debtor := refString(p.DebtorAccount)
+	if n, ok := s.list.Names[p.DebtorAccountID]; ok {
+		debtor = n
+	}
+	fmt.Fprintf(&b, "Debtor account: %s\n", debtor)
+	bulk := p.Service == bank.ServiceBulk
+	if bulk {
+		fmt.Fprintf(&b, "Items (%d, %s in all):\n", len(p.Items), totalText(p))
+	}
+	for i, it := range p.Items {
+		line := fmt.Sprintf("%s to %s, %s", itemAmount(it), it.CreditorName, refString(it.CreditorAccount))
+		if it.KID != "" {
+			line += ", KID " + it.KID
+		}
+		if it.Remittance != "" {
+			line += fmt.Sprintf(", %q", it.Remittance)
+		}
+		if bulk && it.Status != "" {
+			line += "  [" + it.Status + "]"
+		}
+		if bulk {
+			fmt.Fprintf(&b, "  %d. %s\n", i+1, line)
+		} else {
+			fmt.Fprintf(&b, "Creditor: %s\n", line)
+		}
+	}
+	if p.Fee.IsPositive() {
+		fmt.Fprintf(&b, "Fee: %s NOK\n", bank.FormatAmount(p.Fee, "NOK"))
+	}
+	if len(p.Warnings) > 0 {
+		b.WriteString("Warnings:\n")
+		for _, w := range p.Warnings {
+			if w.Path != "" {
+				fmt.Fprintf(&b, "  %s: %s\n", w.Path, w.Text)
+			} else {
+				fmt.Fprintf(&b, "  %s\n", w.Text)
+			}
+		}
+	}
+	if len(p.Approvals) == 0 {
+		b.WriteString("Approvals: none\n")
+	} else {
+		b.WriteString("Approvals:\n")
+		for _, a := range p.Approvals {
+			full := "enough on its own"
+			if !a.Full {
+				full = "needs a second approver"
+			}
+			fmt.Fprintf(&b, "  %s at %s (%s)\n", s.name(a.CustomerID), when(a.Time), full)
+		}
+	}
+	auths := "none"
+	if len(p.Authorisations) > 0 {
+		auths = strings.Join(p.Authorisations, ", ")
+	}
+	fmt.Fprintf(&b, "Authorisations: %s\n", auths)
+	if p.BasketID != "" {
+		fmt.Fprintf(&b, "Signing basket: %s\n", p.BasketID)
+	}
+	b.WriteString("\nStatus history:\n")
+	for _, h := range p.History {
+		b.WriteString("  " + historyLine(h) + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// showPayment shows the selected payment, read again with the request the
+// TPP sent.
+func (s *paymentsScreen) showPayment() {
+	listed, ok := s.payment()
+	enable(s.forceBtn, ok)
+	if !ok {
+		s.detail.SetText("Select a payment to see its accounts, approvals and status history.")
+		s.request.SetText("")
+		return
+	}
+	p, err := s.u.bank.PaymentDetail(listed.ID)
+	if err != nil {
+		s.detail.SetText(s.paymentText(listed))
+		s.request.SetText("Cannot read the request: " + err.Error())
+		return
+	}
+	s.detail.SetText(s.paymentText(p))
+	body, err := json.MarshalIndent(p.Request, "", "  ")
+	if err != nil {
+		s.request.SetText("Cannot show the request: " + err.Error())
+		return
+	}
+	s.request.SetText("The request body as the TPP sent it:\n" + string(body))
+}
+
+// force sets the selected payment's status by hand.
+func (s *paymentsScreen) force() {
+	p, ok := s.payment()
+	if !ok {
+		return
+	}
+	f := newForm(nil)
+	status := widget.NewSelect(bank.PaymentStatuses, nil)
+	status.PlaceHolder = "Choose the new status"
+	f.add("New status", "status", status)
+	note := f.text("Note", "note", "", "why, for the history, e.g. reproduces case 4711")
+	help := helpText(fmt.Sprintf("Payment %s is %s. The new status is recorded in the history as forced, and the TPP reads it at its next request. No money moves: forcing ACSC books nothing; forcing RJCT or CANC removes the pending debits. Batch runs skip the final statuses ACSC, RJCT, CANC and PART.", p.ID, p.Status))
+	var m *modal
+	m = s.u.showModal("Force the status of "+p.ID, "Force", f, help, func() {
+		if _, err := s.u.bank.ForcePaymentStatus(p.ID, status.Selected, strings.TrimSpace(note.Text)); f.show(err) {
+			return
+		}
+		m.d.Hide()
+		s.reload()
+	})
+	m.d.Resize(fyne.NewSize(620, 360)) // room for the wrapped help
+}
+
+// runBatch runs a batch now, in the background, and tells what it did.
+func (s *paymentsScreen) runBatch() {
+	var run bank.BatchRun
+	s.u.longWork("Running a batch", func() (err error) {
+		run, err = s.u.bank.RunBatch()
+		return err
+	}, func(err error) {
+		s.reload()
+		if err != nil {
+			s.u.showError(err)
+			return
+		}
+		s.u.info("Batch run", runSummary(run))
+	})
+}
+
+// countsText writes a run's counts in the order of the statuses: "ACSC 3,
+// PDNG 1".
+func countsText(counts map[string]int) string {
+	var parts []string
+	for _, st := range bank.PaymentStatuses {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", st, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "no payment moved"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func msText(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+// runSummary says in a sentence or two what a batch run did.
+func runSummary(r bank.BatchRun) string {
+	text := fmt.Sprintf("The run at %s took %s ms: %s.", r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), msText(r.Duration), countsText(r.Counts))
+	if len(r.Errors) > 0 {
+		text += fmt.Sprintf("\n%s could not be processed; the next run tries again (see Batch runs).", plural(len(r.Errors), "payment", "payments"))
+	}
+	return text
+}
+
+func (s *paymentsScreen) reloadBaskets() {
+	baskets, err := s.u.bank.Baskets()
+	if err != nil {
+		s.u.showError(err)
+		return
+	}
+	s.baskets = baskets
+	s.basketTable.Refresh()
+	row := slices.IndexFunc(baskets, func(b bank.BasketView) bool { return b.ID == s.basket })
+	if row < 0 {
+		s.basket = ""
+		s.basketTable.UnselectAll()
+	} else {
+		s.basketTable.Select(widget.TableCellID{Row: row, Col: 0})
+	}
+	s.showBasket()
+}
+
+func (s *paymentsScreen) basketCell(row, col int) string {
+	b := s.baskets[row]
+	switch col {
+	case 0:
+		return when(b.Created)
+	case 1:
+		return b.TPPID
+	case 2:
+		return fmt.Sprint(len(b.PaymentIDs))
+	case 3:
+		return b.Status
+	case 4:
+		if len(b.Authorisations) == 0 {
+			return "none yet"
+		}
+		return strings.Join(b.Authorisations, ", ")
+	}
+	return ""
+}
+
+func (s *paymentsScreen) showBasket() {
+	i := slices.IndexFunc(s.baskets, func(b bank.BasketView) bool { return b.ID == s.basket })
+	if i < 0 {
+		s.basketDetail.SetText("Select a basket to see its payments.")
+		return
+	}
+	b := s.baskets[i]
+	var t strings.Builder
+	fmt.Fprintf(&t, "Basket %s of %s, created %s: %s\n", b.ID, b.TPPID, when(b.Created), b.Status)
+	auths := "none yet"
+	if len(b.Authorisations) > 0 {
+		auths = strings.Join(b.Authorisations, ", ")
+	}
+	fmt.Fprintf(&t, "Authorisations: %s\n", auths)
+	fmt.Fprintf(&t, "Payments (%d):\n", len(b.Payments))
+	for _, p := range b.Payments {
+		creditor := ""
+		if len(p.Items) > 0 {
+			creditor = " to " + p.Items[0].CreditorName
+		}
+		fmt.Fprintf(&t, "  %s  %s  %s %s%s\n", p.ID, p.Status, paymentKind(p), totalText(p), creditor)
+	}
+	s.basketDetail.SetText(strings.TrimSuffix(t.String(), "\n"))
+}
+
+func (s *paymentsScreen) reloadRuns() {
+	runs, err := s.u.bank.BatchRuns(maxRunsShown)
+	if err != nil {
+		s.u.showError(err)
+		return
+	}
+	s.runs = runs
+	c := s.u.bank.Clock()
+	text := "Sandbox clock: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
+	if next, err := s.u.bank.NextBatchRun(); err == nil {
+		text += ". Next scheduled batch run: " + next.In(bank.Oslo).Format("Monday 2006-01-02 15:04")
+	}
+	if st, err := s.u.bank.Settings(); err == nil {
+		text += fmt.Sprintf(" (banking days at %s; change the times on the Server screen).", strings.Join(st.BatchTimes, ", "))
+	}
+	s.next.SetText(text)
+	s.runTable.Refresh()
+	row := slices.IndexFunc(runs, func(r bank.BatchRun) bool { return r.ID == s.run })
+	if row < 0 {
+		s.run = ""
+		s.runTable.UnselectAll()
+	} else {
+		s.runTable.Select(widget.TableCellID{Row: row, Col: 0})
+	}
+	s.showRun()
+}
+
+func (s *paymentsScreen) runCell(row, col int) string {
+	r := s.runs[row]
+	switch col {
+	case 0:
+		return r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05")
+	case 1:
+		return r.Trigger
+	case 2:
+		return msText(r.Duration)
+	case 3:
+		text := countsText(r.Counts)
+		if len(r.Errors) > 0 {
+			text += fmt.Sprintf("; %s", plural(len(r.Errors), "error", "errors"))
+		}
+		return text
+	}
+	return ""
+}
+
+func (s *paymentsScreen) showRun() {
+	i := slices.IndexFunc(s.runs, func(r bank.BatchRun) bool { return r.ID == s.run })
+	if i < 0 {
+		s.runDetail.SetText("Select a run to see what it did to each payment.")
+		return
+	}
+	r := s.runs[i]
+	var t strings.Builder
+	fmt.Fprintf(&t, "Run %s at %s (%s) took %s ms: %s.\n", r.ID, r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), r.Trigger, msText(r.Duration), countsText(r.Counts))
+	if len(r.Outcomes) == 0 {
+		t.WriteString("It moved no payment.\n")
+	} else {
+		fmt.Fprintf(&t, "Outcomes (%d", len(r.Outcomes))
+		if len(r.Outcomes) >= bank.MaxBatchOutcomes {
+			fmt.Fprintf(&t, "; a report keeps the first %d, the counts cover every payment", bank.MaxBatchOutcomes)
+		}
+		t.WriteString("):\n")
+		for _, o := range r.Outcomes {
+			line := fmt.Sprintf("  %s  %s → %s", o.PaymentID, o.From, o.To)
+			if o.Reason != "" {
+				line += "  " + o.Reason
+			}
+			t.WriteString(line + "\n")
+		}
+	}
+	if len(r.Errors) > 0 {
+		t.WriteString("Errors (the next run tries these payments again):\n")
+		for _, e := range r.Errors {
+			t.WriteString("  " + e + "\n")
+		}
+	}
+	s.runDetail.SetText(strings.TrimSuffix(t.String(), "\n"))
+}
