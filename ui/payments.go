@@ -185,13 +185,7 @@ func (s *paymentsScreen) reloadPayments() {
 		s.count.SetText(plural(list.Total, "payment", "payments") + in)
 	}
 	s.table.Refresh()
-	row := slices.IndexFunc(list.Payments, func(p bank.Payment) bool { return p.ID == s.selected })
-	if row < 0 {
-		s.selected = ""
-		s.table.UnselectAll()
-	} else {
-		s.table.Select(widget.TableCellID{Row: row, Col: 0})
-	}
+	reselect(s.table, list.Payments, &s.selected, func(p bank.Payment) string { return p.ID })
 	s.showPayment()
 }
 
@@ -514,13 +508,7 @@ func (s *paymentsScreen) reloadBaskets() {
 	}
 	s.baskets = baskets
 	s.basketTable.Refresh()
-	row := slices.IndexFunc(baskets, func(b bank.BasketView) bool { return b.ID == s.basket })
-	if row < 0 {
-		s.basket = ""
-		s.basketTable.UnselectAll()
-	} else {
-		s.basketTable.Select(widget.TableCellID{Row: row, Col: 0})
-	}
+	reselect(s.basketTable, baskets, &s.basket, func(b bank.BasketView) string { return b.ID })
 	s.showBasket()
 }
 
@@ -586,13 +574,7 @@ func (s *paymentsScreen) reloadRuns() {
 	}
 	s.next.SetText(text)
 	s.runTable.Refresh()
-	row := slices.IndexFunc(runs, func(r bank.BatchRun) bool { return r.ID == s.run })
-	if row < 0 {
-		s.run = ""
-		s.runTable.UnselectAll()
-	} else {
-		s.runTable.Select(widget.TableCellID{Row: row, Col: 0})
-	}
+	reselect(s.runTable, runs, &s.run, func(r bank.BatchRun) string { return r.ID })
 	s.showRun()
 }
 

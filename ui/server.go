@@ -462,16 +462,9 @@ func (s *serverScreen) savePayments() {
 // namedFX starts the bank's findings about an exchange rate with the
 // currency, since they all show at the one exchange table field.
 func namedFX(err error) error {
-	e, ok := bank.AsError(err)
-	if !ok {
-		return err
-	}
-	c := *e
-	c.Messages = append([]bank.Message(nil), e.Messages...)
-	for i, m := range c.Messages {
+	return editMessages(err, func(m *bank.Message) {
 		if code, ok := strings.CutPrefix(m.Path, "fx."); ok && !strings.HasPrefix(m.Text, code) {
-			c.Messages[i].Text = code + ": " + m.Text
+			m.Text = code + ": " + m.Text
 		}
-	}
-	return &c
+	})
 }

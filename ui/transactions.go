@@ -353,18 +353,26 @@ func (s *transactionsScreen) add() {
 
 // renamePaths renames the paths of a bank error's findings.
 func renamePaths(err error, names map[string]string) error {
+	return editMessages(err, func(m *bank.Message) {
+		for from, to := range names {
+			if m.Path == from || strings.HasPrefix(m.Path, from+".") {
+				m.Path = to + strings.TrimPrefix(m.Path, from)
+			}
+		}
+	})
+}
+
+// editMessages returns a copy of a bank error with each finding changed by
+// edit; any other error as it is.
+func editMessages(err error, edit func(*bank.Message)) error {
 	e, ok := bank.AsError(err)
 	if !ok {
 		return err
 	}
 	c := *e
 	c.Messages = append([]bank.Message(nil), e.Messages...)
-	for i, m := range c.Messages {
-		for from, to := range names {
-			if m.Path == from || strings.HasPrefix(m.Path, from+".") {
-				c.Messages[i].Path = to + strings.TrimPrefix(m.Path, from)
-			}
-		}
+	for i := range c.Messages {
+		edit(&c.Messages[i])
 	}
 	return &c
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -341,4 +342,16 @@ func textTable(columns []string, widths []float32, rows func() int, cell func(ro
 		}
 	}
 	return t
+}
+
+// reselect selects again, after a table's rows were reloaded, the row whose
+// id is *selected, or clears the selection when that row is gone.
+func reselect[T any](t *widget.Table, rows []T, selected *string, id func(T) string) {
+	row := slices.IndexFunc(rows, func(v T) bool { return id(v) == *selected })
+	if row < 0 {
+		*selected = ""
+		t.UnselectAll()
+		return
+	}
+	t.Select(widget.TableCellID{Row: row, Col: 0})
 }
