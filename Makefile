@@ -28,6 +28,7 @@ lint:
 ## bench: the benchmarks of docs/BENCHMARKS.md
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./bank/psd2api ./bank/httpsig ./storage
+	$(GO) test -run '^$$' -bench BatchRun -benchtime 1x ./bank
 	$(GO) test -run '^$$' -bench Startup -benchtime 20x ./cmd/sandbankd
 	scripts/with-display $(GO) test -run '^$$' -bench WindowStartup -benchtime 10x ./cmd/sandbank
 	$(GO) test -run TableReadsOnePageAtATime -v -count=1 ./ui
