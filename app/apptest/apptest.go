@@ -209,7 +209,22 @@ func (b *Bank) Send(req *http.Request) Response {
 	if err := httpsig.VerifyResponse(resp.Header, data, b.BankCert.Cert); err != nil {
 		b.TB.Errorf("%s %s: the response signature does not verify: %v", req.Method, req.URL.Path, err)
 	}
+	b.checkContract(req, sentBody(req), resp.StatusCode, resp.Header, data)
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+// sentBody returns the body of a request built with a bytes reader.
+func sentBody(req *http.Request) []byte {
+	if req.GetBody == nil {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = rc.Close() }()
+	data, _ := io.ReadAll(rc)
+	return data
 }
 
 func requestBody(tb testing.TB, body any) []byte {

@@ -123,6 +123,7 @@ func (br *Browser) read(rawURL string, resp *http.Response) Page {
 	if err != nil {
 		br.b.TB.Fatal(err)
 	}
+	br.b.checkContract(resp.Request, nil, resp.StatusCode, resp.Header, data)
 	p := Page{URL: rawURL, Status: resp.StatusCode, Header: resp.Header, Body: string(data), Location: resp.Header.Get("Location")}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		doc, err := html.Parse(strings.NewReader(p.Body))

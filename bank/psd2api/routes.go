@@ -21,6 +21,7 @@ func (s *server) routes() []route {
 	pis := func(f handlerFunc) http.Handler { return s.signed(pisRoles, jsonType, MaxBody, s.handle(f)) }
 	routes := []route{
 		{"GET /healthz", http.HandlerFunc(healthz)},
+		{"GET /v1/openapi.json", http.HandlerFunc(s.openAPI)},
 
 		{"POST /v1/consents", ais(s.startAuthorisation(bank.AuthConsent))},
 		{"POST /v1/bank-offered-consents", ais(s.startAuthorisation(bank.AuthConsent))},

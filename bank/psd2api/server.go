@@ -53,6 +53,10 @@ type Config struct {
 type server struct {
 	Config
 	mux *http.ServeMux
+	// openAPI is the document of GET /v1/openapi.json, or why it could
+	// not be built.
+	openAPIDoc []byte
+	openAPIErr error
 }
 
 // NewServer returns the bank's HTTP handler.
@@ -64,9 +68,11 @@ func NewServer(cfg Config) http.Handler {
 		cfg.Now = time.Now
 	}
 	s := &server{Config: cfg, mux: http.NewServeMux()}
-	for _, rt := range s.routes() {
+	routes := s.routes()
+	for _, rt := range routes {
 		s.mux.Handle(rt.pattern, rt.handler)
 	}
+	s.openAPIDoc, s.openAPIErr = openAPIDocument(routes)
 	return s
 }
 

@@ -1,0 +1,182 @@
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+// The contract check: every request a test sends through Bank.Send (and
+// every SCA page the Browser loads) is looked up in the bank's own OpenAPI
+// document, GET /v1/openapi.json, and its response is validated against
+// the operation's schemas with kin-openapi. A request the bank accepted
+// (2xx) is validated too, so the document cannot be stricter than the bank.
+// A response that does not match, or a route the document lacks, fails
+// the test that sent it.
+
+var contract struct {
+	once   sync.Once
+	doc    *openapi3.T
+	router routers.Router
+	err    error
+
+	mu   sync.Mutex
+	seen map[string]bool // operationIds answered with their success status
+}
+
+func init() {
+	for _, ct := range []string{"application/x-pem-file", "text/html", "text/css"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
+}
+
+// loadContract fetches and parses the document once per test binary.
+func loadContract(baseURL string) error {
+	contract.once.Do(func() {
+		resp, err := http.Get(baseURL + "/v1/openapi.json")
+		if err != nil {
+			contract.err = err
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			contract.err = err
+			return
+		}
+		if resp.StatusCode != http.StatusOK {
+			contract.err = fmt.Errorf("GET /v1/openapi.json: %d %s", resp.StatusCode, data)
+			return
+		}
+		contract.doc, contract.err = ParseContract(data)
+		if contract.err == nil {
+			contract.router, contract.err = gorillamux.NewRouter(contract.doc)
+		}
+		contract.seen = map[string]bool{}
+	})
+	return contract.err
+}
+
+// ParseContract loads and validates an OpenAPI document.
+func ParseContract(data []byte) (*openapi3.T, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("the OpenAPI document is not valid: %w", err)
+	}
+	return doc, nil
+}
+
+// ContractOperations returns every operationId of the bank's document and
+// whether a test got its success answer, once the document was loaded.
+func ContractOperations() map[string]bool {
+	contract.mu.Lock()
+	defer contract.mu.Unlock()
+	if contract.doc == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, item := range contract.doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			out[op.OperationID] = contract.seen[op.OperationID]
+		}
+	}
+	return out
+}
+
+// checkContract validates one answered request.
+func (b *Bank) checkContract(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
+	if _, bench := b.TB.(*testing.B); bench {
+		return // benchmarks measure the bank, not the check
+	}
+	b.TB.Helper()
+	if err := loadContract(b.URL); err != nil {
+		b.TB.Errorf("contract: %v", err)
+		return
+	}
+	if err := validateExchange(req, reqBody, status, header, body); err != nil {
+		b.TB.Errorf("contract: %s %s → %d: %v", req.Method, req.URL.Path, status, err)
+	}
+}
+
+func validateExchange(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) error {
+	// The aliases answer like /v1; the document lists /v1.
+	u := *req.URL
+	for _, alias := range []string{"/api/v1/", "/api-sandbox/v1/"} {
+		if rest, ok := strings.CutPrefix(u.Path, alias); ok {
+			u.Path, u.RawPath = "/v1/"+rest, ""
+		}
+	}
+	lookup := req.Clone(context.Background())
+	lookup.URL = &u
+	lookup.Body = io.NopCloser(bytes.NewReader(reqBody))
+	route, params, err := contract.router.FindRoute(lookup)
+	if err != nil {
+		var code struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(body, &code)
+		switch {
+		case errors.Is(err, routers.ErrMethodNotAllowed) && status == http.StatusMethodNotAllowed:
+			return nil
+		case errors.Is(err, routers.ErrPathNotFound) && status == http.StatusNotFound && code.Code == "NOT_FOUND":
+			return nil
+		}
+		return fmt.Errorf("the OpenAPI document has no operation for this request (%v)", err)
+	}
+	in := &openapi3filter.RequestValidationInput{
+		Request: lookup, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	}
+	// What the bank accepted, the document must accept. Unsigned requests
+	// pass only while requireSignature is off, which the document does
+	// not describe.
+	if status/100 == 2 && req.Header.Get("Signature") != "" {
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			return fmt.Errorf("the bank accepted a request the document refuses: %w", err)
+		}
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: status, Header: header,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		return fmt.Errorf("the response does not match the document: %w", err)
+	}
+	if _, ok := route.Operation.Responses.Map()[fmt.Sprint(status)]; ok && status/100 == 2 {
+		contract.mu.Lock()
+		contract.seen[route.Operation.OperationID] = true
+		contract.mu.Unlock()
+	}
+	return nil
+}
+
+// UnexercisedOperations lists the documented operations that no test of
+// this binary got a success answer from, sorted.
+func UnexercisedOperations() []string {
+	var out []string
+	for id, seen := range ContractOperations() {
+		if !seen {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
