@@ -62,10 +62,15 @@ type Number struct {
 // NumberOf returns a Number holding d.
 func NumberOf(d decimal.Decimal) *Number { return &Number{Value: d} }
 
+// maxNumberText bounds the JSON text of a Number that is parsed: no
+// sandbox amount needs more, and parsing a megabyte of digits takes
+// seconds. A longer number is reported like any value that is not one.
+const maxNumberText = 64
+
 // UnmarshalJSON keeps a JSON number exactly and remembers anything else.
 func (n *Number) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	if len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
+	if len(b) > 0 && len(b) <= maxNumberText && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
 		d, err := decimal.NewFromString(string(b))
 		if err == nil {
 			*n = Number{Value: d}

@@ -203,7 +203,10 @@ func (s *Service) newAuthorisation(tx Tx, r SCARequest) (Authorisation, error) {
 }
 
 // checkRedirectURI accepts an absolute URI the PSU's browser may be sent
-// to: http, https or an app's own scheme, without control characters.
+// to: http, https or an app's own scheme, without control characters. An
+// app's scheme is a reversed domain name (RFC 8252 7.1, e.g. no.tpp.app),
+// so that no URI opens a browser's or an operating system's own handler
+// (javascript:, data:, file:, ms-msdt: and the like).
 func checkRedirectURI(raw string) error {
 	const path = "TPP-Redirect-URI"
 	if raw == "" {
@@ -217,11 +220,13 @@ func checkRedirectURI(raw string) error {
 		return PathError(CodeFormatError, path, fmt.Sprintf("%q is not an absolute URI without a fragment, e.g. https://tpp.example/callback", clip(raw)))
 	}
 	switch strings.ToLower(u.Scheme) {
-	case "javascript", "data", "vbscript", "file", "blob":
-		return PathError(CodeFormatError, path, fmt.Sprintf("the scheme %s is not allowed; use https, http or your app's own scheme", u.Scheme))
 	case "http", "https":
 		if u.Host == "" {
 			return PathError(CodeFormatError, path, "an http(s) URI needs a host")
+		}
+	default:
+		if !strings.Contains(u.Scheme, ".") {
+			return PathError(CodeFormatError, path, fmt.Sprintf("the scheme %s is not allowed; use https, http or your app's own scheme named after your domain, e.g. no.tpp.app://sca-done", u.Scheme))
 		}
 	}
 	return nil
@@ -730,7 +735,8 @@ func (s *Service) finish(tx Tx, a *Authorisation) error {
 	return tx.PutAuthorisation(*a)
 }
 
-// withQuery adds parameters to a URI, keeping its own.
+// withQuery adds parameters to a URI, keeping its own but for those of
+// the same names, which the bank's values replace.
 func withQuery(raw string, add url.Values) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -738,9 +744,7 @@ func withQuery(raw string, add url.Values) string {
 	}
 	q := u.Query()
 	for k, vs := range add {
-		for _, v := range vs {
-			q.Add(k, v)
-		}
+		q[k] = vs
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
