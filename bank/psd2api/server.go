@@ -288,13 +288,20 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces).WithStatus(http.StatusNotAcceptable))
 			return
 		}
+		tooLarge := func() {
+			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20).WithStatus(http.StatusRequestEntityTooLarge))
+		}
+		if r.ContentLength > maxBody { // refused before a byte of it is read
+			tooLarge()
+			return
+		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
 			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read").WithStatus(http.StatusBadRequest))
 			return
 		}
 		if int64(len(body)) > maxBody {
-			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20).WithStatus(http.StatusRequestEntityTooLarge))
+			tooLarge()
 			return
 		}
 		if len(body) > 0 {

@@ -1,0 +1,576 @@
+package psd2api_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"sandbank/app/apptest"
+	"sandbank/bank/pki"
+	"sandbank/bank/psd2api"
+)
+
+// The security tests of docs/SECURITY.md. TestSCA_Security (ais_test.go)
+// covers the first ones: a markup customer name, the page's headers, a form
+// of one authorisation posted to another, and a redirect that query, form
+// or a changed signed header cannot move.
+
+// markup is what an attacker would like the SCA page to run.
+const markup = `"'><script>alert(1)</script><img src=x onerror=alert(1)>`
+
+// formToken returns the token field of a page's only form.
+func formToken(t *testing.T, p apptest.Page) string {
+	t.Helper()
+	if len(p.Forms) != 1 {
+		t.Fatalf("page %s has %d forms: %s", p.URL, len(p.Forms), p.Text)
+	}
+	for _, f := range p.Forms[0].Fields {
+		if f.Name == "token" && f.Type == "hidden" {
+			return f.Value
+		}
+	}
+	t.Fatalf("the form of %s carries no token", p.URL)
+	return ""
+}
+
+var returnLink = regexp.MustCompile(`<a class="button" href="([^"]*)"`)
+
+// safeLocation checks that a redirect is one printable ASCII header on the
+// signed URI's scheme, host and path, and returns its query.
+func safeLocation(t *testing.T, loc, signed string) url.Values {
+	t.Helper()
+	for i := 0; i < len(loc); i++ {
+		if loc[i] <= ' ' || loc[i] >= 0x7f {
+			t.Fatalf("Location %q has byte %#x at %d", loc, loc[i], i)
+		}
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		t.Fatalf("Location %q: %v", loc, err)
+	}
+	want, _ := url.Parse(signed)
+	if u.Scheme != want.Scheme || u.Host != want.Host || u.Path != want.Path {
+		t.Fatalf("Location %q left the signed URI %q", loc, signed)
+	}
+	return u.Query()
+}
+
+func TestSecurity_SCAPageEscapesEveryValue(t *testing.T) {
+	b, tpp := setup(t)
+	br := b.Browser()
+
+	// A value in the URL: an unknown authorisation id is printed escaped.
+	for _, id := range []string{markup, "enc!!" + markup} {
+		p := br.Open(b.URL + "/sca/" + url.PathEscape(id) + "?q=" + url.QueryEscape(markup))
+		if p.Status != 404 || !strings.Contains(p.Text, "does not exist") {
+			t.Fatalf("unknown id: %d %s", p.Status, p.Text)
+		}
+		checkEscaped(t, p, "<script>")
+		checkEscaped(t, p, "<img")
+		if !strings.Contains(p.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+			t.Errorf("the error page has no Content-Security-Policy")
+		}
+	}
+
+	// The TPP's name from its certificate, and the PSU's typo in the failure
+	// message.
+	evilTPP := b.NewTPPWith(pki.TPPRequestFor("<img src=x onerror=alert(1)>", "987654321", []string{pki.RoleAI, pki.RolePI}, 30, time.Now()), 1)
+	p := br.Open(b.StartSCA(evilTPP, "POST", "/v1/consents", tppRedirect, "e-1"))
+	checkEscaped(t, p, "<img")
+	if !strings.Contains(p.Text, "<img src=x onerror=alert(1)>") {
+		t.Fatalf("the TPP's name is not shown as text: %s", p.Text)
+	}
+	p = br.Submit(p, url.Values{"nationalId": {markup}})
+	if p.Status != 200 || !strings.Contains(p.Text, "No sandbox customer") {
+		t.Fatalf("unknown national id: %d %s", p.Status, p.Text)
+	}
+	checkEscaped(t, p, "<script>")
+	checkEscaped(t, p, "<img")
+
+	// The payment summary: creditor name and remittance information.
+	onBankingMorning(t, b, tpp)
+	body := ndct("10", ibanT1Bruk, ibanT2Bruk)
+	body["creditorName"] = "<script>alert(1)</script>"
+	body["remittanceInformationUnstructured"] = `"><img src=x onerror=alert(1)>`
+	c := createPayment(t, b, tpp, ndctPath, body)
+	p = br.Open(b.URL + "/sca/" + c.authID())
+	p = br.Submit(p, url.Values{"nationalId": {t1Number}})
+	if !strings.Contains(p.Text, "<script>alert(1)</script>") || !strings.Contains(p.Text, `"><img src=x onerror=alert(1)>`) {
+		t.Fatalf("the payment summary does not show the values as text: %s", p.Text)
+	}
+	checkEscaped(t, p, "<script>")
+	checkEscaped(t, p, "<img")
+
+	// The failure message and the redirect parameters: a PSU whose name is
+	// markup may not pay from the account, so the payment fails with a
+	// message that names them; the redirect carries it and the finished page
+	// shows it with a link back to the TPP.
+	expect(t, b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555555555", "name": markup, "type": "private"}), 201, "")
+	redirect := "https://tpp.example/cb?state=" + url.QueryEscape(markup)
+	c = createPayment(t, b, tpp, ndctPath, ndct("11", ibanT1Bruk, ibanT2Bruk), "TPP-Redirect-URI: "+redirect, "TPP-Session-ID: e-2")
+	p = br.Open(b.URL + "/sca/" + c.authID())
+	p = br.Submit(p, url.Values{"nationalId": {"55555555555"}})
+	if p.Status != 303 {
+		t.Fatalf("a PSU who may not pay: %d %s", p.Status, p.Text)
+	}
+	q := safeLocation(t, p.Location, redirect)
+	if q.Get("code") != "PAYMENT_FAILED" || !strings.Contains(q.Get("message"), markup) || q.Get("state") != markup {
+		t.Fatalf("failure redirect %s", p.Location)
+	}
+	done := br.Open(b.URL + "/sca/" + c.authID())
+	checkEscaped(t, done, "<script>")
+	checkEscaped(t, done, "<img")
+	if !strings.Contains(done.Text, "not approved: "+markup) {
+		t.Fatalf("the failure message is not shown as text: %s", done.Text)
+	}
+	m := returnLink.FindStringSubmatch(done.Body)
+	if m == nil {
+		t.Fatalf("the finished page has no link back: %s", done.Body)
+	}
+	safeLocation(t, html.UnescapeString(m[1]), redirect)
+}
+
+func TestSecurity_SCAFormNeedsItsToken(t *testing.T) {
+	b, tpp := setup(t)
+	br := b.Browser()
+	p := br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "t-1"))
+	token := formToken(t, p)
+	other := formToken(t, br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "t-2")))
+	if len(token) < 24 || token == other {
+		t.Fatalf("tokens %q and %q: want distinct and at least 128 random bits", token, other)
+	}
+
+	// Posts without the token, with a wrong one, with the other
+	// authorisation's, or with the token in the query are refused and
+	// change nothing; they do not even use up an identification attempt.
+	before := b.FileSum()
+	for _, form := range []url.Values{
+		{"nationalId": {t1Number}},
+		{"nationalId": {t1Number}, "token": {""}},
+		{"nationalId": {t1Number}, "token": {"x" + token[1:]}},
+		{"nationalId": {t1Number}, "token": {token + "x"}},
+		{"nationalId": {t1Number}, "token": {other}},
+		{"nationalId": {t1Number}, "token": {other, token}},
+	} {
+		got := br.Post(p.URL, form)
+		if got.Status != 400 || !strings.Contains(got.Text, "does not belong") || len(got.Forms) != 0 {
+			t.Errorf("form %v: %d %s", form, got.Status, got.Text)
+		}
+	}
+	if got := br.Post(p.URL+"?token="+url.QueryEscape(token), url.Values{"nationalId": {t1Number}}); got.Status != 400 {
+		t.Errorf("a token in the query: %d %s", got.Status, got.Text)
+	}
+	if b.FileSum() != before {
+		t.Fatal("a refused form changed the data file")
+	}
+	// A GET never acts, whatever its query says.
+	got := br.Open(p.URL + "?token=" + url.QueryEscape(token) + "&nationalId=" + t1Number + "&decision=approve")
+	if got.Status != 200 || formToken(t, got) != token || !strings.Contains(got.Text, "National identity number") {
+		t.Fatalf("a GET with form values: %d %s", got.Status, got.Text)
+	}
+
+	// Three wrong national ids with the token still end the SCA: the refused
+	// posts above were not counted.
+	for i := range 2 {
+		p = br.Submit(p, url.Values{"nationalId": {fmt.Sprint(i)}})
+		if p.Status != 200 || !strings.Contains(p.Text, fmt.Sprintf("%d attempt", 2-i)) {
+			t.Fatalf("attempt %d: %d %s", i+1, p.Status, p.Text)
+		}
+	}
+
+	// Every step's form carries the same token; a replayed final post after
+	// the end changes nothing and sends nobody anywhere.
+	p = br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "t-3"))
+	token = formToken(t, p)
+	p = br.Submit(p, url.Values{"nationalId": {t1Number}})
+	if formToken(t, p) != token {
+		t.Fatal("the consent step's token differs from the first step's")
+	}
+	final := url.Values{"token": {token}, "decision": {"approve"}, "accounts": {t1Brukskonto}}
+	p = br.Post(p.URL, final)
+	if p.Status != 303 {
+		t.Fatalf("approve: %d %s", p.Status, p.Text)
+	}
+	again := br.Post(p.URL, final)
+	if again.Status != 200 || again.Location != "" || len(again.Forms) != 0 || !strings.Contains(again.Text, "status FINALISED") {
+		t.Fatalf("a replayed post: %d %q %s", again.Status, again.Location, again.Text)
+	}
+}
+
+func TestSecurity_RedirectURIIsCheckedWhenSigned(t *testing.T) {
+	b, tpp := setup(t)
+	onBankingMorning(t, b, tpp)
+	for _, uri := range []string{
+		"javascript:alert(1)",
+		"JaVaScRiPt:alert(document.cookie)",
+		"javascript://tpp.example/%0aalert(1)",
+		"data:text/html,<script>alert(1)</script>",
+		"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+		"vbscript:msgbox(1)",
+		"file:///etc/passwd",
+		"blob:https://tpp.example/0b5c",
+		"ms-msdt:/id PCWDiagnostic",
+		"search-ms:query=x",
+		"myapp://callback",
+		"about:blank",
+		"/callback",
+		"callback",
+		"//evil.example/callback",
+		`\\evil.example\callback`,
+		"https:///callback",
+		"http:evil.example",
+		"https://tpp.example/cb#frag",
+		"https://tpp.example/a\tb",
+		"https://tpp.example/" + strings.Repeat("a", 2048),
+	} {
+		headers := []string{"TPP-Redirect-URI: " + uri, "TPP-Session-ID: r-1"}
+		rejectsWith(t, b, tpp, "POST", "/v1/consents", nil, headers, 400, "FORMAT_ERROR", "TPP-Redirect-URI")
+		rejectsWith(t, b, tpp, "POST", ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk), headers, 400, "FORMAT_ERROR", "TPP-Redirect-URI")
+	}
+	// A control character in TPP-Session-ID, which goes into the redirect.
+	rejectsWith(t, b, tpp, "POST", "/v1/consents", nil, []string{"TPP-Redirect-URI: " + tppRedirect, "TPP-Session-ID: a\tb"}, 400, "FORMAT_ERROR", "TPP-Session-ID")
+
+	// An account-information 401 offers no SCA to such a URI.
+	before := b.FileSum()
+	r := b.Do(tpp, "GET", "/v1/accounts", nil, "PSU-ID: "+uuid.NewString(), "TPP-Session-ID: r-2", "TPP-Redirect-URI: javascript:alert(1)")
+	expect(t, r, 401, "CONSENT_INVALID")
+	if strings.Contains(string(r.Body), "scaRedirect") || b.FileSum() != before {
+		t.Fatalf("a 401 started SCA for a javascript: URI: %s", r.Body)
+	}
+}
+
+func TestSecurity_RedirectStaysOnTheSignedURI(t *testing.T) {
+	b, tpp := setup(t)
+	// Parameters the TPP's URI or session id carry cannot pose as the
+	// bank's: the bank's psu-id, context and tpp-session-id replace them.
+	signed := "https://tpp.example/cb?psu-id=forged&context=CORPORATE&psu-corporate-id=forged&state=s1"
+	session := "s&psu-id=forged2&x=%0d%0a"
+	q := b.CompleteSCA(b.StartSCA(tpp, "POST", "/v1/consents", signed, session), t1Number, "", nil, "approve").Query
+	if len(q["psu-id"]) != 1 || q.Get("psu-id") == "forged" || len(q["context"]) != 1 || q.Get("context") != "PRIVATE" {
+		t.Fatalf("redirect query %v", q)
+	}
+	if len(q["tpp-session-id"]) != 1 || q.Get("tpp-session-id") != session || q.Get("state") != "s1" {
+		t.Fatalf("redirect query %v", q)
+	}
+
+	// Encoded line breaks and other odd characters in the signed URI stay
+	// encoded: the Location is one line of printable ASCII on the signed
+	// URI. Tampered headers on the SCA page's requests change nothing.
+	for _, uri := range []string{
+		"https://tpp.example/cb%0d%0aSet-Cookie:%20a=b?x=%0d%0aSet-Cookie:%20c=d",
+		"https://tpp.example/cb\u2028x?y=\u0085z&w=\u00e6",
+		`https://tpp.example/cb?"><script>alert(1)</script>`,
+		"no.tpp.app://sca-done/x%0aLocation:%20https://evil.example/",
+	} {
+		br := b.Browser()
+		p := br.Open(b.StartSCA(tpp, "POST", "/v1/consents", uri, "l-1"))
+		p = br.Submit(p, url.Values{"nationalId": {t1Number}})
+		form := url.Values{"token": {formToken(t, p)}, "decision": {"approve"}, "accounts": {t1Brukskonto}}
+		req, err := http.NewRequest("POST", p.URL, strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("TPP-Redirect-URI", "https://evil.example/")
+		req.Header.Set("X-Forwarded-Host", "evil.example")
+		req.Header.Set("Referer", "https://evil.example/")
+		req.Host = "evil.example"
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != 303 || len(resp.Header.Values("Location")) != 1 || resp.Header.Get("Set-Cookie") != "" {
+			t.Fatalf("%q: %d %v", uri, resp.StatusCode, resp.Header)
+		}
+		safeLocation(t, resp.Header.Get("Location"), uri)
+	}
+}
+
+// rawExchange sends request text on a new connection to the bank and reads
+// the answer, so that a test can send what Go's client refuses to.
+func rawExchange(t *testing.T, b *apptest.Bank, request string) (*http.Response, []byte) {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(b.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	return resp, data
+}
+
+// rawSigned writes a request signed by tpp as HTTP/1.1 text, header values
+// as they are, control characters included.
+func rawSigned(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path string, headers map[string]string) string {
+	t.Helper()
+	req := b.Request(method, path, nil)
+	for k, v := range headers {
+		req.Header[http.CanonicalHeaderKey(k)] = []string{v} // as is: Set would not check either
+	}
+	if err := tpp.Signer.SignRequest(req, nil); err != nil {
+		t.Fatal(err)
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s %s HTTP/1.1\r\nHost: %s\r\n", method, path, req.URL.Host)
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			fmt.Fprintf(&s, "%s: %s\r\n", k, v)
+		}
+	}
+	s.WriteString("Connection: close\r\n\r\n")
+	return s.String()
+}
+
+// A line feed ends a header line, so a value with one arrives cut there,
+// and the rest is another request header: the signature covers
+// TPP-Redirect-URI, so the cut URI fails it; TPP-Session-ID, not signed,
+// arrives as the part before the break. Other control characters are
+// refused whole. No answer ever carries the injected header.
+func TestSecurity_ControlCharactersInRedirectHeaders(t *testing.T) {
+	b, tpp := setup(t)
+	for _, c := range []string{"\r", "\n", "\r\n", "\x00", "\x01", "\x0b", "\x1b", "\x7f"} {
+		for _, h := range []string{"TPP-Redirect-URI", "TPP-Session-ID"} {
+			headers := map[string]string{"TPP-Redirect-URI": tppRedirect, "TPP-Session-ID": "c-1"}
+			headers[h] += c + "Set-Cookie: a=b"
+			cut := strings.HasSuffix(c, "\n") && h == "TPP-Session-ID"
+			before := b.FileSum()
+			resp, body := rawExchange(t, b, rawSigned(t, b, tpp, "POST", "/v1/consents", headers))
+			if resp.Header.Get("Set-Cookie") != "" || (resp.StatusCode != 400 && !cut) {
+				t.Errorf("%s with %q: %d %v %s", h, c, resp.StatusCode, resp.Header, body)
+			}
+			if !cut && b.FileSum() != before {
+				t.Errorf("%s with %q changed the data file", h, c)
+			}
+			if cut {
+				href := scaRedirect201(t, resp, body)
+				q := b.CompleteSCA(href, t1Number, "", nil, "approve").Query
+				if q.Get("tpp-session-id") != "c-1" {
+					t.Errorf("%s with %q: session %q", h, c, q.Get("tpp-session-id"))
+				}
+			}
+		}
+	}
+	// The same request without them works.
+	resp, body := rawExchange(t, b, rawSigned(t, b, tpp, "POST", "/v1/consents", map[string]string{"TPP-Redirect-URI": tppRedirect, "TPP-Session-ID": "c-2"}))
+	scaRedirect201(t, resp, body)
+}
+
+// scaRedirect201 checks that a raw answer started SCA and returns its
+// page.
+func scaRedirect201(t *testing.T, resp *http.Response, body []byte) string {
+	t.Helper()
+	var started struct {
+		Links map[string]struct {
+			Href string `json:"href"`
+		} `json:"_links"`
+	}
+	if err := json.Unmarshal(body, &started); resp.StatusCode != 201 || err != nil || started.Links["scaRedirect"].Href == "" {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	return started.Links["scaRedirect"].Href
+}
+
+// within runs f and fails when it takes longer than a request should.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	start := time.Now()
+	f()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("%s took %v", what, d)
+	}
+}
+
+func TestSecurity_OversizedBodies(t *testing.T) {
+	b, tpp := setup(t)
+	over := []byte(`{"name":"` + strings.Repeat("x", psd2api.MaxBody) + `"}`)
+	for _, path := range []string{"/v1/sandbox/customers", "/v1/sandbox/sca/enc!!x"} {
+		rejects(t, b, tpp, "POST", path, over, 413, "BAD_REQUEST")
+	}
+
+	// Without a Content-Length (chunked), the limit holds as well.
+	before := b.FileSum()
+	req := b.Request("POST", "/v1/sandbox/customers", nil, "Content-Type: application/json")
+	if err := tpp.Signer.SignRequest(req, over); err != nil {
+		t.Fatal(err)
+	}
+	req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(over)), -1
+	expect(t, b.Send(req), 413, "BAD_REQUEST")
+
+	// A declared length over the limit is refused before the body is read:
+	// the bank answers though only a few bytes of it ever come. The scenario
+	// import has its own, larger limit.
+	for _, c := range []struct {
+		method, path string
+		limit        int
+	}{
+		{"POST", "/v1/sandbox/customers", psd2api.MaxBody},
+		{"PUT", "/v1/sandbox/scenario", psd2api.MaxScenarioBody},
+	} {
+		within(t, c.path+" with a huge Content-Length", func() {
+			resp, body := rawExchange(t, b, fmt.Sprintf("%s %s HTTP/1.1\r\nHost: sandbank\r\nX-Request-ID: big\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"a\":\"", c.method, c.path, c.limit+1))
+			if resp.StatusCode != 413 || !bytes.Contains(body, []byte(`"code":"BAD_REQUEST"`)) {
+				t.Errorf("%s: %d %s", c.path, resp.StatusCode, body)
+			}
+		})
+	}
+	// Over 1 MiB is fine for a scenario: this one is refused for its JSON,
+	// not its size.
+	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", over, 400, "BAD_REQUEST")
+	if b.FileSum() != before {
+		t.Fatal("an oversized body changed the data file")
+	}
+}
+
+func TestSecurity_DeeplyNestedAndHugeJSON(t *testing.T) {
+	b, tpp := setup(t)
+	deep := map[string][]byte{
+		"100,000 [":              []byte(strings.Repeat("[", 100_000)),
+		"100,000 balanced [ ]":   []byte(strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)),
+		`100,000 {"a":`:          []byte(strings.Repeat(`{"a":`, 100_000)),
+		"a field 100,000 deep":   []byte(`{"customerNumber":"1","name":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `,"type":"private"}`),
+		"1,000,000 [ (scenario)": []byte(strings.Repeat("[", 1_000_000)),
+	}
+	for name, body := range deep {
+		for _, c := range []struct{ method, path string }{{"POST", "/v1/sandbox/customers"}, {"PUT", "/v1/sandbox/scenario"}, {"PUT", "/v1/sandbox/clock"}} {
+			within(t, name+" to "+c.path, func() {
+				rejects(t, b, tpp, c.method, c.path, body, 400, "BAD_REQUEST")
+			})
+		}
+	}
+	// A scenario of 4 MiB of brackets, within its own limit.
+	within(t, "4 MiB of [ to the scenario import", func() {
+		rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", []byte(strings.Repeat("[", 4<<20)), 400, "BAD_REQUEST")
+	})
+
+	// Huge numbers: as an amount (kept exact, never a float), as an int and
+	// where a string belongs.
+	digits := "1" + strings.Repeat("0", psd2api.MaxBody-400)
+	account := func(amount string) []byte {
+		a := newAccount(t1Number, "15030123406", "NOK")
+		a["balances"] = []map[string]any{{"balanceType": "EXPECTED", "balanceAmount": map[string]any{"amount": json.RawMessage(amount), "currency": "NOK"}}}
+		raw, err := json.Marshal(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	for _, amount := range []string{digits, "-" + digits, "0." + digits, "1e9999999999", "1e-9999999999", "1e10000", "1e400"} {
+		within(t, fmt.Sprintf("amount %.20s", amount), func() {
+			e := rejects(t, b, tpp, "POST", "/v1/sandbox/accounts", account(amount), 400, "FORMAT_ERROR")
+			if !slices.ContainsFunc(paths(e), func(p string) bool { return strings.HasSuffix(p, "amount") }) {
+				t.Errorf("amount %.20s: paths %v", amount, paths(e))
+			}
+		})
+	}
+	within(t, "a huge offsetSeconds", func() {
+		rejects(t, b, tpp, "PUT", "/v1/sandbox/clock", []byte(`{"offsetSeconds":`+digits+`}`), 400, "BAD_REQUEST")
+		rejects(t, b, tpp, "PUT", "/v1/sandbox/clock", []byte(`{"offsetSeconds":1e400}`), 400, "BAD_REQUEST")
+	})
+	within(t, "a number for a string", func() {
+		rejects(t, b, tpp, "POST", "/v1/sandbox/customers", []byte(`{"customerNumber":`+digits+`,"name":"x","type":"private"}`), 400, "BAD_REQUEST", "customerNumber")
+	})
+
+	// A huge string is refused by its rule, and the answer does not echo it.
+	within(t, "a huge name", func() {
+		name := strings.Repeat("x", psd2api.MaxBody-100)
+		r := b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "5", "name": name, "type": "private"})
+		e := expect(t, r, 400, "FORMAT_ERROR")
+		if !slices.Contains(paths(e), "name") || len(r.Body) > 4096 {
+			t.Errorf("a huge name: %d bytes: %.300s", len(r.Body), r.Body)
+		}
+	})
+}
+
+func TestSecurity_CrossSiteRequestsToTheAPI(t *testing.T) {
+	// With signatures off, a web page could post to the bank from the
+	// tester's browser. A post it can make without a CORS preflight carries
+	// no X-Request-ID, so the bank refuses it; and the bank answers no
+	// preflight, so the browser sends nothing else.
+	off := false
+	b := apptest.Start(t, apptest.Options{RequireSignature: &off})
+	before := b.FileSum()
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/v1/sandbox/initialize", ""},
+		{"POST", "/v1/sandbox/customers", `{"customerNumber":"9","name":"x","type":"private"}`},
+		{"PUT", "/v1/sandbox/faults", `{"outage":true}`},
+		{"DELETE", "/v1/sandbox/customers/enc!!ez0o0ybl1y-3Lw6w4_m29Q", ""},
+	} {
+		req := b.Request(c.method, c.path, []byte(c.body), "Content-Type: text/plain", "Origin: https://evil.example")
+		req.Header.Del("X-Request-ID")
+		r := b.Send(req)
+		if c.method == "POST" {
+			expect(t, r, 400, "HTTP_HEADER_REQUIRED")
+		} else if r.Status < 400 {
+			t.Errorf("%s %s: %d", c.method, c.path, r.Status)
+		}
+		if r.Header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("%s %s allows another origin", c.method, c.path)
+		}
+		preflight := b.Request("OPTIONS", c.path, nil, "Origin: https://evil.example", "Access-Control-Request-Method: "+c.method, "Access-Control-Request-Headers: x-request-id, content-type")
+		p := b.Send(preflight)
+		for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Headers", "Access-Control-Allow-Methods"} {
+			if p.Header.Get(h) != "" {
+				t.Errorf("OPTIONS %s answers %s", c.path, h)
+			}
+		}
+	}
+	if b.FileSum() != before {
+		t.Fatal("a cross-site request changed the data file")
+	}
+}
+
+func TestSecurity_TrustFolderTakesNoSymlinks(t *testing.T) {
+	b := apptest.Start(t, apptest.Options{Trust: "store"})
+	key := apptest.Key(t, 1)
+	linked := apptest.TPPFor(t, selfSigned(t, key, pkix.Name{CommonName: "Linked CA TPP"}), key)
+	plain := apptest.TPPFor(t, selfSigned(t, key, pkix.Name{CommonName: "Plain CA TPP"}), key)
+	outside := filepath.Join(t.TempDir(), "linked.pem")
+	if err := os.WriteFile(outside, pki.EncodeCert(linked.Cert), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(b.TrustDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(b.TrustDir(), "linked.pem")); err != nil {
+		t.Fatal(err)
+	}
+	// The plain file comes after the link: once it is trusted, the folder
+	// was read with the link in it.
+	if err := os.WriteFile(filepath.Join(b.TrustDir(), "plain.pem"), pki.EncodeCert(plain.Cert), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for b.Do(plain, "GET", "/v1/sandbox/customers", nil).Status != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("the CA file in trust/ is not trusted")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	expect(t, b.Do(linked, "GET", "/v1/sandbox/customers", nil), 400, "CERTIFICATE_INVALID")
+}
