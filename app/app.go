@@ -77,6 +77,9 @@ type App struct {
 	bg       sync.WaitGroup // the scheduler
 	unsub    func()
 	scen     scenarios
+	// policyMu orders the verifier's policy updates: each reads the
+	// settings after the change it was told of, so the last one is newest.
+	policyMu sync.Mutex
 
 	mu      sync.Mutex
 	addr    string
@@ -154,6 +157,8 @@ func (a *App) prepare(cfg Config) error {
 		if e.Kind != bank.EventSettings {
 			return
 		}
+		a.policyMu.Lock()
+		defer a.policyMu.Unlock()
 		if st, err := a.Bank.Settings(); err == nil {
 			a.verifier.SetPolicy(a.policy(st))
 		}

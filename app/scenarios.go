@@ -210,11 +210,15 @@ func (a *App) SubscribeScenarios(fn func([]ScenarioFile)) (cancel func()) {
 }
 
 // LoadScenario replaces the sandbox data with a scenario file of the
-// scenarios folder, at once or not at all.
+// scenarios folder, at once or not at all. Like the folder's list, it
+// takes regular files only, not a symbolic link to a file elsewhere.
 func (a *App) LoadScenario(name string) (bank.Counts, error) {
 	path, err := a.scenarioPath(name)
 	if err != nil {
 		return bank.Counts{}, err
+	}
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return bank.Counts{}, fmt.Errorf("%s is not a regular file in the scenarios folder", filepath.Base(path))
 	}
 	sc, err := readScenario(path)
 	if err != nil {
@@ -242,7 +246,7 @@ func (a *App) CheckScenarioName(name string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(path); err == nil {
+	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("%s exists already; choose another name", filepath.Base(path))
 	}
 	return nil

@@ -1,0 +1,227 @@
+package app_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"sandbank/app"
+)
+
+// The security tests of docs/SECURITY.md for the folders and listeners.
+// TestScenarios_FolderSafety (app_test.go) covers the first names.
+
+// listing returns the names in a folder.
+func listing(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// fileSum is a digest of a file.
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(data)
+}
+
+func TestSecurity_ScenarioNamesStayInTheFolder(t *testing.T) {
+	a := open(t, app.Config{})
+	dataDir, scenDir := listing(t, a.DataDir()), listing(t, a.ScenarioDir())
+	parent := listing(t, filepath.Dir(a.DataDir()))
+	sum := fileSum(t, a.DB.Path())
+	for _, name := range []string{
+		"../x", `..\x`, "..", "../../etc/passwd", "x/../../y", "x/..", `x\..\..\y`, "a/b", `a\b`,
+		"/tmp/x", "/etc/passwd.json", `C:\x`, `\\server\share\x`, "~/x",
+		"x\x00y", "x\x00/../../y", "x\x00.json", "x\ny", " x", ".x", "-x",
+		"%2e%2e%2fx", "..%2fx", "x\u2215..\u2215y",
+		strings.Repeat("a", 101), strings.Repeat("a", 100_000), strings.Repeat("../", 1000) + "x",
+	} {
+		if err := a.CheckScenarioName(name); err == nil {
+			t.Errorf("CheckScenarioName(%q) accepts it", name)
+		}
+		if _, err := a.SaveScenario(name, ""); err == nil {
+			t.Errorf("SaveScenario(%q) succeeded", name)
+		}
+		if _, err := a.LoadScenario(name); err == nil {
+			t.Errorf("LoadScenario(%q) succeeded", name)
+		}
+	}
+	if !slices.Equal(listing(t, a.DataDir()), dataDir) || !slices.Equal(listing(t, a.ScenarioDir()), scenDir) || !slices.Equal(listing(t, filepath.Dir(a.DataDir())), parent) {
+		t.Fatal("a refused name created a file")
+	}
+	if fileSum(t, a.DB.Path()) != sum {
+		t.Fatal("a refused name changed the data file")
+	}
+	// The longest name that is allowed stays in the folder.
+	path, err := a.SaveScenario(strings.Repeat("a", 100), "")
+	if err != nil || filepath.Dir(path) != a.ScenarioDir() {
+		t.Fatalf("a 100-character name: %s %v", path, err)
+	}
+}
+
+func TestSecurity_ScenarioSymlinksAreNotFollowed(t *testing.T) {
+	a := open(t, app.Config{})
+	outside := t.TempDir()
+	// A valid scenario outside the folder, linked into it.
+	saved, err := a.SaveScenario("real", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(outside, "elsewhere.json")
+	if err := os.Rename(saved, target); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(a.ScenarioDir(), "linked.json")); err != nil {
+		t.Fatal(err)
+	}
+	sum := fileSum(t, a.DB.Path())
+	if _, err := a.LoadScenario("linked"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("a symlink to a file outside is loaded: %v", err)
+	}
+	if fileSum(t, a.DB.Path()) != sum {
+		t.Fatal("a refused load changed the data file")
+	}
+	// A dangling link is a name taken: saving does not write through it.
+	dangling := filepath.Join(outside, "written.json")
+	if err := os.Symlink(dangling, filepath.Join(a.ScenarioDir(), "new.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.SaveScenario("new", ""); err == nil {
+		t.Fatal("SaveScenario wrote over a symlink")
+	}
+	if _, err := os.Lstat(dangling); err == nil {
+		t.Fatal("SaveScenario wrote through a symlink to a file outside the folder")
+	}
+	// A linked folder in the scenarios folder is not a way out either.
+	if err := os.Symlink(outside, filepath.Join(a.ScenarioDir(), "sub")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.LoadScenario("sub/elsewhere"); err == nil {
+		t.Fatal("a scenario in a linked folder is loaded")
+	}
+	if slices.ContainsFunc(a.Scenarios(), func(f app.ScenarioFile) bool { return f.Name == "linked.json" || f.Name == "new.json" }) {
+		t.Fatal("the folder's list shows a symlink")
+	}
+}
+
+// parseFlags parses a command line as both binaries do; their log (and so
+// the listener warning) goes to stderr.
+func parseFlags(t *testing.T, stderr *bytes.Buffer, args ...string) app.Config {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := app.AddFlags(fs)
+	if err := fs.Parse(append([]string{"--data", filepath.Join(t.TempDir(), "sandbank.db")}, args...)); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.Config(stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// withFreePort keeps an address's host and lets the kernel choose the port.
+func withFreePort(t *testing.T, addr string) string {
+	t.Helper()
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net.JoinHostPort(host, "0")
+}
+
+func TestSecurity_ListensOnLoopbackByDefault(t *testing.T) {
+	var stderr bytes.Buffer
+	cfg := parseFlags(t, &stderr)
+	for _, addr := range []string{cfg.Addr, cfg.TLSAddr} {
+		host, _, err := net.SplitHostPort(addr)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			t.Fatalf("the default address %q is not a loopback IP", addr)
+		}
+	}
+	cfg.Addr, cfg.TLSAddr = withFreePort(t, cfg.Addr), withFreePort(t, cfg.TLSAddr)
+	a := open(t, cfg)
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var ports []string
+	for _, raw := range a.URLs() {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ips, err := net.LookupIP(u.Hostname())
+		if err != nil || len(ips) == 0 {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		for _, ip := range ips {
+			if !ip.IsLoopback() {
+				t.Fatalf("%s is served on %s, not loopback", raw, ip)
+			}
+		}
+		ports = append(ports, u.Port())
+	}
+	if strings.Contains(stderr.String(), "WARN") {
+		t.Fatalf("a warning for loopback listeners: %s", stderr.String())
+	}
+	// Other machines cannot connect: the ports are closed on every other
+	// address of this machine.
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ad := range addrs {
+		ipnet, ok := ad.(*net.IPNet)
+		if !ok || ipnet.IP.IsLoopback() || ipnet.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		for _, port := range ports {
+			if conn, err := net.Dial("tcp", net.JoinHostPort(ipnet.IP.String(), port)); err == nil {
+				_ = conn.Close()
+				t.Errorf("port %s answers on %s", port, ipnet.IP)
+			}
+		}
+	}
+}
+
+func TestSecurity_WarnsOnANonLoopbackAddress(t *testing.T) {
+	var stderr bytes.Buffer
+	a := open(t, parseFlags(t, &stderr, "--addr", "0.0.0.0:0", "--tls-addr", "localhost:0"))
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	log := stderr.String()
+	if strings.Count(log, "level=WARN") != 1 || !strings.Contains(log, "not on loopback only") || !strings.Contains(log, "other machines can reach it") {
+		t.Fatalf("stderr: %q", log)
+	}
+	// The desktop app's Server screen changes addresses and starts again:
+	// the warning comes each time.
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	a.SetAddrs("127.0.0.1:0", "0.0.0.0:0")
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(stderr.String(), "level=WARN") != 2 {
+		t.Fatalf("stderr: %q", stderr.String())
+	}
+}
