@@ -33,6 +33,12 @@ type Service struct {
 	offset atomic.Int64  // the sandbox clock's offset, in seconds
 	legacy atomic.Uint32 // the legacy date's Key, 0 when none
 	faults atomic.Pointer[Faults]
+	// settingsSeq numbers settings updates in the order they commit (the
+	// store serialises writes); appliedSeq is the number of the update
+	// whose settings are in force, guarded by applyMu.
+	settingsSeq atomic.Uint64
+	applyMu     sync.Mutex
+	appliedSeq  uint64
 	// batch serialises batch runs: the scheduler, run-now and clock moves.
 	batch sync.Mutex
 	// lastRun is the last scheduled batch run made (guarded by batch).

@@ -180,10 +180,13 @@ func settingsIn(tx Tx) (Settings, error) {
 }
 
 // UpdateSettings changes the stored settings with change and returns them.
-// Nothing is stored when the result is out of range.
+// Nothing is stored when the result is out of range. The new settings are
+// in force before the change is announced, and when updates race, the one
+// that committed last stays in force.
 func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 	var st Settings
-	err := s.write("update settings", func(tx Tx) error {
+	var seq uint64
+	err := s.update("update settings", func(tx Tx) error {
 		var err error
 		if st, err = settingsIn(tx); err != nil {
 			return err
@@ -192,12 +195,20 @@ func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 		if err := st.Check(); err != nil {
 			return err
 		}
+		seq = s.settingsSeq.Add(1)
 		return tx.PutSetting(settingsKey, st)
-	}, Event{Kind: EventSettings})
-	if err == nil {
+	})
+	if err != nil {
+		return st, err
+	}
+	s.applyMu.Lock()
+	if seq > s.appliedSeq {
+		s.appliedSeq = seq
 		s.apply(st)
 	}
-	return st, err
+	s.applyMu.Unlock()
+	s.publish(Event{Kind: EventSettings})
+	return st, nil
 }
 
 // apply keeps the settings that hot paths read in memory.
