@@ -241,6 +241,11 @@ func (a *App) Start() error {
 		lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{a.tlsCert}}))
 		urls = append(urls, "https://"+host)
 	}
+	for _, ln := range lns {
+		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+			a.logger.Warn("the bank listens on "+ln.Addr().String()+", not on loopback only: other machines can reach it, and anyone who can may read and change the sandbox data and get certificates from its CA; use 127.0.0.1 unless you mean this", "addr", ln.Addr().String())
+		}
+	}
 	for i, ln := range lns {
 		l := &listener{url: urls[i], done: make(chan error, 1), srv: &http.Server{
 			Handler: a.handler, ReadHeaderTimeout: 10 * time.Second,
