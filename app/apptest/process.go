@@ -86,6 +86,20 @@ func (p *Process) Stop(tb testing.TB) error {
 	return nil
 }
 
+// Kill sends SIGKILL, as a crash or a power cut would end the process, and
+// waits for the exit (at most 15 s).
+func (p *Process) Kill(tb testing.TB) {
+	tb.Helper()
+	if err := p.Cmd.Process.Kill(); err != nil {
+		tb.Fatalf("SIGKILL: %v", err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		tb.Fatalf("the process did not end within 15 s of SIGKILL")
+	}
+}
+
 // Stdout returns what the process wrote to standard output so far.
 func (p *Process) Stdout() string {
 	p.mu.Lock()
