@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"mime"
 	"reflect"
 	"strings"
 	"testing"
@@ -268,4 +269,79 @@ func chunks(s string, n int) []string {
 		s = s[k:]
 	}
 	return out
+}
+
+// FuzzDecodeRFC2047 checks the RFC 2047 form of a Signature header: a
+// value sent as one B-encoded UTF-8 word, as Q-encoded ISO-8859-1 words or
+// as the standard library's encoded words parses exactly as the plain
+// value does; and a value that is already encoded parses as its decoding.
+func FuzzDecodeRFC2047(f *testing.F) {
+	f.Fuzz(func(t *testing.T, value string) {
+		plain, plainErr := ParseSignature(value)
+		if plainErr != nil && plainErr.Error() == "" {
+			t.Fatal("empty error text")
+		}
+		if v := strings.TrimSpace(value); strings.HasPrefix(v, "=?") {
+			// Already encoded: it parses as its decoding, when it has one.
+			if decoded, err := wordDecoder.DecodeHeader(v); err == nil && !strings.HasPrefix(strings.TrimSpace(decoded), "=?") {
+				again, againErr := ParseSignature(decoded)
+				sameParse(t, value, plain, plainErr, decoded, again, againErr)
+			} else if plainErr == nil {
+				t.Fatalf("ParseSignature(%q) = %+v, but the value does not decode", value, plain)
+			}
+			return
+		}
+		if !utf8.ValidString(value) {
+			return // an encoded word says its charset; this value has none
+		}
+		forms := map[string]string{
+			"B word":      "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(value)) + "?=",
+			"b words":     mime.BEncoding.Encode("UTF-8", value),
+			"q words":     mime.QEncoding.Encode("utf-8", value),
+			"spaced word": "  =?UTF-8?b?" + base64.StdEncoding.EncodeToString([]byte(value)) + "?=\t",
+		}
+		if latin, ok := latin1(value); ok {
+			forms["latin-1 Q word"] = "=?iso-8859-1?Q?" + qEncode(latin) + "?="
+		}
+		for name, enc := range forms {
+			if !strings.HasPrefix(strings.TrimSpace(enc), "=?") {
+				continue // nothing to encode: the standard library left it plain
+			}
+			got, err := ParseSignature(enc)
+			sameParse(t, value, plain, plainErr, name+" "+enc, got, err)
+		}
+	})
+}
+
+// sameParse fails unless two parses agree: both fail, or both give the
+// same parameters.
+func sameParse(t *testing.T, a string, pa Params, ea error, b string, pb Params, eb error) {
+	t.Helper()
+	if (ea == nil) != (eb == nil) {
+		t.Fatalf("ParseSignature(%q) = %+v, %v; but %q gives %+v, %v", a, pa, ea, b, pb, eb)
+	}
+	if ea == nil && !reflect.DeepEqual(pa, pb) {
+		t.Fatalf("ParseSignature(%q) = %+v; but %q gives %+v", a, pa, b, pb)
+	}
+}
+
+// latin1 returns s in ISO-8859-1, when every rune of it has a code there.
+func latin1(s string) ([]byte, bool) {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r > 0xff {
+			return nil, false
+		}
+		out = append(out, byte(r))
+	}
+	return out, true
+}
+
+// qEncode writes b as the text of a Q-encoded word: every byte as =XX.
+func qEncode(b []byte) string {
+	var sb strings.Builder
+	for _, c := range b {
+		fmt.Fprintf(&sb, "=%02X", c)
+	}
+	return sb.String()
 }
