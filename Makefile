@@ -4,7 +4,7 @@ DATA ?=
 BIN := bin
 export LANG := en_US.UTF-8
 
-.PHONY: run serve test lint bench build deps clean
+.PHONY: run serve test lint bench fuzz build deps clean
 
 ## run: build and open the desktop app; its bank serves http://127.0.0.1:7380 (DATA=path to choose the data file)
 run: deps build
@@ -32,6 +32,10 @@ bench: deps
 	$(GO) test -run '^$$' -bench Startup -benchtime 20x ./cmd/sandbankd
 	scripts/with-display $(GO) test -run '^$$' -bench WindowStartup -benchtime 10x ./cmd/sandbank
 	$(GO) test -run TableReadsOnePageAtATime -v -count=1 ./ui
+
+## fuzz: run every fuzz target for FUZZTIME each (default 10s); seed corpora are in testdata/fuzz
+fuzz:
+	scripts/fuzz
 
 ## build: the desktop app (cgo) and the headless bank (pure Go)
 build:
