@@ -39,7 +39,13 @@ func (s *Service) SetClock(ch ClockChange) (ClockState, error) {
 		if err != nil {
 			v.Format("now", "%q is not an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", clip(*ch.Now))
 		}
-		offset = int64(t.Sub(s.clock.Now()).Round(time.Second) / time.Second)
+		// Rounded up, so that the clock is at or just past the moment:
+		// set to 06:00:00, the 06:00 batch run is due at once.
+		d := t.Sub(s.clock.Now())
+		offset = int64(d / time.Second)
+		if d%time.Second > 0 {
+			offset++
+		}
 	case ch.OffsetSeconds != nil:
 		offset = *ch.OffsetSeconds
 	default:

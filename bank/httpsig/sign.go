@@ -29,7 +29,7 @@ type Signer struct {
 func NewSigner(cert *x509.Certificate, key crypto.Signer) (*Signer, error) {
 	pub, ok := cert.PublicKey.(*rsa.PublicKey)
 	if !ok {
-		return nil, fmt.Errorf("the certificate holds a %s key; signatures need RSA", keyType(cert))
+		return nil, fmt.Errorf("the certificate's key is %s; signatures need RSA", keyType(cert))
 	}
 	if kp, ok := key.Public().(*rsa.PublicKey); !ok || !kp.Equal(pub) {
 		return nil, errors.New("the private key does not belong to the certificate")

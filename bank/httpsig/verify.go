@@ -180,7 +180,7 @@ func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
 	}
 	pub, ok := cert.PublicKey.(*rsa.PublicKey)
 	if !ok {
-		return v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate holds a %s key", strings.ToLower(p.Algorithm), keyType(cert))
+		return v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate's key is %s", strings.ToLower(p.Algorithm), keyType(cert))
 	}
 	v.pass("algorithm", "%s with a %d-bit RSA key", strings.ToLower(p.Algorithm), pub.N.BitLen())
 	if !checkHeaderList(v, r, body, p.Headers) {

@@ -928,6 +928,16 @@ func TestSandbox_Clock(t *testing.T) {
 	if d := c.OffsetSeconds - 72*3600; d < -2 || d > 2 {
 		t.Fatalf("offset %d after setting now 72 h ahead", c.OffsetSeconds)
 	}
+	// The clock lands on the moment or just after it, never before: set
+	// to a batch time, that run is due at once.
+	for range 5 {
+		r = b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": target.Format(time.RFC3339)})
+		r.JSON(t, &c)
+		if c.Now.Before(target) || c.Now.After(target.Add(2*time.Second)) {
+			t.Fatalf("set to %s, the clock says %s", target, c.Now)
+		}
+		time.Sleep(137 * time.Millisecond)
+	}
 	for _, c := range []struct {
 		body any
 		code string

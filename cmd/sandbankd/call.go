@@ -49,7 +49,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.Var(&headers, "H", "an extra header 'Name: value' (repeatable)")
 	certFile := fs.String("cert", "", "the TPP certificate (PEM)")
 	keyFile := fs.String("key", "", "the certificate's private key (PEM)")
-	base := fs.String("url", "http://127.0.0.1:7380", "the bank's base URL")
+	base := fs.String("url", defaultURL, "the bank's base URL")
 	caFile := fs.String("ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

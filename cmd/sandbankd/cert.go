@@ -73,7 +73,7 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "", "folder to write cert.pem and key.pem to")
 	days := fs.Int("days", 730, "days the certificate is valid")
 	data := dataFlag(fs)
-	base := fs.String("url", "http://127.0.0.1:7380", "the running bank to ask when another process holds the data file")
+	base := fs.String("url", defaultURL, "the running bank to ask when another process holds the data file")
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
@@ -117,7 +117,11 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "Wrote %s and %s\n", certPath, keyPath)
 	fmt.Fprintf(stdout, "  TPP id:   %s\n  roles:    %s\n  serial:   %X\n  issuer:   %s\n  valid to: %s\n",
 		pki.TPPID(cert), strings.Join(roleList, ", "), cert.SerialNumber, httpsig.FormatDN(cert.Issuer), cert.NotAfter.Format(time.DateOnly))
-	fmt.Fprintf(stdout, "Try: sandbankd call GET /v1/sandbox/customers --cert %s --key %s\n", certPath, keyPath)
+	try := fmt.Sprintf("sandbankd call GET /v1/sandbox/customers --cert %s --key %s", certPath, keyPath)
+	if *base != defaultURL {
+		try += " --url " + *base
+	}
+	fmt.Fprintf(stdout, "Try: %s\n", try)
 	return nil
 }
 
@@ -188,7 +192,7 @@ func certCA(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("sandbankd cert ca", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := dataFlag(fs)
-	base := fs.String("url", "http://127.0.0.1:7380", "the running bank to ask when another process holds the data file")
+	base := fs.String("url", defaultURL, "the running bank to ask when another process holds the data file")
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}

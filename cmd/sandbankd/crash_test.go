@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -279,22 +278,7 @@ func TestCrash_AnsweredWritesSurviveSIGKILL(t *testing.T) {
 		t.Fatalf("known-state accounts: %+v", accounts)
 	}
 	// A PSU-ID for the payments: GET /v1/users and the automated SCA.
-	var users struct {
-		Links map[string]struct {
-			Href string `json:"href"`
-		} `json:"_links"`
-	}
-	c.must(t, 201, "GET", "/v1/users", nil, &users, "TPP-Redirect-URI: https://tpp.example/cb", "TPP-Session-ID: crash-setup")
-	href := users.Links["scaRedirect"].Href
-	var redirect struct {
-		Redirect string `json:"redirect"`
-	}
-	c.must(t, 200, "POST", "/v1/sandbox/sca/"+href[strings.LastIndex(href, "/")+1:], map[string]string{"nationalId": crashPSU, "decision": "approve"}, &redirect)
-	u, err := url.Parse(redirect.Redirect)
-	if err != nil || u.Query().Get("psu-id") == "" {
-		t.Fatalf("no psu-id in %q", redirect.Redirect)
-	}
-	s.psuID = u.Query().Get("psu-id")
+	s.psuID = approvedPSU(t, c, "GET", "/v1/users", crashPSU)
 
 	loads := make([]crashLoad, crashClients)
 	var wg sync.WaitGroup

@@ -31,6 +31,9 @@ func main() {
 	}
 }
 
+// defaultURL is where the bank listens unless told otherwise.
+const defaultURL = "http://127.0.0.1:7380"
+
 // errUsage marks an error in the command line.
 var errUsage = app.ErrUsage
 
@@ -49,7 +52,7 @@ func exitCode(err error) int {
 const usage = `Sandbank headless bank.
 
 Usage:
-  sandbankd [flags]                 serve the bank (flags below)
+  sandbankd [serve] [flags]         serve the bank (flags below)
   sandbankd call METHOD PATH [...]  sign and send one request, like curl
   sandbankd cert new [...]          issue a TPP test certificate and key
   sandbankd cert ca [...]           print the CA certificate (trust it for HTTPS)
@@ -68,6 +71,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runCall(ctx, args[1:], stdin, stdout, stderr)
 		case "cert":
 			return runCert(ctx, args[1:], stdout, stderr)
+		case "serve":
+			args = args[1:]
 		}
 	}
 	return serve(ctx, args, stdout, stderr)

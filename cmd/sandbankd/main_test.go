@@ -98,6 +98,16 @@ func TestServe_PrintsURLsAndServesHTTPAndHTTPS(t *testing.T) {
 	}
 }
 
+// "sandbankd serve" is the same as "sandbankd".
+func TestServe_ServeSubcommand(t *testing.T) {
+	d := apptest.StartProcess(t, binary, nil, "serve", "--data", filepath.Join(t.TempDir(), "sandbank.db"), "--addr", "127.0.0.1:0", "--tls-addr", "")
+	resp, err := http.Get(d.URLs[0] + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
+	}
+	_ = resp.Body.Close()
+}
+
 func TestServe_SecondInstanceIsRefused(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "sandbank.db")
 	startDaemon(t, data)
@@ -223,6 +233,14 @@ func TestCert_NewWritesAUsablePair(t *testing.T) {
 	}
 	if days := time.Until(cert.NotAfter).Hours() / 24; days < 9 || days > 10.1 {
 		t.Fatalf("valid for %.1f days", days)
+	}
+	// The hint names the bank's URL when it is not the default one.
+	if !strings.Contains(out, "Try: sandbankd call GET /v1/sandbox/customers --cert ") || strings.Contains(out, "--url") {
+		t.Fatalf("hint: %s", out)
+	}
+	out, _, _ = sandbankd(t, "", "cert", "new", "--org", "912345678", "--name", "Pair TPP", "--out", filepath.Join(dir, "out2"), "--data", filepath.Join(dir, "sandbank.db"), "--url", "http://127.0.0.1:7390")
+	if !strings.Contains(out, " --url http://127.0.0.1:7390\n") {
+		t.Fatalf("hint without the bank's URL: %s", out)
 	}
 	if _, _, code := sandbankd(t, "", "cert", "new", "--org", "1", "--name", "X", "--out", dir, "--days", "0"); code != 2 {
 		t.Fatalf("--days 0: exit %d", code)
