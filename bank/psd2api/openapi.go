@@ -318,7 +318,7 @@ func (op operation) responses() map[string]any {
 	var errs []int
 	switch op.who {
 	case open:
-		errs = append(errs, 503)
+		errs = append(errs, 403, 503)
 	case sandbox:
 		errs = append(errs, 400, 403, 404, 406, 409, 413, 415, 500, 503)
 	case ais:

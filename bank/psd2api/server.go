@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"mime"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -96,6 +97,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	func() {
+		if err := checkHost(r); err != nil {
+			s.fail(rec, r, err)
+			return
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -110,6 +115,33 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	s.finish(w, r, rec, st, start)
+}
+
+// checkHost refuses a request that reached a loopback listener under a
+// Host that is not a loopback name. A web page that rebinds its own DNS
+// name to 127.0.0.1 could otherwise use the bank from the tester's
+// browser as if it were the page's own origin; browsers always send the
+// page's name as Host.
+func checkHost(r *http.Request) error {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || r.Host == "" {
+		return nil
+	}
+	if tcp, ok := local.(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		return nil
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	if h := strings.ToLower(host); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return nil
+	}
+	return bank.Errorf(bank.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]), not %q; to serve other names, listen on another address (--addr)", r.Host)
 }
 
 // fault applies the simulated faults of the settings to a /v1 request:
