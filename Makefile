@@ -4,7 +4,7 @@ DATA ?=
 BIN := bin
 export LANG := en_US.UTF-8
 
-.PHONY: run serve test lint bench fuzz build deps clean
+.PHONY: run serve test lint bench load fuzz build deps clean
 
 ## run: build and open the desktop app; its bank serves http://127.0.0.1:7380 (DATA=path to choose the data file)
 run: deps build
@@ -36,6 +36,10 @@ bench: deps
 ## fuzz: run every fuzz target for FUZZTIME each (default 10s); seed corpora are in testdata/fuzz
 fuzz:
 	scripts/fuzz
+
+## load: 60 s of mixed traffic from 64 clients against sandbankd (docs/BENCHMARKS.md)
+load:
+	SANDBANK_LOAD_SECONDS=60 $(GO) test -run TestLoad -count=1 -v ./cmd/sandbankd
 
 ## build: the desktop app (cgo) and the headless bank (pure Go)
 build:
