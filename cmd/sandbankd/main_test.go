@@ -287,3 +287,31 @@ func BenchmarkStartup(b *testing.B) {
 		}
 	})
 }
+
+// TestTPPGuide_WalkthroughScript runs scripts/tpp-walkthrough.sh, the curl
+// and openssl path of docs/TPP-GUIDE.md, against a real sandbankd, so the
+// guide's commands keep working.
+func TestTPPGuide_WalkthroughScript(t *testing.T) {
+	for _, tool := range []string{"bash", "openssl", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed: run scripts/install-deps", tool)
+		}
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sandbank.db")
+	if out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Guide TPP", "--roles", "PSP_AI,PSP_PI", "--out", filepath.Join(dir, "tpp"), "--data", data); code != 0 {
+		t.Fatalf("cert new: %d %s %s", code, out, stderr)
+	}
+	d := startDaemon(t, data)
+	script, err := filepath.Abs("../../scripts/tpp-walkthrough.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(script)
+	cmd.Env = append(os.Environ(), "BANK="+d.URLs[0], "CERT="+filepath.Join(dir, "tpp", "cert.pem"), "KEY="+filepath.Join(dir, "tpp", "key.pem"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	t.Logf("%s", out)
+}
