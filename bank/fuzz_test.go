@@ -2,8 +2,8 @@ package bank_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"sandbank/app/apptest"
 	"sandbank/bank"
 	"sandbank/bank/validate"
 	"sandbank/storage"
@@ -66,7 +67,7 @@ func FuzzParseDate(f *testing.F) {
 		if back := later.AddDays(-days); back != d {
 			t.Fatalf("%v.AddDays(%d).AddDays(%d) = %v", d, days, -days, back)
 		}
-		if c := later.Compare(d); c != cmpInt(days, 0) || later.After(d) != (days > 0) || later.Before(d) != (days < 0) {
+		if c := later.Compare(d); c != cmp.Compare(days, 0) || later.After(d) != (days > 0) || later.Before(d) != (days < 0) {
 			t.Fatalf("%v compares %d (after %v, before %v) with %v, %d days later", later, c, later.After(d), later.Before(d), d, days)
 		}
 		months := int(n % 1200)
@@ -76,16 +77,6 @@ func FuzzParseDate(f *testing.F) {
 			t.Fatalf("%v.AddMonths(%d) = %v", d, months, m)
 		}
 	})
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // amountText is the shape of a PSD2 amount.
@@ -214,23 +205,6 @@ func newFuzzBank(f *testing.F) fuzzBank {
 		f.Fatal(err)
 	}
 	return fuzzBank{s, path}
-}
-
-// meta returns the data file's two meta pages: every committed storage
-// transaction rewrites one of them.
-func (b fuzzBank) meta(t *testing.T) []byte {
-	t.Helper()
-	file, err := os.Open(b.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = file.Close() }()
-	buf := make([]byte, 2*os.Getpagesize())
-	n, err := file.ReadAt(buf, 0)
-	if err != nil && n == 0 {
-		t.Fatal(err)
-	}
-	return buf[:n]
 }
 
 // known returns the id of the first record list gives, failing when there
@@ -498,7 +472,7 @@ func bounded(t *testing.T, what string, fn func() error) error {
 // answer and, unless the operation says otherwise, left the data file as
 // it was.
 func runBody(t *testing.T, b fuzzBank, k body, data []byte) {
-	before := b.meta(t)
+	before := apptest.MetaPages(t, b.path)
 	err := bounded(t, k.name, func() error { return k.run(t, data) })
 	mayChange := false
 	if u, ok := err.(errUnchecked); ok {
@@ -508,7 +482,7 @@ func runBody(t *testing.T, b fuzzBank, k body, data []byte) {
 		return
 	}
 	checkAPIError(t, k.name, err)
-	if !mayChange && !bytes.Equal(before, b.meta(t)) {
+	if !mayChange && !bytes.Equal(before, apptest.MetaPages(t, b.path)) {
 		t.Fatalf("%s: the request failed (%v) but changed the data file", k.name, err)
 	}
 }

@@ -243,6 +243,25 @@ func requestBody(tb testing.TB, body any) []byte {
 	return raw
 }
 
+// MetaPages returns the first two pages of a bbolt data file, its meta
+// pages: every committed storage transaction rewrites one of them, so two
+// equal reads show that nothing was committed in between. Cheaper than
+// FileSum on a large file.
+func MetaPages(tb testing.TB, path string) []byte {
+	tb.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer func() { _ = file.Close() }()
+	buf := make([]byte, 2*os.Getpagesize())
+	n, err := file.ReadAt(buf, 0)
+	if err != nil && n == 0 {
+		tb.Fatal(err)
+	}
+	return buf[:n]
+}
+
 // FileSum returns a digest of the data file, to show that a request
 // changed nothing in it.
 func (b *Bank) FileSum() [32]byte {

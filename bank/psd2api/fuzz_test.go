@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -206,23 +205,6 @@ func (fb *fuzzBank) restore(t *testing.T, method, path string, a answer) {
 	}
 }
 
-// meta returns the data file's two meta pages: every committed storage
-// transaction rewrites one of them.
-func (fb *fuzzBank) meta(t *testing.T) []byte {
-	t.Helper()
-	file, err := os.Open(fb.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = file.Close() }()
-	buf := make([]byte, 2*os.Getpagesize())
-	n, err := file.ReadAt(buf, 0)
-	if err != nil && n == 0 {
-		t.Fatal(err)
-	}
-	return buf[:n]
-}
-
 // FuzzServer sends the real bank fuzzed requests: any method, path,
 // headers ("Name: value" lines) and body, signed or not. Every answer has
 // a documented status, never 5xx, within the timeout, and an error answers
@@ -359,7 +341,7 @@ func FuzzRequestBody(f *testing.F) {
 			name, value, _ := strings.Cut(h, ":")
 			req.Header.Set(name, strings.TrimSpace(value))
 		}
-		before := fb.meta(t)
+		before := apptest.MetaPages(t, fb.Path)
 		a := fb.send(t, req, body, true)
 		switch {
 		case a.status < 300:
@@ -370,7 +352,7 @@ func FuzzRequestBody(f *testing.F) {
 			if a.status != want {
 				t.Fatalf("%s %s answered %d, want %d: %s", rt.method, rt.path, a.status, want, a.body)
 			}
-		case !rt.mayChange && !bytes.Equal(before, fb.meta(t)):
+		case !rt.mayChange && !bytes.Equal(before, apptest.MetaPages(t, fb.Path)):
 			t.Fatalf("%s %s was refused (%d %s) but changed the data file", rt.method, rt.path, a.status, a.body)
 		}
 		fb.restore(t, rt.method, rt.path, a)
