@@ -274,6 +274,7 @@ func BenchmarkStartup(b *testing.B) {
 			b.StartTimer()
 			d := startDaemon(b, data)
 			req.URL.Host = strings.TrimPrefix(d.URLs[0], "http://")
+			req.Host = "" // the Host header follows the URL
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil || resp.StatusCode != 200 {
 				b.Fatalf("first request: %v %v", resp, err)
