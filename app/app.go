@@ -31,8 +31,13 @@ const (
 	DefaultTLSAddr = "127.0.0.1:7443"
 )
 
-// RequestLogSize is how many requests the request log keeps.
-const RequestLogSize = 2000
+// The request log keeps the last RequestLogSize requests, fewer when their
+// bodies (at most psd2api.MaxLoggedBody each) hold more than
+// RequestLogBytes.
+const (
+	RequestLogSize  = 2000
+	RequestLogBytes = 32 << 20
+)
 
 // DefaultDataPath returns sandbank/sandbank.db under the user's config
 // folder.
@@ -114,7 +119,7 @@ func Open(cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{
-		DB: db, Bank: bank.New(db, cfg.Clock), Log: psd2api.NewLog(RequestLogSize),
+		DB: db, Bank: bank.New(db, cfg.Clock), Log: psd2api.NewLog(RequestLogSize, RequestLogBytes),
 		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr,
 	}
 	if err := a.prepare(cfg); err != nil {

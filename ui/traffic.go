@@ -113,10 +113,7 @@ func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
 
 // add takes new requests from the log.
 func (s *trafficScreen) add(entries []psd2api.Entry) {
-	s.entries = append(s.entries, entries...)
-	if over := len(s.entries) - app.RequestLogSize; over > 0 {
-		s.entries = s.entries[over:]
-	}
+	s.entries = psd2api.Trim(append(s.entries, entries...), app.RequestLogSize, app.RequestLogBytes)
 	s.apply()
 }
 
@@ -134,7 +131,7 @@ func (s *trafficScreen) apply() {
 		}
 		s.shown = append(s.shown, i)
 	}
-	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept)", len(s.shown), len(s.entries), app.RequestLogSize))
+	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %d MiB)", len(s.shown), len(s.entries), app.RequestLogSize, app.RequestLogBytes>>20))
 	s.table.Refresh()
 }
 

@@ -154,10 +154,7 @@ func (u *UI) noteEvent(e bank.Event) {
 
 func (u *UI) noteEntry(e psd2api.Entry) {
 	u.changes.mu.Lock()
-	u.changes.entries = append(u.changes.entries, e)
-	if over := len(u.changes.entries) - app.RequestLogSize; over > 0 {
-		u.changes.entries = u.changes.entries[over:]
-	}
+	u.changes.entries = psd2api.Trim(append(u.changes.entries, e), app.RequestLogSize, app.RequestLogBytes)
 	u.changes.mu.Unlock()
 	u.poke()
 }

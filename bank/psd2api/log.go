@@ -61,30 +61,49 @@ func (e Entry) SignatureSummary() string {
 	return "verified"
 }
 
-// Log keeps the most recent requests in memory (a bounded ring) for the
-// traffic screen, and tells subscribers about each new one.
+// Log keeps the most recent requests in memory for the traffic screen,
+// bounded by their count and by the bytes of their bodies, and tells
+// subscribers about each new one.
 type Log struct {
-	mu      sync.Mutex
-	entries []Entry
-	max     int
-	seq     uint64
-	subs    map[int]func(Entry)
-	nextSub int
+	mu       sync.Mutex
+	entries  []Entry
+	max      int
+	maxBytes int
+	seq      uint64
+	subs     map[int]func(Entry)
+	nextSub  int
 }
 
-// NewLog returns a log that keeps the last max requests.
-func NewLog(max int) *Log { return &Log{max: max, subs: map[int]func(Entry){}} }
+// NewLog returns a log that keeps the last max requests, fewer when their
+// bodies hold more than maxBytes.
+func NewLog(max, maxBytes int) *Log {
+	return &Log{max: max, maxBytes: maxBytes, subs: map[int]func(Entry){}}
+}
+
+// Trim drops the oldest entries until at most maxCount are left and their
+// bodies hold at most maxBytes; the newest entry always stays. The request
+// log and every screen that keeps a copy of it trim with it, so they keep
+// the same requests.
+func Trim(entries []Entry, maxCount, maxBytes int) []Entry {
+	drop := max(len(entries)-maxCount, 0)
+	bytes := 0
+	for i := len(entries) - 1; i >= drop; i-- {
+		bytes += len(entries[i].RequestBody) + len(entries[i].ResponseBody)
+		if bytes > maxBytes && i < len(entries)-1 {
+			drop = i + 1
+			break
+		}
+	}
+	clear(entries[:drop]) // let the dropped bodies go
+	return entries[drop:]
+}
 
 // Add records a request and tells subscribers.
 func (l *Log) Add(e Entry) {
 	l.mu.Lock()
 	l.seq++
 	e.Seq = l.seq
-	if len(l.entries) >= l.max {
-		copy(l.entries, l.entries[1:])
-		l.entries = l.entries[:len(l.entries)-1]
-	}
-	l.entries = append(l.entries, e)
+	l.entries = Trim(append(l.entries, e), l.max, l.maxBytes)
 	subs := make([]func(Entry), 0, len(l.subs))
 	for _, fn := range l.subs {
 		subs = append(subs, fn)
