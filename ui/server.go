@@ -155,11 +155,14 @@ func (s *serverScreen) refresh() {
 		s.status.SetText("Stopped: TPPs cannot reach the bank")
 	} else {
 		s.status.SetText("Serving")
-		for _, u := range urls {
-			url := u + "/v1"
+		row := func(label, url string) {
 			copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { s.u.app.Clipboard().SetContent(url) })
-			s.urls.Add(container.NewHBox(widget.NewLabel(url), copyBtn))
+			s.urls.Add(container.NewHBox(widget.NewLabel(label+url), copyBtn))
 		}
+		for _, u := range urls {
+			row("", u+"/v1")
+		}
+		row("The contract, OpenAPI 3.1: ", urls[0]+"/v1/openapi.json")
 	}
 	enable(s.startBtn, len(urls) == 0)
 	enable(s.stopBtn, len(urls) > 0)

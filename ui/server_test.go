@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
 	"sandbank/bank/pki"
@@ -67,8 +69,14 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 	s.addr.SetText("127.0.0.1:0")
 	s.tlsAddr.SetText("127.0.0.1:0")
 	test.Tap(s.startBtn)
-	if urls := h.core.URLs(); len(urls) != 2 || len(s.urls.Objects) != 2 {
+	if urls := h.core.URLs(); len(urls) != 2 || len(s.urls.Objects) != 3 {
 		t.Fatalf("URLs %v", urls)
+	}
+	// The last row is the OpenAPI document, with its own copy button.
+	doc := s.urls.Objects[2].(*fyne.Container)
+	test.Tap(doc.Objects[1].(*widget.Button))
+	if got := h.u.app.Clipboard().Content(); got != h.core.URLs()[0]+"/v1/openapi.json" || !strings.Contains(doc.Objects[0].(*widget.Label).Text, "OpenAPI 3.1") {
+		t.Fatalf("the document's row: %q", got)
 	}
 	if h.u.app.Preferences().String(PrefAddr) != "127.0.0.1:0" {
 		t.Fatal("the addresses are not remembered")
