@@ -2,6 +2,7 @@ package bank
 
 import (
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -334,7 +335,7 @@ func (s *Service) SCAStep(id string, in SCAInput) (SCAView, error) {
 			view.Ended = expired
 			return err
 		}
-		if in.Token != a.Token {
+		if subtle.ConstantTimeCompare([]byte(in.Token), []byte(a.Token)) != 1 {
 			return Errorf(CodeBadRequest, "this form does not belong to authorisation %s; reload the page and try again", clip(id))
 		}
 		problem, err := s.step(tx, &a, in)
