@@ -100,6 +100,17 @@ func ContractOperations() map[string]bool {
 	return out
 }
 
+// CheckResponse validates an answer that another client got (curl in the
+// openssl tests) for method and path (with its query) on this bank.
+func (b *Bank) CheckResponse(method, path string, status int, header http.Header, body []byte) {
+	b.TB.Helper()
+	req, err := http.NewRequest(method, b.URL+path, nil)
+	if err != nil {
+		b.TB.Fatal(err)
+	}
+	b.checkContract(req, nil, status, header, body)
+}
+
 // checkContract validates one answered request.
 func (b *Bank) checkContract(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) {
 	if _, bench := b.TB.(*testing.B); bench {

@@ -54,6 +54,16 @@ func parseHTTP(t *testing.T, raw []byte) (int, http.Header, []byte) {
 	return resp.StatusCode, resp.Header, body.Bytes()
 }
 
+// opensslCall runs the openssl script (METHOD PATH [BODY_FILE]) and
+// checks the answer against the bank's OpenAPI document, as Bank.Send
+// does for the project's own client.
+func opensslCall(t *testing.T, b *apptest.Bank, dir string, env []string, script, method, path string, bodyFile ...string) (int, http.Header, []byte) {
+	t.Helper()
+	status, h, body := parseHTTP(t, run(t, dir, env, script, append([]string{method, path}, bodyFile...)...))
+	b.CheckResponse(method, path, status, h, body)
+	return status, h, body
+}
+
 // TestOpenSSL_SignsRequests signs with the openssl command line, through
 // the script the README shows, so that our signer and our verifier cannot
 // agree on a mistake. It also checks the bank's response signatures with
@@ -68,7 +78,7 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	script := repoFile(t, "scripts/openssl-call.sh")
 	env := []string{"CERT=" + filepath.Join(dir, "cert.pem"), "KEY=" + filepath.Join(dir, "key.pem"), "URL=" + b.URL}
 
-	status, h, body := parseHTTP(t, run(t, dir, env, script, "GET", "/v1/sandbox/customers?withAccounts=true"))
+	status, h, body := opensslCall(t, b, dir, env, script, "GET", "/v1/sandbox/customers?withAccounts=true")
 	if status != 200 || !bytes.Contains(body, []byte("13039319955")) {
 		t.Fatalf("openssl-signed GET: %d %s", status, body)
 	}
@@ -78,7 +88,7 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "body.json"), []byte(`{"customerNumber": "19019012345", "name": "Signert med OpenSSL", "type": "private"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	status, _, body = parseHTTP(t, run(t, dir, env, script, "POST", "/v1/sandbox/customers", filepath.Join(dir, "body.json")))
+	status, _, body = opensslCall(t, b, dir, env, script, "POST", "/v1/sandbox/customers", filepath.Join(dir, "body.json"))
 	if status != 201 || !bytes.Contains(body, []byte("Signert med OpenSSL")) {
 		t.Fatalf("openssl-signed POST: %d %s", status, body)
 	}
@@ -86,7 +96,7 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "contact.json"), []byte(`{"email": "ops@example.com"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	status, _, body = parseHTTP(t, run(t, dir, env, script, "PUT", "/v1/tpps/NO-FSA-911911911/contact-information", filepath.Join(dir, "contact.json")))
+	status, _, body = opensslCall(t, b, dir, env, script, "PUT", "/v1/tpps/NO-FSA-911911911/contact-information", filepath.Join(dir, "contact.json"))
 	if status != 200 {
 		t.Fatalf("TPP id from an openssl certificate: %d %s", status, body)
 	}
@@ -94,7 +104,7 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	// Account information with the PSU headers signed by openssl: a
 	// consent, the SCA, and the accounts.
 	sca := append(env, "TPP_REDIRECT_URI=https://openssl.example/cb", "TPP_SESSION_ID=openssl-1")
-	status, _, body = parseHTTP(t, run(t, dir, sca, script, "POST", "/v1/consents"))
+	status, _, body = opensslCall(t, b, dir, sca, script, "POST", "/v1/consents")
 	if status != 201 {
 		t.Fatalf("openssl-signed consent: %d %s", status, body)
 	}
@@ -109,7 +119,7 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	}
 	q := b.CompleteSCA(started.Links["scaRedirect"].Href, t1Number, "", []string{t1Brukskonto}, "approve").Query
 	read := append(sca, "PSU_ID="+q.Get("psu-id"), "PSU_IP_ADDRESS=192.0.2.7")
-	status, _, body = parseHTTP(t, run(t, dir, read, script, "GET", "/v1/accounts?withBalance=true"))
+	status, _, body = opensslCall(t, b, dir, read, script, "GET", "/v1/accounts?withBalance=true")
 	if status != 200 || !bytes.Contains(body, []byte(t1Brukskonto)) || bytes.Contains(body, []byte(t1Sparekonto)) {
 		t.Fatalf("openssl-signed accounts: %d %s", status, body)
 	}
@@ -117,14 +127,14 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	// A key that does not belong to the certificate is refused.
 	run(t, dir, nil, "openssl", "genrsa", "-out", "other.pem", "2048")
 	env[1] = "KEY=" + filepath.Join(dir, "other.pem")
-	status, _, body = parseHTTP(t, run(t, dir, env, script, "GET", "/v1/sandbox/customers"))
+	status, _, body = opensslCall(t, b, dir, env, script, "GET", "/v1/sandbox/customers")
 	if status != 400 || !bytes.Contains(body, []byte("SIGNATURE_INVALID")) {
 		t.Fatalf("wrong key: %d %s", status, body)
 	}
 
 	// The bank's response signature, checked with openssl only.
 	env[1] = "KEY=" + filepath.Join(dir, "key.pem")
-	status, _, body = parseHTTP(t, run(t, dir, env, script, "GET", "/v1/sandbox/bank-certificate"))
+	status, _, body = opensslCall(t, b, dir, env, script, "GET", "/v1/sandbox/bank-certificate")
 	if status != 200 {
 		t.Fatalf("bank certificate: %d %s", status, body)
 	}
@@ -135,7 +145,7 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bank-pub.pem"), pub, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	status, h, body = parseHTTP(t, run(t, dir, env, script, "GET", "/v1/sandbox/accounts"))
+	status, h, body = opensslCall(t, b, dir, env, script, "GET", "/v1/sandbox/accounts")
 	if status != 200 {
 		t.Fatalf("accounts: %d", status)
 	}
