@@ -46,21 +46,20 @@ type operation struct {
 }
 
 const (
-	tagService  = "Service"
-	tagConsent  = "Consents and SCA"
-	tagAIS      = "Account information"
-	tagPIS      = "Payments"
-	tagBaskets  = "Signing baskets"
-	tagSandbox  = "Sandbox data"
-	tagControl  = "Sandbox control"
-	tagSCAPage  = "SCA page"
-	resultPEM   = "pem"
-	resultHTML  = "html"
-	resultCSS   = "css"
-	resultAny   = "document"
-	aisHeaders  = "PSU-ID-required PSU-Corporate-ID PSU-IP-Address TPP-Session-ID TPP-Redirect-URI"
-	pisHeaders  = "PSU-ID PSU-Corporate-ID PSU-IP-Address TPP-Session-ID"
-	pageQueries = "dateFrom dateTo limit offset"
+	tagService = "Service"
+	tagConsent = "Consents and SCA"
+	tagAIS     = "Account information"
+	tagPIS     = "Payments"
+	tagBaskets = "Signing baskets"
+	tagSandbox = "Sandbox data"
+	tagControl = "Sandbox control"
+	tagSCAPage = "SCA page"
+	resultPEM  = "pem"
+	resultHTML = "html"
+	resultCSS  = "css"
+	resultAny  = "document"
+	aisHeaders = "PSU-ID-required PSU-Corporate-ID PSU-IP-Address TPP-Session-ID TPP-Redirect-URI"
+	pisHeaders = "PSU-ID PSU-Corporate-ID PSU-IP-Address TPP-Session-ID"
 )
 
 // operations documents every route of routes(), by pattern.
