@@ -54,7 +54,7 @@ type Config struct {
 type server struct {
 	Config
 	mux *http.ServeMux
-	// openAPI is the document of GET /v1/openapi.json, or why it could
+	// openAPIDoc is the document of GET /v1/openapi.json, or openAPIErr why it could
 	// not be built.
 	openAPIDoc []byte
 	openAPIErr error
