@@ -820,3 +820,52 @@ func TestFaults(t *testing.T) {
 	}
 	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{}), 200, "")
 }
+
+// A bulk payment whose items do not all find cover settles those that do;
+// when the retry days are over, the rest are rejected and the bulk ends
+// PART (API.md 7.3), with fundsAvailable false.
+func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	// Testperson 2 has NOK 8,390.12 and a credit line of 5,000: the first
+	// item fits, the second does not.
+	item := func(amount string) map[string]any {
+		return map[string]any{"instructedAmount": map[string]string{"amount": amount, "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT1Bruk}, "creditorName": "Mottaker"}
+	}
+	path := "/v1/bulk-payments/norwegian-domestic-credit-transfers"
+	c := createPayment(t, b, tpp, path, map[string]any{
+		"debtorAccount": map[string]string{"iban": ibanT2Bruk}, "requestedExecutionDate": day.String(), "paymentInformationId": "PART-1",
+		"payments": []any{item("1000"), item("50000")},
+	})
+	autoSCA(t, b, tpp, c.authID(), t2Number, "approve")
+	runBatch(t, b, tpp)
+	if st, funds := status(t, b, tpp, path, c.PaymentID); st != "PDNG" || funds {
+		t.Fatalf("one item without cover: %s, fundsAvailable %v", st, funds)
+	}
+	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "7390.12" {
+		t.Fatalf("the item with cover did not settle: %s", bal)
+	}
+	// The first run after the 3 retry days rejects the waiting item.
+	next := bank.AddBankingDays(day, 4)
+	at := time.Date(next.Year, next.Month, next.Day, 6, 30, 0, 0, bank.Oslo)
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	if st, funds := status(t, b, tpp, path, c.PaymentID); st != "PART" || funds {
+		t.Fatalf("after the retry days: %s, fundsAvailable %v", st, funds)
+	}
+	var read struct {
+		Payments []struct {
+			TransactionStatus string `json:"transactionStatus"`
+		} `json:"payments"`
+	}
+	r := b.Do(tpp, "GET", path+"/"+c.PaymentID, nil)
+	expect(t, r, 200, "")
+	r.JSON(t, &read)
+	if len(read.Payments) != 2 || read.Payments[0].TransactionStatus != "ACSC" || read.Payments[1].TransactionStatus != "RJCT" {
+		t.Fatalf("items %+v", read.Payments)
+	}
+	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "7390.12" {
+		t.Fatalf("the rejected item moved money: %s", bal)
+	}
+	// A PART payment can no longer be cancelled.
+	expect(t, b.Do(tpp, "DELETE", path+"/"+c.PaymentID, nil), 409, "CONFLICT")
+}
