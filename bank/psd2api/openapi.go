@@ -214,12 +214,13 @@ func openAPIDocument(routes []route) ([]byte, error) {
 
 // openAPI answers GET /v1/openapi.json.
 func (s *server) openAPI(w http.ResponseWriter, r *http.Request) {
-	if s.openAPIErr != nil {
-		s.fail(w, r, s.openAPIErr)
+	doc, err := s.openAPIDoc()
+	if err != nil {
+		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", jsonType)
-	_, _ = w.Write(s.openAPIDoc)
+	_, _ = w.Write(doc)
 }
 
 func tags() []any {

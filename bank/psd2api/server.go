@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -54,10 +55,9 @@ type Config struct {
 type server struct {
 	Config
 	mux *http.ServeMux
-	// openAPIDoc is the document of GET /v1/openapi.json, or openAPIErr why it could
-	// not be built.
-	openAPIDoc []byte
-	openAPIErr error
+	// openAPIDoc builds the document of GET /v1/openapi.json from the
+	// routes on first use, not at start-up.
+	openAPIDoc func() ([]byte, error)
 }
 
 // NewServer returns the bank's HTTP handler.
@@ -73,7 +73,7 @@ func NewServer(cfg Config) http.Handler {
 	for _, rt := range routes {
 		s.mux.Handle(rt.pattern, rt.handler)
 	}
-	s.openAPIDoc, s.openAPIErr = openAPIDocument(routes)
+	s.openAPIDoc = sync.OnceValues(func() ([]byte, error) { return openAPIDocument(routes) })
 	return s
 }
 
