@@ -248,14 +248,7 @@ func TestCrash_AnsweredWritesSurviveSIGKILL(t *testing.T) {
 	start := time.Now()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "sandbank.db")
-	out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Crash TPP", "--roles", "PSP_AI,PSP_PI", "--out", filepath.Join(dir, "tpp"), "--data", data)
-	if code != 0 {
-		t.Fatalf("cert new: %d %s %s", code, out, stderr)
-	}
-	signer, err := loadSigner(filepath.Join(dir, "tpp", "cert.pem"), filepath.Join(dir, "tpp", "key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := newSigner(t, dir, data, "Crash TPP", "--roles", "PSP_AI,PSP_PI")
 	d := startDaemon(t, data)
 	c := newAPIClient(d.URLs[0], signer)
 

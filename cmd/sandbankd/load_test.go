@@ -53,13 +53,7 @@ func TestLoad_MixedTrafficFrom64Clients(t *testing.T) {
 	duration := time.Duration(seconds) * time.Second
 	dir := t.TempDir()
 	data := filepath.Join(dir, "sandbank.db")
-	if out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Load TPP", "--roles", "PSP_AI,PSP_PI", "--out", filepath.Join(dir, "tpp"), "--data", data); code != 0 {
-		t.Fatalf("cert new: %d %s %s", code, out, stderr)
-	}
-	signer, err := loadSigner(filepath.Join(dir, "tpp", "cert.pem"), filepath.Join(dir, "tpp", "key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := newSigner(t, dir, data, "Load TPP", "--roles", "PSP_AI,PSP_PI")
 	d := startDaemon(t, data)
 	c := newAPIClient(d.URLs[0], signer)
 	c.http.Transport = &http.Transport{MaxIdleConnsPerHost: loadClients}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"sandbank/app/apptest"
+	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/storage"
 )
@@ -65,6 +66,29 @@ func sandbankd(t testing.TB, stdin string, args ...string) (stdout, stderr strin
 		t.Fatal(err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// newTPP issues a TPP certificate with cert new into dir/tpp, registered in
+// the data file, and returns the paths of its certificate and key. flags
+// are further flags of cert new.
+func newTPP(t testing.TB, dir, data, name string, flags ...string) (cert, key string) {
+	t.Helper()
+	args := append([]string{"cert", "new", "--org", "933012867", "--name", name, "--out", filepath.Join(dir, "tpp"), "--data", data}, flags...)
+	if out, stderr, code := sandbankd(t, "", args...); code != 0 {
+		t.Fatalf("cert new: %d %s %s", code, out, stderr)
+	}
+	return filepath.Join(dir, "tpp", "cert.pem"), filepath.Join(dir, "tpp", "key.pem")
+}
+
+// newSigner issues a TPP certificate as newTPP does and loads it to sign
+// requests.
+func newSigner(t testing.TB, dir, data, name string, flags ...string) *httpsig.Signer {
+	t.Helper()
+	signer, err := loadSigner(newTPP(t, dir, data, name, flags...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer
 }
 
 func TestServe_PrintsURLsAndServesHTTPAndHTTPS(t *testing.T) {
@@ -143,13 +167,9 @@ func TestServe_GracefulShutdownClosesTheFile(t *testing.T) {
 func TestServe_DataSurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "sandbank.db")
-	out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Restart TPP", "--roles", "PSP_AI", "--out", filepath.Join(dir, "tpp"), "--data", data)
-	if code != 0 {
-		t.Fatalf("cert new: %d %s %s", code, out, stderr)
-	}
-	cert, key := filepath.Join(dir, "tpp", "cert.pem"), filepath.Join(dir, "tpp", "key.pem")
+	cert, key := newTPP(t, dir, data, "Restart TPP", "--roles", "PSP_AI")
 	d := startDaemon(t, data)
-	out, stderr, code = sandbankd(t, `{"customerNumber": "24047912345", "name": "Persistent Person", "type": "private"}`,
+	out, stderr, code := sandbankd(t, `{"customerNumber": "24047912345", "name": "Persistent Person", "type": "private"}`,
 		"call", "POST", "/v1/sandbox/customers", "--body", "-", "--cert", cert, "--key", key, "--url", d.URLs[0])
 	if code != 0 || !strings.Contains(out, "201 Created") {
 		t.Fatalf("create: %d\n%s\n%s", code, out, stderr)
@@ -252,14 +272,7 @@ func TestCert_NewWritesAUsablePair(t *testing.T) {
 func BenchmarkStartup(b *testing.B) {
 	dir := b.TempDir()
 	data := apptest.BigFixture(b, 1_000_000)
-	out, stderr, code := sandbankd(b, "", "cert", "new", "--org", "933012867", "--name", "Bench TPP", "--out", filepath.Join(dir, "tpp"), "--data", data)
-	if code != 0 {
-		b.Fatalf("%s %s", out, stderr)
-	}
-	signer, err := loadSigner(filepath.Join(dir, "tpp", "cert.pem"), filepath.Join(dir, "tpp", "key.pem"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	signer := newSigner(b, dir, data, "Bench TPP")
 	b.Run("exec-to-first-signed-answer-1M", func(b *testing.B) {
 		for b.Loop() {
 			// The signature covers the path, not the host, so the request
@@ -300,16 +313,14 @@ func TestTPPGuide_WalkthroughScript(t *testing.T) {
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "sandbank.db")
-	if out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Guide TPP", "--roles", "PSP_AI,PSP_PI", "--out", filepath.Join(dir, "tpp"), "--data", data); code != 0 {
-		t.Fatalf("cert new: %d %s %s", code, out, stderr)
-	}
+	cert, key := newTPP(t, dir, data, "Guide TPP", "--roles", "PSP_AI,PSP_PI")
 	d := startDaemon(t, data)
 	script, err := filepath.Abs("../../scripts/tpp-walkthrough.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(script)
-	cmd.Env = append(os.Environ(), "BANK="+d.URLs[0], "CERT="+filepath.Join(dir, "tpp", "cert.pem"), "KEY="+filepath.Join(dir, "tpp", "key.pem"))
+	cmd.Env = append(os.Environ(), "BANK="+d.URLs[0], "CERT="+cert, "KEY="+key)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
