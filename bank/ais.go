@@ -143,12 +143,13 @@ func (s *Service) use(tx Tx, r AISRequest, a Access, accountID, kind string) err
 	return nil
 }
 
-// aisRead runs fn on the access a request has. A request without the PSU
-// present runs in a write transaction, to count its use.
-func (s *Service) aisRead(r AISRequest, what string, fn func(Tx, Access) error) (Access, error) {
+// aisRead runs fn on the access a request has. A call that counts
+// (counted) without the PSU present runs in a write transaction, to count
+// its use; every other call reads only.
+func (s *Service) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Access) error) (Access, error) {
 	var a Access
 	run := s.view
-	if !r.PSUPresent {
+	if counted && !r.PSUPresent {
 		run = s.update
 	}
 	err := run(what, func(tx Tx) error {
@@ -164,7 +165,7 @@ func (s *Service) aisRead(r AISRequest, what string, fn func(Tx, Access) error) 
 // AISAccounts lists the accounts (not card accounts) of the consent.
 func (s *Service) AISAccounts(r AISRequest) ([]Account, Access, error) {
 	var out []Account
-	a, err := s.aisRead(r, "list accounts", func(tx Tx, a Access) error {
+	a, err := s.aisRead(r, "list accounts", false, func(tx Tx, a Access) error {
 		for _, id := range a.Grant.Accounts {
 			acct, err := tx.Account(id)
 			if errors.Is(err, ErrNotFound) {
@@ -192,7 +193,7 @@ func (s *Service) AISBalances(r AISRequest, id string) (Account, Access, error) 
 
 func (s *Service) aisAccount(r AISRequest, id, use string) (Account, Access, error) {
 	var acct Account
-	a, err := s.aisRead(r, "read account", func(tx Tx, a Access) error {
+	a, err := s.aisRead(r, "read account", use != "", func(tx Tx, a Access) error {
 		if err := granted(a, id); err != nil {
 			return err
 		}
@@ -241,7 +242,7 @@ func (s *Service) AISTransactions(r AISRequest, id string, q AISQuery) (AISTxPag
 	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
 		return page, Access{}, err
 	}
-	a, err := s.aisRead(r, "list transactions", func(tx Tx, a Access) error {
+	a, err := s.aisRead(r, "list transactions", true, func(tx Tx, a Access) error {
 		if err := granted(a, id); err != nil {
 			return err
 		}
@@ -293,7 +294,7 @@ func (s *Service) historyFrom(q *AISQuery, a Access) error {
 func (s *Service) AISTransaction(r AISRequest, accountID, txID string) (Account, Transaction, Access, error) {
 	var acct Account
 	var t Transaction
-	a, err := s.aisRead(r, "read transaction", func(tx Tx, a Access) error {
+	a, err := s.aisRead(r, "read transaction", true, func(tx Tx, a Access) error {
 		if err := granted(a, accountID); err != nil {
 			return err
 		}
@@ -316,7 +317,7 @@ func (s *Service) AISTransaction(r AISRequest, accountID, txID string) (Account,
 // AISCardAccounts lists the card accounts of the consent.
 func (s *Service) AISCardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 	var out []CardAccount
-	a, err := s.aisRead(r, "list card accounts", func(tx Tx, a Access) error {
+	a, err := s.aisRead(r, "list card accounts", false, func(tx Tx, a Access) error {
 		for _, id := range a.Grant.Accounts {
 			c, err := tx.CardAccount(id)
 			if errors.Is(err, ErrNotFound) {
@@ -335,7 +336,7 @@ func (s *Service) AISCardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 // empty, counts a PSU-not-present call.
 func (s *Service) AISCardAccount(r AISRequest, id, use string) (CardAccount, Access, error) {
 	var c CardAccount
-	a, err := s.aisRead(r, "read card account", func(tx Tx, a Access) error {
+	a, err := s.aisRead(r, "read card account", use != "", func(tx Tx, a Access) error {
 		if err := granted(a, id); err != nil {
 			return err
 		}
@@ -370,7 +371,7 @@ func (s *Service) AISCardTransactions(r AISRequest, id string, q AISQuery) (AISC
 	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
 		return page, Access{}, err
 	}
-	a, err := s.aisRead(r, "list card transactions", func(tx Tx, a Access) error {
+	a, err := s.aisRead(r, "list card transactions", true, func(tx Tx, a Access) error {
 		if err := granted(a, id); err != nil {
 			return err
 		}
