@@ -233,16 +233,22 @@ func (s *Service) SetAccountBalances(id string, in []BalanceInput) (AccountDetai
 			v.Format("", "give at least one balance")
 		}
 		a.Balances = checkBalances(&v, "", in, a.Currency, a.Balances, false)
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if err := tx.PutAccount(a); err != nil {
-			return err
-		}
-		d, err = accountDetail(tx, a)
+		d, err = putAccount(tx, &v, a)
 		return err
 	}, Event{Kind: EventAccounts, ID: id})
 	return d, err
+}
+
+// putAccount stores an edited account, unless v holds violations, and
+// returns its detail.
+func putAccount(tx Tx, v *Violations, a Account) (AccountDetail, error) {
+	if err := v.Err(); err != nil {
+		return AccountDetail{}, err
+	}
+	if err := tx.PutAccount(a); err != nil {
+		return AccountDetail{}, err
+	}
+	return accountDetail(tx, a)
 }
 
 // AccountChange is an edit of an account's descriptive fields; nil fields
@@ -287,13 +293,7 @@ func (s *Service) UpdateAccount(id string, ch AccountChange) (AccountDetail, err
 		if ch.Status != nil {
 			a.Status = checkStatus(&v, "status", *ch.Status)
 		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if err := tx.PutAccount(a); err != nil {
-			return err
-		}
-		d, err = accountDetail(tx, a)
+		d, err = putAccount(tx, &v, a)
 		return err
 	}, Event{Kind: EventAccounts, ID: id})
 	return d, err

@@ -202,16 +202,22 @@ func (s *Service) SetCardBalances(id string, in []BalanceInput) (CardAccountDeta
 			v.Format("", "give at least one balance")
 		}
 		c.Balances = checkBalances(&v, "", in, c.Currency, c.Balances, false)
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if err := tx.PutCardAccount(c); err != nil {
-			return err
-		}
-		d, err = cardDetail(tx, c)
+		d, err = putCardAccount(tx, &v, c)
 		return err
 	}, Event{Kind: EventCardAccounts, ID: id})
 	return d, err
+}
+
+// putCardAccount stores an edited card account, unless v holds
+// violations, and returns its detail.
+func putCardAccount(tx Tx, v *Violations, c CardAccount) (CardAccountDetail, error) {
+	if err := v.Err(); err != nil {
+		return CardAccountDetail{}, err
+	}
+	if err := tx.PutCardAccount(c); err != nil {
+		return CardAccountDetail{}, err
+	}
+	return cardDetail(tx, c)
 }
 
 // CardAccountChange is an edit of a card account; nil fields stay.
@@ -253,13 +259,7 @@ func (s *Service) UpdateCardAccount(id string, ch CardAccountChange) (CardAccoun
 			}
 			c.Expiry = *ch.Expiry
 		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if err := tx.PutCardAccount(c); err != nil {
-			return err
-		}
-		d, err = cardDetail(tx, c)
+		d, err = putCardAccount(tx, &v, c)
 		return err
 	}, Event{Kind: EventCardAccounts, ID: id})
 	return d, err
