@@ -199,30 +199,35 @@ func checkPayment(v *Violations, service, product string, r PaymentRequest, toda
 // singleOnly names the fields of one payment that a bulk payment's top
 // level must not have.
 func singleOnly(r PaymentRequest) []string {
-	var out []string
-	for name, set := range map[string]bool{
-		"instructedAmount": r.InstructedAmount != nil, "creditorName": r.CreditorName != "", "creditorAccount": r.CreditorAccount != nil,
-		"remittanceInformationUnstructured": r.RemittanceInformationUnstructured != nil, "remittanceInformationStructuredArray": r.RemittanceInformationStructuredArray != nil,
-	} {
-		if set {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return present([]field{
+		{"creditorAccount", r.CreditorAccount != nil}, {"creditorName", r.CreditorName != ""},
+		{"instructedAmount", r.InstructedAmount != nil},
+		{"remittanceInformationStructuredArray", r.RemittanceInformationStructuredArray != nil},
+		{"remittanceInformationUnstructured", r.RemittanceInformationUnstructured != nil},
+	})
 }
 
 func periodicOnly(r PaymentRequest) []string {
+	return present([]field{
+		{"dayOfExecution", r.DayOfExecution != ""}, {"endDate", r.EndDate != ""}, {"executionRule", r.ExecutionRule != ""},
+		{"frequency", r.Frequency != ""}, {"monthsOfExecution", r.MonthsOfExecution != nil}, {"startDate", r.StartDate != ""},
+	})
+}
+
+// field is a field of a request and whether the request has it.
+type field struct {
+	name string
+	set  bool
+}
+
+// present returns the names of the fields the request has, in order.
+func present(fields []field) []string {
 	var out []string
-	for name, set := range map[string]bool{
-		"startDate": r.StartDate != "", "endDate": r.EndDate != "", "executionRule": r.ExecutionRule != "",
-		"frequency": r.Frequency != "", "dayOfExecution": r.DayOfExecution != "", "monthsOfExecution": r.MonthsOfExecution != nil,
-	} {
-		if set {
-			out = append(out, name)
+	for _, f := range fields {
+		if f.set {
+			out = append(out, f.name)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
@@ -284,9 +289,10 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 	}
 	if a := r.CreditorAddress; a != nil {
 		checkText(v, f("creditorAddress.street"), a.Street, 0, 70)
-		for name, val := range map[string]string{"buildingNumber": a.BuildingNumber, "postalCode": a.PostalCode, "city": a.City, "townName": a.TownName} {
-			checkText(v, f("creditorAddress."+name), val, 0, 35)
-		}
+		checkText(v, f("creditorAddress.buildingNumber"), a.BuildingNumber, 0, 35)
+		checkText(v, f("creditorAddress.postalCode"), a.PostalCode, 0, 35)
+		checkText(v, f("creditorAddress.city"), a.City, 0, 35)
+		checkText(v, f("creditorAddress.townName"), a.TownName, 0, 35)
 		switch {
 		case a.Country == "":
 			v.Format(f("creditorAddress.country"), "is required in creditorAddress: an ISO 3166 alpha-2 code such as NO")
@@ -336,10 +342,11 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 	if product == ProductNCBCT {
 		checkCrossBorder(v, path, r, it, fx, warnings)
 	} else {
-		for name, set := range map[string]bool{"creditorAgent": r.CreditorAgent != "", "purposeCode": r.PurposeCode != "", "regulatoryReportingCode": r.RegulatoryReportingCode != "", "regulatoryReportingInformation": r.RegulatoryReportingInformation != ""} {
-			if set {
-				v.Format(f(name), "only cross-border transfers (norwegian-cross-border-credit-transfers) have it")
-			}
+		for _, name := range present([]field{
+			{"creditorAgent", r.CreditorAgent != ""}, {"purposeCode", r.PurposeCode != ""},
+			{"regulatoryReportingCode", r.RegulatoryReportingCode != ""}, {"regulatoryReportingInformation", r.RegulatoryReportingInformation != ""},
+		}) {
+			v.Format(f(name), "only cross-border transfers (norwegian-cross-border-credit-transfers) have it")
 		}
 	}
 	return it
