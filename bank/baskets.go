@@ -62,10 +62,12 @@ func (s *Service) CreateBasket(tppID string, ids []string) (BasketView, error) {
 	case len(ids) > MaxBasketPayments:
 		v.Format("paymentIds", "holds %d ids; a basket holds at most %d payments", len(ids), MaxBasketPayments)
 	}
+	seen := make(map[string]bool, len(ids))
 	for i, id := range ids {
-		if slices.Index(ids, id) != i {
+		if seen[id] {
 			v.Format(fmt.Sprintf("paymentIds[%d]", i), "payment %s is given twice", clip(id))
 		}
+		seen[id] = true
 	}
 	if err := v.Err(); err != nil {
 		return out, err
