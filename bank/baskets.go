@@ -178,7 +178,7 @@ func (s *Service) StartBasketAuthorisation(r SCARequest, basketID string) (Autho
 			return Errorf(CodeConflict, "no payment of basket %s awaits approval (the basket is %s)", basketID, v.Status)
 		}
 		r.Kind = AuthBasket
-		if a, err = s.newAuthorisation(tx, r); err != nil {
+		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
 			return err
 		}
 		a.PaymentIDs, a.BasketID = waiting, basketID

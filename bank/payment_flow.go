@@ -198,7 +198,7 @@ func (s *Service) StartPaymentAuthorisation(r SCARequest, service, product, id s
 			return Errorf(CodeConflict, "payment %s is %s; only RCVD and PATC payments await authorisation", id, p.Status)
 		}
 		r.Kind = AuthPayment
-		if a, err = s.newAuthorisation(tx, r); err != nil {
+		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
 			return err
 		}
 		a.PaymentIDs = []string{id}

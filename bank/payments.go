@@ -180,19 +180,14 @@ func (s *Service) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 		if err != nil {
 			return err
 		}
-		a := Authorisation{
-			TPPID: in.TPPID, TPPName: in.TPPName, Kind: AuthPayment, Status: ScaReceived, Created: now,
+		a, err := s.newAuthorisation(tx, SCARequest{
+			TPPID: in.TPPID, TPPName: in.TPPName, Kind: AuthPayment,
 			RedirectURI: in.RedirectURI, SessionID: in.SessionID, RedirectPreferred: in.RedirectPreferred,
-			Token: newToken(), PaymentIDs: []string{p.ID}, PSURequired: p.CustomerID,
-		}
-		if err := pruneAuthorisations(tx, now); err != nil {
-			return err
-		}
-		seq, err := tx.NextSeq(KindAuthorisation)
+		}, now)
 		if err != nil {
 			return err
 		}
-		a.ID = FormatID(KindAuthorisation, 0, seq)
+		a.PaymentIDs, a.PSURequired = []string{p.ID}, p.CustomerID
 		p.Authorisations = []string{a.ID}
 		if st.Exemption == ExemptOwnAccounts && ownTransfer(tx, p) {
 			a.Status, a.Finished, a.CustomerID = ScaExempted, now, p.CustomerID

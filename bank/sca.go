@@ -160,7 +160,7 @@ func (s *Service) StartSCA(r SCARequest) (Authorisation, error) {
 	var a Authorisation
 	err := s.write("start SCA", func(tx Tx) error {
 		var err error
-		if a, err = s.newAuthorisation(tx, r); err != nil {
+		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
 			return err
 		}
 		return tx.PutAuthorisation(a)
@@ -180,8 +180,9 @@ func CheckSCARequest(r SCARequest) error {
 }
 
 // newAuthorisation checks a request that starts SCA and returns its
-// authorisation, with an id, not yet stored. Old authorisations are pruned.
-func (s *Service) newAuthorisation(tx Tx, r SCARequest) (Authorisation, error) {
+// authorisation, created now, with an id, not yet stored. Old
+// authorisations are pruned.
+func (s *Service) newAuthorisation(tx Tx, r SCARequest, now time.Time) (Authorisation, error) {
 	if err := CheckSCARequest(r); err != nil {
 		return Authorisation{}, err
 	}
@@ -189,7 +190,7 @@ func (s *Service) newAuthorisation(tx Tx, r SCARequest) (Authorisation, error) {
 		r.TPPName = r.TPPID
 	}
 	a := Authorisation{
-		TPPID: r.TPPID, TPPName: r.TPPName, Kind: r.Kind, Status: ScaReceived, Created: s.Now(),
+		TPPID: r.TPPID, TPPName: r.TPPName, Kind: r.Kind, Status: ScaReceived, Created: now,
 		RedirectURI: r.RedirectURI, SessionID: r.SessionID, RedirectPreferred: r.RedirectPreferred, Token: newToken(),
 	}
 	if err := pruneAuthorisations(tx, a.Created); err != nil {
