@@ -149,6 +149,8 @@ type ErrorBody struct {
 	Code        string         `json:"code"`
 	Message     string         `json:"message"`
 	TPPMessages []bank.Message `json:"tppMessages"`
+	// Links is there on a 401 only.
+	Links json.RawMessage `json:"_links"`
 }
 
 // Err decodes the error body.

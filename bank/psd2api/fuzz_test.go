@@ -131,15 +131,7 @@ func (fb *fuzzBank) send(t *testing.T, req *http.Request, body []byte, sign bool
 // a 401.
 func checkErrorBody(t *testing.T, what string, a answer) {
 	t.Helper()
-	var e struct {
-		ID          string          `json:"id"`
-		System      string          `json:"system"`
-		Status      int             `json:"status"`
-		Code        string          `json:"code"`
-		Message     string          `json:"message"`
-		TPPMessages []bank.Message  `json:"tppMessages"`
-		Links       json.RawMessage `json:"_links"`
-	}
+	var e apptest.ErrorBody
 	dec := json.NewDecoder(bytes.NewReader(a.body))
 	dec.DisallowUnknownFields()
 	if ct := a.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
