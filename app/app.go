@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -316,6 +317,31 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	<-ctx.Done()
 	return a.Stop()
+}
+
+// Serve opens the data file of cfg, serves the bank until ctx ends and
+// closes the file: the whole life of a bank without a window. It prints
+// the banner to stdout first and a last line once the file is closed.
+func Serve(ctx context.Context, cfg Config, stdout io.Writer) error {
+	a, err := Open(cfg)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = a.Close() }()
+	if err := a.Start(); err != nil {
+		return err
+	}
+	if err := a.Banner(stdout); err != nil {
+		return err
+	}
+	if err := a.Run(ctx); err != nil {
+		return err
+	}
+	if err := a.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "Sandbank stopped; the data file is closed")
+	return nil
 }
 
 // Close stops serving, stops watching folders and closes the data file.

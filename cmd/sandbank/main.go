@@ -127,29 +127,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // serveHeadless runs the bank without a window until SIGINT or SIGTERM.
 func serveHeadless(cfg app.Config, stdout, stderr io.Writer) int {
-	core, err := app.Open(cfg)
-	if err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := app.Serve(ctx, cfg, stdout); err != nil {
 		fmt.Fprintln(stderr, "sandbank:", err)
 		if errors.Is(err, storage.ErrInUse) {
 			return 3
 		}
 		return 1
 	}
-	defer func() { _ = core.Close() }()
-	if err := core.Start(); err != nil {
-		fmt.Fprintln(stderr, "sandbank:", err)
-		return 1
-	}
-	if err := core.Banner(stdout); err != nil {
-		fmt.Fprintln(stderr, "sandbank:", err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := core.Run(ctx); err != nil {
-		fmt.Fprintln(stderr, "sandbank:", err)
-		return 1
-	}
-	fmt.Fprintln(stdout, "Sandbank stopped; the data file is closed")
 	return 0
 }
 

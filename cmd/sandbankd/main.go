@@ -105,22 +105,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.Open(cfg)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = a.Close() }()
-	if err := a.Start(); err != nil {
-		return err
-	}
-	if err := a.Banner(stdout); err != nil {
-		return err
-	}
-	if err := a.Run(ctx); err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, "Sandbank stopped; the data file is closed")
-	return a.Close()
+	return app.Serve(ctx, cfg, stdout)
 }
 
 func usageErr(err error) error {
