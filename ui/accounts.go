@@ -113,8 +113,7 @@ func (s *accountsScreen) itemID(i int) string {
 }
 
 func (s *accountsScreen) buildAccountEditor() {
-	s.acctInfo = widget.NewLabel("")
-	s.acctInfo.Wrapping = fyne.TextWrapWord
+	s.acctInfo = helpText("")
 	s.acctForm = newForm(s.saveAccount)
 	s.acctName = s.acctForm.text("Name", "accountName", "", "")
 	s.acctProduct = s.acctForm.text("Product", "product", "", "")
@@ -133,13 +132,12 @@ func (s *accountsScreen) buildAccountEditor() {
 	del.Importance = widget.DangerImportance
 	s.acctBox = container.NewVBox(
 		s.acctInfo, s.acctForm.object(), container.NewHBox(widget.NewButton("Save", s.saveAccount), del),
-		widget.NewSeparator(), widget.NewLabelWithStyle("Balances", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewSeparator(), heading("Balances"),
 		s.acctBal.object(), s.acctAvail, container.NewHBox(widget.NewButton("Save balances", s.saveAccountBalances)))
 }
 
 func (s *accountsScreen) buildCardEditor() {
-	s.cardInfo = widget.NewLabel("")
-	s.cardInfo.Wrapping = fyne.TextWrapWord
+	s.cardInfo = helpText("")
 	s.cardForm = newForm(s.saveCard)
 	s.cardName = s.cardForm.text("Name", "name", "", "")
 	s.cardProduct = s.cardForm.text("Product", "product", "", "")
@@ -154,7 +152,7 @@ func (s *accountsScreen) buildCardEditor() {
 	del.Importance = widget.DangerImportance
 	s.cardBox = container.NewVBox(
 		s.cardInfo, s.cardForm.object(), container.NewHBox(widget.NewButton("Save", s.saveCard), del),
-		widget.NewSeparator(), widget.NewLabelWithStyle("Balances", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewSeparator(), heading("Balances"),
 		s.cardBal.object(), container.NewHBox(widget.NewButton("Save balances", s.saveCardBalances)))
 }
 

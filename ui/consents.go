@@ -55,8 +55,7 @@ func (s *consentsScreen) build() fyne.CanvasObject {
 			enable(s.openBtn, true)
 			enable(s.copyBtn, true)
 		})
-	s.detail = widget.NewLabel("Select a grant to see its PSU ids and accounts.")
-	s.detail.Wrapping = fyne.TextWrapWord
+	s.detail = helpText("Select a grant to see its PSU ids and accounts.")
 	s.revokeBtn = widget.NewButtonWithIcon("Revoke…", theme.DeleteIcon(), s.revoke)
 	s.revokeBtn.Importance = widget.DangerImportance
 	s.revokeBtn.Disable()
@@ -70,9 +69,6 @@ func (s *consentsScreen) build() fyne.CanvasObject {
 	s.copyBtn.Disable()
 	refresh := widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), s.reload)
 
-	heading := func(t string) *widget.Label {
-		return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	}
 	grantSplit := container.NewVSplit(s.grants, container.NewVScroll(s.detail))
 	grantSplit.Offset = 0.6
 	grants := container.NewBorder(

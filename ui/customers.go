@@ -59,7 +59,7 @@ func (s *customersScreen) build() fyne.CanvasObject {
 	newBtn := widget.NewButtonWithIcon("New customer", theme.ContentAddIcon(), s.create)
 	left := container.NewBorder(container.NewVBox(s.search, newBtn), nil, nil, nil, s.list)
 
-	s.title = widget.NewLabelWithStyle("Select a customer", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.title = heading("Select a customer")
 	s.nameForm = newForm(s.rename)
 	s.name = s.nameForm.text("Name", "name", "", "")
 	s.saveName = widget.NewButton("Save name", s.rename)
@@ -103,9 +103,9 @@ func (s *customersScreen) build() fyne.CanvasObject {
 	s.delEng = widget.NewButtonWithIcon("Delete engagement", theme.DeleteIcon(), s.deleteEngagement)
 
 	top := container.NewVBox(s.title, s.nameForm.object(), container.NewHBox(s.saveName, s.deleteBtn), widget.NewSeparator(),
-		container.NewHBox(widget.NewLabelWithStyle("Agreements", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.newAgr, s.delAgr))
+		container.NewHBox(heading("Agreements"), s.newAgr, s.delAgr))
 	engagements := container.NewBorder(
-		container.NewHBox(widget.NewLabelWithStyle("Engagements of the selected agreement", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), s.addEng, s.delEng),
+		container.NewHBox(heading("Engagements of the selected agreement"), s.addEng, s.delEng),
 		nil, nil, nil, s.engList)
 	split := container.NewVSplit(s.agreements, engagements)
 	s.detail = container.NewBorder(top, nil, nil, nil, split)

@@ -72,18 +72,6 @@ func (s *paymentsScreen) build() fyne.CanvasObject {
 	return s.tabs
 }
 
-// heading is the bold title of a part of a screen.
-func heading(t string) *widget.Label {
-	return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-}
-
-// helpText is a wrapped paragraph that explains a screen to a tester.
-func helpText(t string) *widget.Label {
-	l := widget.NewLabel(t)
-	l.Wrapping = fyne.TextWrapWord
-	return l
-}
-
 // detailLabel is a wrapped label whose text can be selected and copied.
 func detailLabel(t string) *widget.Label {
 	l := helpText(t)
@@ -136,8 +124,7 @@ func (s *paymentsScreen) buildBaskets() fyne.CanvasObject {
 }
 
 func (s *paymentsScreen) buildRuns() fyne.CanvasObject {
-	s.next = widget.NewLabel("")
-	s.next.Wrapping = fyne.TextWrapWord
+	s.next = helpText("")
 	s.runTable = textTable(batchRunColumns, []float32{170, 100, 110, 600},
 		func() int { return len(s.runs) }, s.runCell, func(row int) {
 			s.run = s.runs[row].ID

@@ -32,7 +32,7 @@ func (s *scenariosScreen) build() fyne.CanvasObject {
 	s.list = widget.NewList(
 		func() int { return len(s.files) },
 		func() fyne.CanvasObject {
-			name := widget.NewLabelWithStyle("template-scenario-file-name.json", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			name := heading("template-scenario-file-name.json")
 			summary := widget.NewLabel("template summary of the scenario")
 			summary.Truncation = fyne.TextTruncateEllipsis
 			return container.NewVBox(name, summary)
@@ -54,12 +54,10 @@ func (s *scenariosScreen) build() fyne.CanvasObject {
 		s.selected = s.files[i].Name
 		s.showDetail()
 	}
-	s.detail = widget.NewLabel("Select a scenario file.")
-	s.detail.Wrapping = fyne.TextWrapWord
+	s.detail = helpText("Select a scenario file.")
 	s.loadBtn = widget.NewButtonWithIcon("Load…", theme.DownloadIcon(), s.load)
 	save := widget.NewButtonWithIcon("Save current as…", theme.DocumentSaveIcon(), s.saveDialog)
-	folder := widget.NewLabel("Folder: " + s.u.core.ScenarioDir() + " (watched: a .json file written there appears here)")
-	folder.Wrapping = fyne.TextWrapWord
+	folder := helpText("Folder: " + s.u.core.ScenarioDir() + " (watched: a .json file written there appears here)")
 	s.set(s.u.core.Scenarios())
 	split := container.NewHSplit(s.list, container.NewVScroll(s.detail))
 	split.Offset = 0.45

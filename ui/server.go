@@ -76,7 +76,7 @@ type serverScreen struct {
 func newServerScreen(u *UI) *serverScreen { return &serverScreen{u: u} }
 
 func (s *serverScreen) build() fyne.CanvasObject {
-	s.status = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.status = heading("")
 	s.urls = container.NewVBox()
 	s.listenForm = newForm(s.start)
 	addr, tlsAddr := s.u.core.Addrs()
@@ -91,21 +91,18 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.settingsForm.add("Trust mode", "trustMode", s.trust)
 	s.requireSig = widget.NewCheck("Refuse unsigned requests", func(bool) { s.saveSettings() })
 	s.settingsForm.add("Signatures", "requireSignature", s.requireSig)
-	trustHelp := widget.NewLabel("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.core.TrustDir() + " (watched: a file dropped there is trusted at once).")
-	trustHelp.Wrapping = fyne.TextWrapWord
+	trustHelp := helpText("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.core.TrustDir() + " (watched: a file dropped there is trusted at once).")
 
 	s.clockNow = widget.NewLabel("")
 	s.clockForm = newForm(s.jump)
 	s.jumpDays = s.clockForm.text("Jump ahead by days", "days", "1", "whole days; negative goes back")
 	jump := widget.NewButtonWithIcon("Jump", theme.MediaFastForwardIcon(), s.jump)
 	realClock := widget.NewButtonWithIcon("Back to the real clock", theme.HistoryIcon(), s.resetClock)
-	clockHelp := widget.NewLabel("Consent ages (180 days), SCA sessions and authorisations (1 hour), the 90-day history rule, the daily limits and the batch runs all read this clock; a jump ahead makes the batch runs it passes over. Certificates are checked against the real clock.")
-	clockHelp.Wrapping = fyne.TextWrapWord
+	clockHelp := helpText("Consent ages (180 days), SCA sessions and authorisations (1 hour), the 90-day history rule, the daily limits and the batch runs all read this clock; a jump ahead makes the batch runs it passes over. Certificates are checked against the real clock.")
 	s.legacyForm = newForm(s.saveLegacy)
 	s.legacyDate = s.legacyForm.text("Legacy date", "legacyDate", "", "YYYY-MM-DD; empty: the API as of today")
 	applyLegacy := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), s.saveLegacy)
-	legacyHelp := widget.NewLabel("Emulate the API as it was on a past date: x-accept-fix fixes that became default after it (longer-names, cash-account-type-iso and the card amount switch: 2024-09-05; amount-as-string: 2020-08-01) apply only to requests that name them.")
-	legacyHelp.Wrapping = fyne.TextWrapWord
+	legacyHelp := helpText("Emulate the API as it was on a past date: x-accept-fix fixes that became default after it (longer-names, cash-account-type-iso and the card amount switch: 2024-09-05; amount-as-string: 2020-08-01) apply only to requests that name them.")
 
 	payments, paymentsHelp := s.buildPayments()
 
@@ -123,15 +120,11 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.certForm.add("Roles", "roles", s.certRole)
 	s.certDays = s.certForm.text("Valid for days", "days", "730", "")
 	s.certDir = s.certForm.text("Save to folder", "dir", filepath.Join(s.u.core.DataDir(), "tpp"), "cert.pem and key.pem are written here")
-	s.certOut = widget.NewLabel("")
-	s.certOut.Wrapping = fyne.TextWrapWord
+	s.certOut = helpText("")
 
 	reset := widget.NewButtonWithIcon("Reset to the known state…", theme.ViewRefreshIcon(), s.reset)
 	reset.Importance = widget.DangerImportance
 
-	heading := func(t string) *widget.Label {
-		return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	}
 	s.reloadSettings()
 	s.refresh()
 	return container.NewVScroll(container.NewVBox(

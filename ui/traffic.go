@@ -56,8 +56,7 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 			s.selected = s.entries[s.shown[row]].Seq
 			s.showDetail()
 		})
-	s.steps = widget.NewLabel("Select a request to see how its signature was checked.")
-	s.steps.Wrapping = fyne.TextWrapWord
+	s.steps = helpText("Select a request to see how its signature was checked.")
 	s.request = readOnlyText()
 	s.response = readOnlyText()
 	clear := widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), s.clearLog)

@@ -201,7 +201,7 @@ func (s *transactionsScreen) build() fyne.CanvasObject {
 		})
 	s.table.ShowHeaderColumn = false
 	s.table.CreateHeader = func() fyne.CanvasObject {
-		return widget.NewLabelWithStyle("Counterparty", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		return heading("Counterparty")
 	}
 	s.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
 		cols := accountColumns
@@ -410,8 +410,7 @@ func (s *transactionsScreen) runGeneration(c txChoice, profile string, n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	bar := widget.NewProgressBar()
 	bar.Max = float64(n)
-	label := widget.NewLabel(fmt.Sprintf("Generating %d transactions for %s", n, c.label))
-	label.Wrapping = fyne.TextWrapWord
+	label := helpText(fmt.Sprintf("Generating %d transactions for %s", n, c.label))
 	d := dialog.NewCustom("Generating", "Cancel", container.NewVBox(label, bar), s.u.win)
 	d.SetOnClosed(cancel)
 	d.Resize(fyne.NewSize(520, 180))

@@ -14,6 +14,26 @@ import (
 	"sandbank/bank"
 )
 
+// heading is the bold title of a part of a screen.
+func heading(t string) *widget.Label {
+	return widget.NewLabelWithStyle(t, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+// helpText is a wrapped paragraph that explains a screen to a tester.
+func helpText(t string) *widget.Label {
+	l := widget.NewLabel(t)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// findingLabel is a hidden line for the bank's findings.
+func findingLabel() *widget.Label {
+	l := helpText("")
+	l.Importance = widget.DangerImportance
+	l.Hide()
+	return l
+}
+
 // entry is a text entry that reports Escape, so that a dialog closes on
 // Escape even while the entry has the focus.
 type entry struct {
@@ -55,19 +75,11 @@ type form struct {
 }
 
 func newForm(submit func()) *form {
-	general := widget.NewLabel("")
-	general.Importance = widget.DangerImportance
-	general.Wrapping = fyne.TextWrapWord
-	general.Hide()
-	return &form{general: general, submit: submit}
+	return &form{general: findingLabel(), submit: submit}
 }
 
 // add appends a field and returns its input.
 func (f *form) add(label, path string, input fyne.CanvasObject) fyne.CanvasObject {
-	msg := widget.NewLabel("")
-	msg.Importance = widget.DangerImportance
-	msg.Wrapping = fyne.TextWrapWord
-	msg.Hide()
 	if e, ok := input.(*entry); ok {
 		e.OnSubmitted = func(string) {
 			if f.submit != nil {
@@ -75,7 +87,7 @@ func (f *form) add(label, path string, input fyne.CanvasObject) fyne.CanvasObjec
 			}
 		}
 	}
-	f.fields = append(f.fields, &field{label: label, path: path, input: input, err: msg})
+	f.fields = append(f.fields, &field{label: label, path: path, input: input, err: findingLabel()})
 	return input
 }
 
@@ -101,9 +113,7 @@ func (f *form) onEscape(fn func()) {
 func (f *form) object() fyne.CanvasObject {
 	grid := container.New(&formLayout{})
 	for _, fl := range f.fields {
-		label := widget.NewLabel(fl.label)
-		label.TextStyle = fyne.TextStyle{Bold: true}
-		grid.Add(label)
+		grid.Add(heading(fl.label))
 		grid.Add(container.NewVBox(fl.input, fl.err))
 	}
 	return container.NewVBox(grid, f.general)
@@ -275,10 +285,8 @@ func (u *UI) showModal(title, action string, f *form, extra fyne.CanvasObject, s
 // confirm asks before something that cannot be undone; yes runs when the
 // action button is pressed.
 func (u *UI) confirm(title, message, action string, yes func()) *modal {
-	label := widget.NewLabel(message)
-	label.Wrapping = fyne.TextWrapWord
 	var m *modal
-	m = u.newModal(title, action, nil, label, func() {
+	m = u.newModal(title, action, nil, helpText(message), func() {
 		m.d.Hide()
 		yes()
 	})
@@ -324,7 +332,7 @@ func textTable(columns []string, widths []float32, rows func() int, cell func(ro
 		})
 	t.ShowHeaderColumn = false
 	t.CreateHeader = func() fyne.CanvasObject {
-		return widget.NewLabelWithStyle("template header", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		return heading("template header")
 	}
 	t.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
 		if id.Col >= 0 {
