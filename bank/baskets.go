@@ -194,7 +194,7 @@ func (s *Service) StartBasketAuthorisation(r SCARequest, basketID string) (Autho
 // BasketAuthorisation returns an authorisation of a TPP's basket.
 func (s *Service) BasketAuthorisation(tppID, basketID, authID string) (Authorisation, error) {
 	var a Authorisation
-	err := s.write("read basket authorisation", func(tx Tx) error {
+	err := s.readAuthorisation("read basket authorisation", func(tx Tx, mayWrite bool) error {
 		v, err := basketView(tx, tppID, basketID)
 		if err != nil {
 			return err
@@ -202,7 +202,7 @@ func (s *Service) BasketAuthorisation(tppID, basketID, authID string) (Authorisa
 		if !slices.Contains(v.Authorisations, authID) {
 			return Errorf(CodeSCANotFound, "basket %s has no authorisation %s", basketID, clip(authID))
 		}
-		a, _, err = s.loadAuthorisation(tx, authID)
+		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err
 	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
 	return a, err

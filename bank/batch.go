@@ -365,7 +365,7 @@ func (s *Service) expireAuthorisations(tx Tx, p *Payment) error {
 		if err != nil || !a.Open() {
 			continue
 		}
-		if _, _, err := s.loadAuthorisation(tx, id); err != nil { // fails it when its hour is over
+		if _, _, err := s.loadAuthorisation(tx, id, true); err != nil { // fails it when its hour is over
 			return err
 		}
 	}

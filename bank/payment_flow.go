@@ -220,7 +220,7 @@ func (s *Service) PaymentAuthorisation(tppID, service, product, paymentID, authI
 		return Authorisation{}, err
 	}
 	var a Authorisation
-	err := s.write("read payment authorisation", func(tx Tx) error {
+	err := s.readAuthorisation("read payment authorisation", func(tx Tx, mayWrite bool) error {
 		p, err := ownPayment(tx, tppID, service, product, paymentID)
 		if err != nil {
 			return err
@@ -228,7 +228,7 @@ func (s *Service) PaymentAuthorisation(tppID, service, product, paymentID, authI
 		if !slices.Contains(p.Authorisations, authID) {
 			return Errorf(CodeSCANotFound, "payment %s has no authorisation %s", paymentID, clip(authID))
 		}
-		a, _, err = s.loadAuthorisation(tx, authID)
+		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err
 	}, Event{Kind: EventConsents})
 	return a, err

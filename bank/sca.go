@@ -294,8 +294,8 @@ type AutoSCA struct {
 // than ScaLifetime fails here (SCA_EXPIRED) the first time it is seen.
 func (s *Service) SCAPage(id string) (SCAView, error) {
 	var view SCAView
-	err := s.write("read SCA", func(tx Tx) error {
-		a, expired, err := s.loadAuthorisation(tx, id)
+	err := s.readAuthorisation("read SCA", func(tx Tx, mayWrite bool) error {
+		a, expired, err := s.loadAuthorisation(tx, id, mayWrite)
 		if err != nil {
 			return err
 		}
@@ -306,9 +306,27 @@ func (s *Service) SCAPage(id string) (SCAView, error) {
 	return view, err
 }
 
+// errMustExpire stops a read that found an open authorisation past its
+// hour: failing it needs a write transaction.
+var errMustExpire = errors.New("the authorisation is past its hour")
+
+// readAuthorisation runs fn in a read transaction, and again in a write
+// transaction (announcing events) only when an authorisation it reads is
+// past its hour and must be failed: reading a status or a page writes
+// nothing otherwise.
+func (s *Service) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) error, events ...Event) error {
+	err := s.view(what, func(tx Tx) error { return fn(tx, false) })
+	if !errors.Is(err, errMustExpire) {
+		return err
+	}
+	return s.write(what, func(tx Tx) error { return fn(tx, true) }, events...)
+}
+
 // loadAuthorisation reads an authorisation, failing it (SCA_EXPIRED) when
-// it is past its hour; expired reports that it failed just now.
-func (s *Service) loadAuthorisation(tx Tx, id string) (a Authorisation, expired bool, err error) {
+// it is past its hour; expired reports that it failed just now. In a read
+// transaction (mayWrite false) such an authorisation stops the read with
+// errMustExpire.
+func (s *Service) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisation, expired bool, err error) {
 	a, err = tx.Authorisation(id)
 	if errors.Is(err, ErrNotFound) {
 		return a, false, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
@@ -317,6 +335,9 @@ func (s *Service) loadAuthorisation(tx Tx, id string) (a Authorisation, expired 
 		return a, false, err
 	}
 	if a.Open() && s.Now().After(a.Expires()) {
+		if !mayWrite {
+			return a, false, errMustExpire
+		}
 		return a, true, s.fail(tx, &a, CodeSCAExpired, "the SCA was not finished within an hour")
 	}
 	return a, false, nil
@@ -327,7 +348,7 @@ func (s *Service) loadAuthorisation(tx Tx, id string) (a Authorisation, expired 
 func (s *Service) SCAStep(id string, in SCAInput) (SCAView, error) {
 	var view SCAView
 	err := s.write("SCA step", func(tx Tx) error {
-		a, expired, err := s.loadAuthorisation(tx, id)
+		a, expired, err := s.loadAuthorisation(tx, id, true)
 		if err != nil {
 			return err
 		}
@@ -356,7 +377,7 @@ func (s *Service) SCAStep(id string, in SCAInput) (SCAView, error) {
 func (s *Service) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 	var redirect string
 	err := s.write("automated SCA", func(tx Tx) error {
-		a, _, err := s.loadAuthorisation(tx, id)
+		a, _, err := s.loadAuthorisation(tx, id, true)
 		if err != nil {
 			return err
 		}
