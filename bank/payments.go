@@ -317,7 +317,7 @@ func (s *Service) paymentPSU(tx Tx, v *Violations, in PaymentInit) (Customer, st
 			return c, "", err
 		}
 		if c, err = tx.Customer(psu.CustomerID); err != nil {
-			v.Format("PSU-ID", "the PSU of %s no longer exists in the sandbox", in.PSUID)
+			v.Format("PSU-ID", "the PSU of %s no longer exists in the sandbox", clip(in.PSUID))
 			return Customer{}, "", nil
 		}
 	} else if in.NationalID != "" {
@@ -335,6 +335,7 @@ func (s *Service) paymentPSU(tx Tx, v *Violations, in PaymentInit) (Customer, st
 		}
 		if c.ID == "" {
 			if c, err = tx.Customer(corp.CustomerID); err != nil {
+				v.Format("PSU-Corporate-ID", "the PSU of %s no longer exists in the sandbox", clip(in.CorporateID))
 				return Customer{}, "", nil
 			}
 		}

@@ -869,3 +869,29 @@ func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 	// A PART payment can no longer be cancelled.
 	expect(t, b.Do(tpp, "DELETE", path+"/"+c.PaymentID, nil), 409, "CONFLICT")
 }
+
+// A PSU-Corporate-ID whose customer has since been deleted is refused at
+// its header, as a PSU-ID's is, and nothing is stored.
+func TestPayments_CorporateIDOfADeletedCustomer(t *testing.T) {
+	b, tpp := setup(t)
+	onBankingMorning(t, b, tpp)
+	q := b.Consent(tpp, f1Number, f1Agreement, nil)
+	corporate := q.Get("psu-corporate-id")
+	if corporate == "" {
+		t.Fatalf("no psu-corporate-id in %v", q)
+	}
+	var customers []struct {
+		CustomerID     string `json:"customerId"`
+		CustomerNumber string `json:"customerNumber"`
+	}
+	r := b.Do(tpp, "GET", "/v1/sandbox/customers", nil)
+	expect(t, r, 200, "")
+	r.JSON(t, &customers)
+	for _, c := range customers {
+		if c.CustomerNumber == f1Number {
+			expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/customers/"+c.CustomerID, nil), 204, "")
+		}
+	}
+	headers := append([]string{"PSU-Corporate-ID: " + corporate}, payHeaders...)
+	rejectsWith(t, b, tpp, "POST", ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk), headers, 400, "FORMAT_ERROR", "PSU-Corporate-ID")
+}
