@@ -63,7 +63,7 @@ func newAccountsScreen(u *UI) *accountsScreen { return &accountsScreen{u: u} }
 func (s *accountsScreen) build() fyne.CanvasObject {
 	s.ownerSel = widget.NewSelect(nil, func(label string) {
 		for _, c := range s.customers {
-			if customerLabel(c) == label && c.ID != s.owner {
+			if customerLabel(c.Customer) == label && c.ID != s.owner {
 				s.owner, s.selected = c.ID, ""
 				s.loadOwner()
 			}
@@ -93,8 +93,6 @@ func (s *accountsScreen) build() fyne.CanvasObject {
 	split.Offset = 0.35
 	return container.NewBorder(top, nil, nil, nil, split)
 }
-
-func customerLabel(c bank.CustomerDetail) string { return fmt.Sprintf("%s (%s)", c.Name, c.Number) }
 
 func (s *accountsScreen) itemLabel(i int) string {
 	if i < len(s.accounts) {
@@ -167,7 +165,7 @@ func (s *accountsScreen) reload() {
 	labels := make([]string, len(list))
 	found := false
 	for i, c := range list {
-		labels[i] = customerLabel(c)
+		labels[i] = customerLabel(c.Customer)
 		found = found || c.ID == s.owner
 	}
 	if !found {
@@ -179,7 +177,7 @@ func (s *accountsScreen) reload() {
 	s.ownerSel.Options = labels
 	for _, c := range list {
 		if c.ID == s.owner {
-			s.ownerSel.Selected = customerLabel(c)
+			s.ownerSel.Selected = customerLabel(c.Customer)
 		}
 	}
 	s.ownerSel.Refresh()

@@ -136,15 +136,13 @@ func duration(d time.Duration) string {
 
 func when(t time.Time) string { return t.In(bank.Oslo).Format("2006-01-02 15:04") }
 
-func psuLabel(c bank.Customer) string { return fmt.Sprintf("%s (%s)", c.Name, c.Number) }
-
 func (s *consentsScreen) grantCell(row, col int) string {
 	g := s.data.Grants[row]
 	switch col {
 	case 0:
 		return g.TPPID
 	case 1:
-		return psuLabel(g.Customer)
+		return customerLabel(g.Customer)
 	case 2:
 		return g.ContextName
 	case 3:
@@ -168,7 +166,7 @@ func (s *consentsScreen) sessionCell(row, col int) string {
 	case 0:
 		return ss.TPPID
 	case 1:
-		return psuLabel(ss.Customer)
+		return customerLabel(ss.Customer)
 	case 2:
 		return ss.SessionID
 	case 3:
@@ -196,7 +194,7 @@ func (s *consentsScreen) authCell(row, col int) string {
 		return a.Status
 	case 3:
 		if a.Customer.ID != "" {
-			return psuLabel(a.Customer)
+			return customerLabel(a.Customer)
 		}
 		return "not yet identified"
 	case 4:
@@ -228,7 +226,7 @@ func (s *consentsScreen) showGrant() {
 		s.detail.SetText("Select a grant to see its PSU ids and accounts.")
 		return
 	}
-	text := fmt.Sprintf("Grant %s of %s for %s, %s.\nGiven %s, expires %s.\nPSU-ID: %s", g.ID, g.TPPID, psuLabel(g.Customer), g.ContextName, when(g.Created), when(g.Expires()), g.PSUID)
+	text := fmt.Sprintf("Grant %s of %s for %s, %s.\nGiven %s, expires %s.\nPSU-ID: %s", g.ID, g.TPPID, customerLabel(g.Customer), g.ContextName, when(g.Created), when(g.Expires()), g.PSUID)
 	if g.CorporateID != "" {
 		text += "\nPSU-Corporate-ID: " + g.CorporateID
 	}
@@ -254,7 +252,7 @@ func (s *consentsScreen) revoke() {
 		return
 	}
 	s.u.confirm("Revoke the consent",
-		fmt.Sprintf("Revoke %s's consent for %s, %s? Its next account-information request gets 401 CONSENT_INVALID and a link to a new SCA.", g.TPPID, psuLabel(g.Customer), g.ContextName),
+		fmt.Sprintf("Revoke %s's consent for %s, %s? Its next account-information request gets 401 CONSENT_INVALID and a link to a new SCA.", g.TPPID, customerLabel(g.Customer), g.ContextName),
 		"Revoke", func() {
 			if err := s.u.bank.RevokeGrant(g.ID); err != nil {
 				s.u.showError(err)

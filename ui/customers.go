@@ -310,12 +310,15 @@ func (s *customersScreen) deleteAgreement() {
 	})
 }
 
+// customerLabel names a customer as "Name (number)", in lists and selects.
+func customerLabel(c bank.Customer) string { return fmt.Sprintf("%s (%s)", c.Name, c.Number) }
+
 // customerChoices lists every customer as "Name (number)" for a select.
 func (s *customersScreen) customerChoices() ([]string, map[string]string) {
 	var labels []string
 	numbers := map[string]string{}
 	for _, c := range s.all {
-		label := fmt.Sprintf("%s (%s)", c.Name, c.Number)
+		label := customerLabel(c.Customer)
 		labels = append(labels, label)
 		numbers[label] = c.Number
 	}

@@ -278,7 +278,7 @@ func (s *paymentsScreen) name(id string) string {
 		return n
 	}
 	if c, err := s.u.bank.Customer(id); err == nil {
-		n := psuLabel(c.Customer)
+		n := customerLabel(c.Customer)
 		if s.list.Names != nil {
 			s.list.Names[id] = n
 		}
