@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
 )
@@ -382,19 +381,12 @@ func (s *customersScreen) createEngagement() {
 // a text that is no number is shown at the field and bad is true. Empty
 // text is nil, which the bank reports as missing.
 func parseNumber(f *form, e *entry, path string) (n *bank.Number, bad bool) {
-	text := strings.NewReplacer(" ", "", "\u00a0", "", ",", ".").Replace(strings.TrimSpace(e.Text))
-	if text == "" {
+	if strings.TrimSpace(e.Text) == "" {
 		return nil, false
 	}
-	d, err := decimal.NewFromString(text)
+	d, err := decimalText(e.Text)
 	if err != nil {
-		f.clear()
-		for _, fl := range f.fields {
-			if fl.path == path {
-				fl.err.SetText("must be a number, e.g. 1000.50")
-				fl.err.Show()
-			}
-		}
+		f.show(bank.PathError(bank.CodeFormatError, path, "must be a number, e.g. 1000.50"))
 		return nil, true
 	}
 	return bank.NumberOf(d), false
