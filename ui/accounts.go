@@ -280,14 +280,15 @@ func (s *accountsScreen) saveAccount() {
 	s.loadOwner()
 }
 
-// balanceInputs reads two balance entries into the bank's balance inputs;
-// bad is true when one is not a number (shown at its field).
-func balanceInputs(f *form, closing, expected *entry, currency string) (in []bank.BalanceInput, bad bool) {
-	c, bad := parseNumber(f, closing, "[0]")
+// balanceInputs reads two balance entries into the bank's balance inputs,
+// whose paths are list+"[0]" and list+"[1]"; bad is true when one is not a
+// number (shown at its field).
+func balanceInputs(f *form, list string, closing, expected *entry, currency string) (in []bank.BalanceInput, bad bool) {
+	c, bad := parseNumber(f, closing, list+"[0]")
 	if bad {
 		return nil, true
 	}
-	e, bad := parseNumber(f, expected, "[1]")
+	e, bad := parseNumber(f, expected, list+"[1]")
 	if bad {
 		return nil, true
 	}
@@ -302,7 +303,7 @@ func (s *accountsScreen) saveAccountBalances() {
 	if !ok {
 		return
 	}
-	in, bad := balanceInputs(s.acctBal, s.acctClosing, s.acctExpect, a.Currency)
+	in, bad := balanceInputs(s.acctBal, "", s.acctClosing, s.acctExpect, a.Currency)
 	if bad {
 		return
 	}
@@ -334,7 +335,7 @@ func (s *accountsScreen) saveCardBalances() {
 	if !ok {
 		return
 	}
-	in, bad := balanceInputs(s.cardBal, s.cardClosing, s.cardExpect, c.Currency)
+	in, bad := balanceInputs(s.cardBal, "", s.cardClosing, s.cardExpect, c.Currency)
 	if bad {
 		return
 	}
@@ -419,17 +420,8 @@ func (s *accountsScreen) createAccount() {
 		if in.CreditLine, bad = parseNumber(f, credit, "creditLine"); bad {
 			return
 		}
-		c, bad := parseNumber(f, closing, "balances[0]")
-		if bad {
+		if in.Balances, bad = balanceInputs(f, "balances", closing, expected, in.Currency); bad {
 			return
-		}
-		e, bad := parseNumber(f, expected, "balances[1]")
-		if bad {
-			return
-		}
-		in.Balances = []bank.BalanceInput{
-			{BalanceType: bank.BalanceClosingBooked, BalanceAmount: bank.AmountInput{Amount: c, Currency: in.Currency}},
-			{BalanceType: bank.BalanceExpected, BalanceAmount: bank.AmountInput{Amount: e, Currency: in.Currency}},
 		}
 		a, err := s.u.bank.CreateAccount(in)
 		if f.show(err) {
