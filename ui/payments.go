@@ -476,6 +476,7 @@ func countsText(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// msText writes a duration in milliseconds with one decimal.
 func msText(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
 // runSummary says in a sentence or two what a batch run did.

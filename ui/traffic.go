@@ -101,7 +101,7 @@ func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
 	case 4:
 		return strconv.Itoa(e.Status)
 	case 5:
-		return fmt.Sprintf("%.1f", float64(e.Duration.Microseconds())/1000)
+		return msText(e.Duration)
 	case 6:
 		return e.SignatureSummary()
 	case 7:
@@ -158,7 +158,7 @@ func (s *trafficScreen) showDetail() {
 // explain writes the signature check of a request step by step.
 func explain(e psd2api.Entry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s answered %d in %.1f ms, request id %s\n", e.Method, e.Path, e.Status, float64(e.Duration.Microseconds())/1000, e.RequestID)
+	fmt.Fprintf(&b, "%s %s answered %d in %s ms, request id %s\n", e.Method, e.Path, e.Status, msText(e.Duration), e.RequestID)
 	if e.ErrorCode != "" {
 		fmt.Fprintf(&b, "Error %s, error id %s\n", e.ErrorCode, e.ErrorID)
 	}
