@@ -202,13 +202,7 @@ func (s *accountsScreen) loadOwner() {
 			}
 		}
 	}
-	s.list.UnselectAll()
-	for i := 0; i < len(s.accounts)+len(s.cards); i++ {
-		if s.itemID(i) == s.selected {
-			s.list.Select(i)
-		}
-	}
-	s.list.Refresh()
+	reselectItem(s.list, len(s.accounts)+len(s.cards), func(i int) bool { return s.itemID(i) == s.selected })
 	s.showDetail()
 }
 

@@ -138,13 +138,7 @@ func (s *customersScreen) filter() {
 			s.shown = append(s.shown, i)
 		}
 	}
-	s.list.UnselectAll()
-	for i, idx := range s.shown {
-		if s.all[idx].ID == s.selected {
-			s.list.Select(i)
-		}
-	}
-	s.list.Refresh()
+	reselectItem(s.list, len(s.shown), func(i int) bool { return s.all[s.shown[i]].ID == s.selected })
 }
 
 // current returns the selected customer, ok false when none.
@@ -193,20 +187,10 @@ func (s *customersScreen) showDetail() {
 			}
 		}
 	}
-	s.agreements.UnselectAll()
-	for i, a := range s.currentAgreements() {
-		if a.ID == s.agrSel {
-			s.agreements.Select(i)
-		}
-	}
-	s.agreements.Refresh()
-	s.engList.UnselectAll()
-	for i, e := range s.currentEngagements() {
-		if e.ID == s.engSel {
-			s.engList.Select(i)
-		}
-	}
-	s.engList.Refresh()
+	agreements := s.currentAgreements()
+	reselectItem(s.agreements, len(agreements), func(i int) bool { return agreements[i].ID == s.agrSel })
+	engagements := s.currentEngagements()
+	reselectItem(s.engList, len(engagements), func(i int) bool { return engagements[i].ID == s.engSel })
 	s.updateButtons()
 }
 

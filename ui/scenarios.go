@@ -67,13 +67,7 @@ func (s *scenariosScreen) build() fyne.CanvasObject {
 // set shows a new list of files, keeping the selection.
 func (s *scenariosScreen) set(files []app.ScenarioFile) {
 	s.files = files
-	s.list.UnselectAll()
-	for i, f := range files {
-		if f.Name == s.selected {
-			s.list.Select(i)
-		}
-	}
-	s.list.Refresh()
+	reselectItem(s.list, len(files), func(i int) bool { return files[i].Name == s.selected })
 	s.showDetail()
 }
 

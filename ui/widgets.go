@@ -363,3 +363,15 @@ func reselect[T any](t *widget.Table, rows []T, selected *string, id func(T) str
 	}
 	t.Select(widget.TableCellID{Row: row, Col: 0})
 }
+
+// reselectItem selects again, after a list's items were reloaded, the item
+// of the n for which selected is true, and refreshes the list.
+func reselectItem(l *widget.List, n int, selected func(i int) bool) {
+	l.UnselectAll()
+	for i := range n {
+		if selected(i) {
+			l.Select(i)
+		}
+	}
+	l.Refresh()
+}
