@@ -68,7 +68,7 @@ type Config struct {
 // listeners while it serves.
 type App struct {
 	DB        *storage.DB
-	Bank      *bank.Service
+	Bank      *bank.Bank
 	Authority *pki.Authority
 	BankCert  *httpsig.Signer
 	// Log keeps the recent requests for the traffic screen.
@@ -132,7 +132,7 @@ func Open(cfg Config) (*App, error) {
 
 func (a *App) prepare(cfg Config) error {
 	if a.DB.Created() {
-		if _, err := a.Bank.Initialize(); err != nil {
+		if _, err := a.Bank.Sandbox.Initialize(); err != nil {
 			return fmt.Errorf("load the known state into the new data file: %w", err)
 		}
 	}
@@ -141,7 +141,7 @@ func (a *App) prepare(cfg Config) error {
 		return fmt.Errorf("load certificates: %w", err)
 	}
 	a.Authority, a.BankCert, a.tlsCert = creds.ca, creds.bank, creds.server
-	settings, err := a.Bank.UpdateSettings(func(s *bank.Settings) {
+	settings, err := a.Bank.Ops.UpdateSettings(func(s *bank.Settings) {
 		if cfg.Trust != "" {
 			s.TrustMode = cfg.Trust
 		}
@@ -159,13 +159,13 @@ func (a *App) prepare(cfg Config) error {
 		Logger: a.logger, Now: time.Now, OnRequest: a.Log.Add,
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
-	a.unsub = a.Bank.Subscribe(func(e bank.Event) {
+	a.unsub = a.Bank.Ops.Subscribe(func(e bank.Event) {
 		if e.Kind != bank.EventSettings {
 			return
 		}
 		a.policyMu.Lock()
 		defer a.policyMu.Unlock()
-		if st, err := a.Bank.Settings(); err == nil {
+		if st, err := a.Bank.Ops.Settings(); err == nil {
 			a.verifier.SetPolicy(a.policy(st))
 		}
 	})

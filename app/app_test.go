@@ -91,14 +91,14 @@ func TestApp_SettingsOverridesAndLivePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _ := a.Bank.Settings()
+	st, _ := a.Bank.Ops.Settings()
 	if st.TrustMode != bank.TrustStore || st.RequireSignature {
 		t.Fatalf("overrides not applied: %+v", st)
 	}
 	_ = a.Close()
 	// Without overrides the stored settings stand.
 	a = open(t, app.Config{DataPath: path, Addr: "127.0.0.1:0"})
-	if st, _ := a.Bank.Settings(); st.TrustMode != bank.TrustStore || st.RequireSignature {
+	if st, _ := a.Bank.Ops.Settings(); st.TrustMode != bank.TrustStore || st.RequireSignature {
 		t.Fatalf("stored settings lost: %+v", st)
 	}
 	if err := a.Start(); err != nil {
@@ -118,7 +118,7 @@ func TestApp_SettingsOverridesAndLivePolicy(t *testing.T) {
 		t.Fatalf("unsigned with requireSignature off: %d", got)
 	}
 	// A settings change applies to the next request, without a restart.
-	if _, err := a.Bank.UpdateSettings(func(s *bank.Settings) { s.RequireSignature = true }); err != nil {
+	if _, err := a.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.RequireSignature = true }); err != nil {
 		t.Fatal(err)
 	}
 	if got := unsigned(); got != 400 {

@@ -74,7 +74,7 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 // Banner writes what the bank serves: the data file, the trust mode, and
 // one URL per line.
 func (a *App) Banner(w io.Writer) error {
-	st, err := a.Bank.Settings()
+	st, err := a.Bank.Ops.Settings()
 	if err != nil {
 		return err
 	}

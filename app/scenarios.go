@@ -224,7 +224,7 @@ func (a *App) LoadScenario(name string) (bank.Counts, error) {
 	if err != nil {
 		return bank.Counts{}, err
 	}
-	return a.Bank.ImportScenario(sc)
+	return a.Bank.Sandbox.ImportScenario(sc)
 }
 
 var scenarioName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,99}$`)
@@ -260,7 +260,7 @@ func (a *App) SaveScenario(name, note string) (string, error) {
 		return "", err
 	}
 	path, _ := a.scenarioPath(name)
-	sc, err := a.Bank.ExportScenario(note)
+	sc, err := a.Bank.Sandbox.ExportScenario(note)
 	if err != nil {
 		return "", err
 	}

@@ -17,7 +17,7 @@ const maxSchedulerSleep = time.Hour
 // already (bank.SetClock catches up before it returns).
 func (a *App) runScheduler(ctx context.Context) {
 	wake := make(chan struct{}, 1)
-	unsub := a.Bank.Subscribe(func(e bank.Event) {
+	unsub := a.Bank.Ops.Subscribe(func(e bank.Event) {
 		if e.Kind == bank.EventSettings {
 			select {
 			case wake <- struct{}{}:
@@ -27,7 +27,7 @@ func (a *App) runScheduler(ctx context.Context) {
 	})
 	defer unsub()
 	for {
-		if runs, err := a.Bank.RunDueBatches(); err != nil {
+		if runs, err := a.Bank.Ops.RunDueBatches(); err != nil {
 			a.logger.Error("batch run", "err", err)
 		} else {
 			for _, r := range runs {
@@ -35,8 +35,8 @@ func (a *App) runScheduler(ctx context.Context) {
 			}
 		}
 		wait := maxSchedulerSleep
-		if next, err := a.Bank.NextBatchRun(); err == nil {
-			wait = min(wait, max(next.Sub(a.Bank.Now()), 0)+10*time.Millisecond)
+		if next, err := a.Bank.Ops.NextBatchRun(); err == nil {
+			wait = min(wait, max(next.Sub(a.Bank.Ops.Now()), 0)+10*time.Millisecond)
 		}
 		timer := time.NewTimer(wait)
 		select {

@@ -22,7 +22,7 @@ func TestScheduler_RunsAtTheBatchTime(t *testing.T) {
 	// The bank starts 1.5 s before 09:00 on that day.
 	a := open(t, app.Config{Clock: shiftedClock{by: time.Until(nine) - 1500*time.Millisecond}})
 	remittance := "Husleie"
-	created, err := a.Bank.CreatePayment(bank.PaymentInit{
+	created, err := a.Bank.PSD2.CreatePayment(bank.PaymentInit{
 		TPPID: "NO-FSA-1", Service: bank.ServiceSingle, Product: bank.ProductNDCT, RedirectURI: "https://tpp.example/cb", SessionID: "s",
 		Body: bank.PaymentRequest{
 			InstructedAmount: &bank.AmountIn{Amount: bank.AmountText{Text: "250"}, Currency: "NOK"},
@@ -33,12 +33,12 @@ func TestScheduler_RunsAtTheBatchTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Bank.AutomatedSCA("NO-FSA-1", created.Authorisation.ID, bank.AutoSCA{NationalID: "13039319955", Decision: "approve"}); err != nil {
+	if _, err := a.Bank.PSD2.AutomatedSCA("NO-FSA-1", created.Authorisation.ID, bank.AutoSCA{NationalID: "13039319955", Decision: "approve"}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		p, err := a.Bank.PaymentDetail(created.Payment.ID)
+		p, err := a.Bank.Ops.Payment(created.Payment.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestScheduler_RunsAtTheBatchTime(t *testing.T) {
 	// The run's report is stored after the payments it settled, in its own
 	// storage transaction: wait for it too.
 	for {
-		runs, err := a.Bank.BatchRuns(10)
+		runs, err := a.Bank.Ops.BatchRuns(10)
 		if err != nil || len(runs) > 1 || (len(runs) == 1 && (runs[0].Trigger != bank.TriggerSchedule || runs[0].Counts[bank.StatusACSC] != 1)) {
 			t.Fatalf("runs %+v, %v", runs, err)
 		}

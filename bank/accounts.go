@@ -47,7 +47,7 @@ type AccountDetail struct {
 // CreateAccount adds an account. A private owner's account joins their
 // private agreement at once; a corporate owner's becomes visible to PSUs
 // through engagements.
-func (s *Service) CreateAccount(in NewAccount) (AccountDetail, error) {
+func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
 	var d AccountDetail
 	err := s.write("create account", func(tx Tx) error {
 		a, err := createAccount(tx, "", "", in)
@@ -186,7 +186,7 @@ func accountDetail(tx Tx, a Account) (AccountDetail, error) {
 }
 
 // Accounts lists every account.
-func (s *Service) Accounts() ([]AccountDetail, error) {
+func (s *Sandbox) Accounts() ([]AccountDetail, error) {
 	var out []AccountDetail
 	err := s.view("list accounts", func(tx Tx) error {
 		list, err := tx.Accounts()
@@ -207,7 +207,7 @@ func (s *Service) Accounts() ([]AccountDetail, error) {
 }
 
 // Account returns one account.
-func (s *Service) Account(id string) (AccountDetail, error) {
+func (s *Sandbox) Account(id string) (AccountDetail, error) {
 	var d AccountDetail
 	err := s.view("read account", func(tx Tx) error {
 		a, err := tx.Account(id)
@@ -221,7 +221,7 @@ func (s *Service) Account(id string) (AccountDetail, error) {
 }
 
 // SetAccountBalances replaces the balances of the given types.
-func (s *Service) SetAccountBalances(id string, in []BalanceInput) (AccountDetail, error) {
+func (s *Sandbox) SetAccountBalances(id string, in []BalanceInput) (AccountDetail, error) {
 	var d AccountDetail
 	err := s.write("set account balances", func(tx Tx) error {
 		a, err := tx.Account(id)
@@ -264,7 +264,7 @@ type AccountChange struct {
 
 // UpdateAccount applies an edit to an account, with the rules of account
 // creation.
-func (s *Service) UpdateAccount(id string, ch AccountChange) (AccountDetail, error) {
+func (s *Sandbox) UpdateAccount(id string, ch AccountChange) (AccountDetail, error) {
 	var d AccountDetail
 	err := s.write("update account", func(tx Tx) error {
 		a, err := tx.Account(id)
@@ -301,7 +301,7 @@ func (s *Service) UpdateAccount(id string, ch AccountChange) (AccountDetail, err
 
 // DeleteAccount deletes an account, its transactions and the engagements
 // on it.
-func (s *Service) DeleteAccount(id string) error {
+func (s *Sandbox) DeleteAccount(id string) error {
 	return s.write("delete account", func(tx Tx) error {
 		if _, err := tx.Account(id); err != nil {
 			return found(err, "account", id)

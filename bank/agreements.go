@@ -186,7 +186,7 @@ func customerAgreements(tx Tx, c Customer) ([]AgreementDetail, error) {
 
 // CreateAgreement adds a corporate agreement, with its engagements, in one
 // step: when any engagement fails, nothing is stored.
-func (s *Service) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
+func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 	var d AgreementDetail
 	err := s.write("create agreement", func(tx Tx) error {
 		id, err := createAgreement(tx, "", "", in, nil)
@@ -251,7 +251,7 @@ func lookupCustomer(tx Tx, v *Violations, path, number string) Customer {
 
 // Agreements lists every agreement: each private customer's and every
 // corporate one.
-func (s *Service) Agreements() ([]AgreementDetail, error) {
+func (s *Sandbox) Agreements() ([]AgreementDetail, error) {
 	out := []AgreementDetail{}
 	err := s.view("list agreements", func(tx Tx) error {
 		customers, err := tx.Customers()
@@ -284,7 +284,7 @@ func (s *Service) Agreements() ([]AgreementDetail, error) {
 }
 
 // Agreement returns one agreement.
-func (s *Service) Agreement(id string) (AgreementDetail, error) {
+func (s *Sandbox) Agreement(id string) (AgreementDetail, error) {
 	var d AgreementDetail
 	err := s.view("read agreement", func(tx Tx) error {
 		var err error
@@ -295,7 +295,7 @@ func (s *Service) Agreement(id string) (AgreementDetail, error) {
 }
 
 // DeleteAgreement deletes a corporate agreement and its engagements.
-func (s *Service) DeleteAgreement(id string) error {
+func (s *Sandbox) DeleteAgreement(id string) error {
 	return s.write("delete agreement", func(tx Tx) error {
 		if _, ok := privateOwner(id); ok {
 			if _, err := agreementDetail(tx, id); err != nil {
@@ -324,7 +324,7 @@ func deleteAgreement(tx Tx, id string) error {
 }
 
 // CreateEngagement adds an engagement to a corporate agreement.
-func (s *Service) CreateEngagement(agreementID string, in NewEngagement) (EngagementDetail, error) {
+func (s *Sandbox) CreateEngagement(agreementID string, in NewEngagement) (EngagementDetail, error) {
 	var d EngagementDetail
 	err := s.write("create engagement", func(tx Tx) error {
 		a, seq, err := corporateAgreement(tx, agreementID, "add engagements to it")
@@ -430,13 +430,13 @@ func checkLimit(v *Violations, path string, n *Number, currency string) decimal.
 }
 
 // Engagements lists an agreement's engagements.
-func (s *Service) Engagements(agreementID string) ([]EngagementDetail, error) {
+func (s *Sandbox) Engagements(agreementID string) ([]EngagementDetail, error) {
 	d, err := s.Agreement(agreementID)
 	return d.Engagements, err
 }
 
 // Engagement returns one engagement of an agreement.
-func (s *Service) Engagement(agreementID, id string) (EngagementDetail, error) {
+func (s *Sandbox) Engagement(agreementID, id string) (EngagementDetail, error) {
 	d, err := s.Agreement(agreementID)
 	if err != nil {
 		return EngagementDetail{}, err
@@ -450,7 +450,7 @@ func (s *Service) Engagement(agreementID, id string) (EngagementDetail, error) {
 }
 
 // DeleteEngagement deletes an engagement from a corporate agreement.
-func (s *Service) DeleteEngagement(agreementID, id string) error {
+func (s *Sandbox) DeleteEngagement(agreementID, id string) error {
 	return s.write("delete engagement", func(tx Tx) error {
 		if _, _, err := corporateAgreement(tx, agreementID, "delete engagements; delete the account instead"); err != nil {
 			return err

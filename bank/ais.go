@@ -53,7 +53,7 @@ func consentMissing(code, format string, args ...any) *Error {
 // access applies the rules of API.md 6 that do not depend on the account:
 // who the PSU is, in which context, and whether the TPP holds a grant that
 // has not expired.
-func (s *Service) access(tx Tx, r AISRequest) (Access, error) {
+func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 	var a Access
 	if r.PSUID == "" {
 		return a, consentMissing(CodeConsentInvalid, "the request names no PSU (PSU-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
@@ -105,7 +105,7 @@ func (s *Service) access(tx Tx, r AISRequest) (Access, error) {
 	return a, nil
 }
 
-func (s *Service) hasCorporateGrant(tx Tx, tppID, customerID string) (bool, error) {
+func (s *core) hasCorporateGrant(tx Tx, tppID, customerID string) (bool, error) {
 	grants, err := tx.Grants()
 	if err != nil {
 		return false, err
@@ -129,7 +129,7 @@ func granted(a Access, accountID string) error {
 
 // use counts a PSU-not-present use of an account and refuses the fifth of a
 // day (429 ACCESS_EXCEEDED). Uses with the PSU present are not counted.
-func (s *Service) use(tx Tx, r AISRequest, a Access, accountID, kind string) error {
+func (s *core) use(tx Tx, r AISRequest, a Access, accountID, kind string) error {
 	if r.PSUPresent {
 		return nil
 	}
@@ -146,7 +146,7 @@ func (s *Service) use(tx Tx, r AISRequest, a Access, accountID, kind string) err
 // aisRead runs fn on the access a request has. A call that counts
 // (counted) without the PSU present runs in a write transaction, to count
 // its use; every other call reads only.
-func (s *Service) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Access) error) (Access, error) {
+func (s *core) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Access) error) (Access, error) {
 	var a Access
 	run := s.view
 	if counted && !r.PSUPresent {
@@ -163,7 +163,7 @@ func (s *Service) aisRead(r AISRequest, what string, counted bool, fn func(Tx, A
 }
 
 // AISAccounts lists the accounts (not card accounts) of the consent.
-func (s *Service) AISAccounts(r AISRequest) ([]Account, Access, error) {
+func (s *PSD2) Accounts(r AISRequest) ([]Account, Access, error) {
 	var out []Account
 	a, err := s.aisRead(r, "list accounts", false, func(tx Tx, a Access) error {
 		for _, id := range a.Grant.Accounts {
@@ -181,17 +181,17 @@ func (s *Service) AISAccounts(r AISRequest) ([]Account, Access, error) {
 }
 
 // AISAccount returns one account of the consent.
-func (s *Service) AISAccount(r AISRequest, id string) (Account, Access, error) {
+func (s *PSD2) Account(r AISRequest, id string) (Account, Access, error) {
 	return s.aisAccount(r, id, "")
 }
 
 // AISBalances returns an account of the consent for its balances (a
 // PSU-not-present call counts against the daily limit).
-func (s *Service) AISBalances(r AISRequest, id string) (Account, Access, error) {
+func (s *PSD2) Balances(r AISRequest, id string) (Account, Access, error) {
 	return s.aisAccount(r, id, UseBalances)
 }
 
-func (s *Service) aisAccount(r AISRequest, id, use string) (Account, Access, error) {
+func (s *core) aisAccount(r AISRequest, id, use string) (Account, Access, error) {
 	var acct Account
 	a, err := s.aisRead(r, "read account", use != "", func(tx Tx, a Access) error {
 		if err := granted(a, id); err != nil {
@@ -234,7 +234,7 @@ const MaxAISPageSize = 200
 // items by date and page, and every pending item. Transactions more than 90
 // days back need an SCA session valid now (401 SCA_INVALID); without
 // dateFrom and without a session, the page starts 90 days back.
-func (s *Service) AISTransactions(r AISRequest, id string, q AISQuery) (AISTxPage, Access, error) {
+func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Access, error) {
 	var page AISTxPage
 	if q.Limit == 0 {
 		q.Limit = MaxAISPageSize
@@ -273,7 +273,7 @@ func (s *Service) AISTransactions(r AISRequest, id string, q AISQuery) (AISTxPag
 // historyFrom applies the 90-day rule to a query: dateFrom more than 90
 // days back needs an SCA session valid now (401 SCA_INVALID); without
 // dateFrom and without a session, the query starts 90 days back.
-func (s *Service) historyFrom(q *AISQuery, a Access) error {
+func (s *core) historyFrom(q *AISQuery, a Access) error {
 	if a.SessionValid {
 		return nil
 	}
@@ -291,7 +291,7 @@ func (s *Service) historyFrom(q *AISQuery, a Access) error {
 // AISTransaction returns one transaction of an account with its details.
 // Without the PSU present it counts against the daily limit and needs a
 // consent at most 90 days old.
-func (s *Service) AISTransaction(r AISRequest, accountID, txID string) (Account, Transaction, Access, error) {
+func (s *PSD2) Transaction(r AISRequest, accountID, txID string) (Account, Transaction, Access, error) {
 	var acct Account
 	var t Transaction
 	a, err := s.aisRead(r, "read transaction", true, func(tx Tx, a Access) error {
@@ -315,7 +315,7 @@ func (s *Service) AISTransaction(r AISRequest, accountID, txID string) (Account,
 }
 
 // AISCardAccounts lists the card accounts of the consent.
-func (s *Service) AISCardAccounts(r AISRequest) ([]CardAccount, Access, error) {
+func (s *PSD2) CardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 	var out []CardAccount
 	a, err := s.aisRead(r, "list card accounts", false, func(tx Tx, a Access) error {
 		for _, id := range a.Grant.Accounts {
@@ -334,7 +334,7 @@ func (s *Service) AISCardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 
 // AISCardAccount returns a card account of the consent; use, when not
 // empty, counts a PSU-not-present call.
-func (s *Service) AISCardAccount(r AISRequest, id, use string) (CardAccount, Access, error) {
+func (s *PSD2) CardAccount(r AISRequest, id, use string) (CardAccount, Access, error) {
 	var c CardAccount
 	a, err := s.aisRead(r, "read card account", use != "", func(tx Tx, a Access) error {
 		if err := granted(a, id); err != nil {
@@ -363,7 +363,7 @@ type AISCardPage struct {
 
 // AISCardTransactions returns a page of a card account's transactions and
 // every pending one, under the same rules as AISTransactions.
-func (s *Service) AISCardTransactions(r AISRequest, id string, q AISQuery) (AISCardPage, Access, error) {
+func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPage, Access, error) {
 	var page AISCardPage
 	if q.Limit == 0 {
 		q.Limit = MaxAISPageSize

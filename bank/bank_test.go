@@ -18,7 +18,7 @@ func (c fixedClock) Now() time.Time { return c.t }
 var testNow = time.Date(2026, 11, 20, 10, 30, 0, 0, bank.Oslo)
 
 // newBank returns a bank over a fresh data file in the known state.
-func newBank(t testing.TB) (*bank.Service, *storage.DB) {
+func newBank(t testing.TB) (*bank.Bank, *storage.DB) {
 	t.Helper()
 	db, err := storage.Open(filepath.Join(t.TempDir(), "sandbank.db"), time.Second)
 	if err != nil {
@@ -26,7 +26,7 @@ func newBank(t testing.TB) (*bank.Service, *storage.DB) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	s := bank.New(db, fixedClock{testNow})
-	if _, err := s.Initialize(); err != nil {
+	if _, err := s.Sandbox.Initialize(); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return s, db
@@ -34,7 +34,7 @@ func newBank(t testing.TB) (*bank.Service, *storage.DB) {
 
 func TestInitialize_KnownState(t *testing.T) {
 	s, _ := newBank(t)
-	n, err := s.Initialize()
+	n, err := s.Sandbox.Initialize()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func BasketStatus(payments []Payment) string {
 }
 
 // CreateBasket puts 1 to 10 of a TPP's RCVD single payments in a basket.
-func (s *Service) CreateBasket(tppID string, ids []string) (BasketView, error) {
+func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 	var out BasketView
 	var v Violations
 	switch {
@@ -109,7 +109,7 @@ func (s *Service) CreateBasket(tppID string, ids []string) (BasketView, error) {
 }
 
 // BasketOf returns a TPP's basket with its payments.
-func (s *Service) BasketOf(tppID, id string) (BasketView, error) {
+func (s *PSD2) Basket(tppID, id string) (BasketView, error) {
 	var out BasketView
 	err := s.view("read basket", func(tx Tx) error {
 		var err error
@@ -140,7 +140,7 @@ func basketView(tx Tx, tppID, id string) (BasketView, error) {
 
 // DeleteBasket deletes a basket before any authorisation of it started;
 // its payments are free again.
-func (s *Service) DeleteBasket(tppID, id string) error {
+func (s *PSD2) DeleteBasket(tppID, id string) error {
 	return s.write("delete basket", func(tx Tx) error {
 		v, err := basketView(tx, tppID, id)
 		if err != nil {
@@ -161,7 +161,7 @@ func (s *Service) DeleteBasket(tppID, id string) error {
 
 // StartBasketAuthorisation starts the SCA that approves a basket's
 // payments that await approval.
-func (s *Service) StartBasketAuthorisation(r SCARequest, basketID string) (Authorisation, error) {
+func (s *PSD2) StartBasketAuthorisation(r SCARequest, basketID string) (Authorisation, error) {
 	var a Authorisation
 	err := s.write("start basket authorisation", func(tx Tx) error {
 		v, err := basketView(tx, r.TPPID, basketID)
@@ -192,7 +192,7 @@ func (s *Service) StartBasketAuthorisation(r SCARequest, basketID string) (Autho
 }
 
 // BasketAuthorisation returns an authorisation of a TPP's basket.
-func (s *Service) BasketAuthorisation(tppID, basketID, authID string) (Authorisation, error) {
+func (s *PSD2) BasketAuthorisation(tppID, basketID, authID string) (Authorisation, error) {
 	var a Authorisation
 	err := s.readAuthorisation("read basket authorisation", func(tx Tx, mayWrite bool) error {
 		v, err := basketView(tx, tppID, basketID)
@@ -209,7 +209,7 @@ func (s *Service) BasketAuthorisation(tppID, basketID, authID string) (Authorisa
 }
 
 // Baskets lists every basket, newest first, with its status.
-func (s *Service) Baskets() ([]BasketView, error) {
+func (s *Ops) Baskets() ([]BasketView, error) {
 	var out []BasketView
 	err := s.view("list baskets", func(tx Tx) error {
 		list, err := tx.Baskets()

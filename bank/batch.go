@@ -63,7 +63,7 @@ type batchState struct {
 const batchStateKey = "batchState"
 
 // RunBatch runs a batch now ("run now").
-func (s *Service) RunBatch() (BatchRun, error) {
+func (s *Ops) RunBatch() (BatchRun, error) {
 	s.batch.Lock()
 	defer s.batch.Unlock()
 	run, _, err := s.runBatch(s.Now(), TriggerManual, nil)
@@ -77,7 +77,7 @@ func (s *Service) RunBatch() (BatchRun, error) {
 // nothing leaves no report and writes nothing, so an idle bank leaves its
 // data file alone and a jump of years stays quick; RunDueBatches returns
 // the runs that were recorded.
-func (s *Service) RunDueBatches() ([]BatchRun, error) {
+func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 	s.batch.Lock()
 	defer s.batch.Unlock()
 	now := s.Now()
@@ -124,7 +124,7 @@ func (s *Service) RunDueBatches() ([]BatchRun, error) {
 }
 
 // NextBatchRun is the first scheduled run after now on the sandbox clock.
-func (s *Service) NextBatchRun() (time.Time, error) {
+func (s *Ops) NextBatchRun() (time.Time, error) {
 	st, err := s.Settings()
 	if err != nil {
 		return time.Time{}, err
@@ -175,7 +175,7 @@ func dueRuns(times []string, last, now time.Time) []time.Time {
 // state, when given, is stored with the report (a scheduled run). A
 // scheduled run that changed nothing is not recorded; recorded says
 // whether it was.
-func (s *Service) runBatch(at time.Time, trigger string, state *batchState) (run BatchRun, recorded bool, err error) {
+func (s *core) runBatch(at time.Time, trigger string, state *batchState) (run BatchRun, recorded bool, err error) {
 	started := time.Now()
 	run = BatchRun{Time: at, Trigger: trigger, Counts: map[string]int{}}
 	var ids []string
@@ -323,7 +323,7 @@ func (c *batchCache) flush(tx Tx, touched map[string]bool) error {
 
 // processPayment moves one payment as a batch run at moment at would, and
 // says what changed.
-func (s *Service) processPayment(tx Tx, c *batchCache, id string, at time.Time) ([]BatchOutcome, error) {
+func (s *core) processPayment(tx Tx, c *batchCache, id string, at time.Time) ([]BatchOutcome, error) {
 	p, err := tx.Payment(id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -359,7 +359,7 @@ func (s *Service) processPayment(tx Tx, c *batchCache, id string, at time.Time) 
 
 // expireAuthorisations fails the payment's authorisations that are past
 // their hour; the payment is rejected when the last one fails.
-func (s *Service) expireAuthorisations(tx Tx, p *Payment) error {
+func (s *core) expireAuthorisations(tx Tx, p *Payment) error {
 	for _, id := range p.Authorisations {
 		a, err := tx.Authorisation(id)
 		if err != nil || !a.Open() {
@@ -381,7 +381,7 @@ func (s *Service) expireAuthorisations(tx Tx, p *Payment) error {
 // cover settles (a cross-border transfer is first picked up, ACSP, and
 // settles at the next run); without cover it waits (PDNG) for
 // CoverRetryDays banking days, then is rejected.
-func (s *Service) settle(tx Tx, c *batchCache, p *Payment, at time.Time) error {
+func (s *core) settle(tx Tx, c *batchCache, p *Payment, at time.Time) error {
 	day := DateOf(at)
 	if p.Status == StatusACCP && p.ExecutionDate.After(day) {
 		return nil // not due yet
@@ -451,7 +451,7 @@ func (s *Service) settle(tx Tx, c *batchCache, p *Payment, at time.Time) error {
 // noCover handles a run that found no cover: the payment waits (PDNG)
 // until its retry days are over, then it (or a bulk payment's waiting
 // items) is rejected.
-func (s *Service) noCover(tx Tx, p *Payment, by, why string, day Date, at time.Time, st Settings) error {
+func (s *core) noCover(tx Tx, p *Payment, by, why string, day Date, at time.Time, st Settings) error {
 	no := false
 	p.FundsAvailable = &no
 	if p.Status != StatusPDNG {
@@ -589,7 +589,7 @@ func book(tx Tx, c *batchCache, p *Payment, it *PaymentItem, debtor *Account, da
 }
 
 // BatchRuns returns the newest batch run reports, newest first.
-func (s *Service) BatchRuns(limit int) ([]BatchRun, error) {
+func (s *Ops) BatchRuns(limit int) ([]BatchRun, error) {
 	var out []BatchRun
 	err := s.view("list batch runs", func(tx Tx) error {
 		var err error

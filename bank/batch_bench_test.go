@@ -20,7 +20,7 @@ func BenchmarkBatchRun_100kDuePayments(b *testing.B) {
 		b.StopTimer()
 		s, db := newBank(b)
 		db.SetNoSync(true)
-		accounts, err := s.Accounts()
+		accounts, err := s.Sandbox.Accounts()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -34,11 +34,11 @@ func BenchmarkBatchRun_100kDuePayments(b *testing.B) {
 			}
 		}
 		big := bank.NumberOf(decimal.NewFromInt(1_000_000_000))
-		if _, err := s.SetAccountBalances(from.ID, []bank.BalanceInput{{BalanceType: "expected", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}}}); err != nil {
+		if _, err := s.Sandbox.SetAccountBalances(from.ID, []bank.BalanceInput{{BalanceType: "expected", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}}}); err != nil {
 			b.Fatal(err)
 		}
 		fromSeq, _ := bank.SeqOf(bank.KindAccount, from.ID)
-		today := bank.DateOf(s.Now())
+		today := bank.DateOf(s.Ops.Now())
 		for done := 0; done < n; done += 5000 {
 			err := db.Update(func(tx bank.Tx) error {
 				var pending []bank.Transaction
@@ -58,9 +58,9 @@ func BenchmarkBatchRun_100kDuePayments(b *testing.B) {
 					}
 					p := bank.Payment{
 						ID: bank.FormatID(bank.KindPayment, 0, seq), TPPID: "NO-FSA-933012867", Service: bank.ServiceSingle, Product: bank.ProductNDCT,
-						Status: bank.StatusACTC, Created: s.Now(), CustomerID: from.OwnerID, Context: bank.ContextPrivate,
+						Status: bank.StatusACTC, Created: s.Ops.Now(), CustomerID: from.OwnerID, Context: bank.ContextPrivate,
 						DebtorAccountID: from.ID, DebtorAccount: bank.AccountRef{IBAN: from.IBAN}, ExecutionDate: today, Items: []bank.PaymentItem{it},
-						History: []bank.StatusChange{{Time: s.Now(), To: bank.StatusRCVD, By: "bench"}, {Time: s.Now(), From: bank.StatusRCVD, To: bank.StatusACTC, By: "bench"}},
+						History: []bank.StatusChange{{Time: s.Ops.Now(), To: bank.StatusRCVD, By: "bench"}, {Time: s.Ops.Now(), From: bank.StatusRCVD, To: bank.StatusACTC, By: "bench"}},
 					}
 					if err := tx.PutPayment(p); err != nil {
 						return err
@@ -75,7 +75,7 @@ func BenchmarkBatchRun_100kDuePayments(b *testing.B) {
 		}
 		db.SetNoSync(false) // the run commits as the bank does
 		b.StartTimer()
-		run, err := s.RunBatch()
+		run, err := s.Ops.RunBatch()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -81,7 +81,7 @@ var (
 )
 
 // CreateCardAccount adds a card account.
-func (s *Service) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error) {
+func (s *Sandbox) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error) {
 	var d CardAccountDetail
 	err := s.write("create card account", func(tx Tx) error {
 		c, err := createCardAccount(tx, "", "", in)
@@ -155,7 +155,7 @@ func cardDetail(tx Tx, c CardAccount) (CardAccountDetail, error) {
 }
 
 // CardAccounts lists every card account.
-func (s *Service) CardAccounts() ([]CardAccountDetail, error) {
+func (s *Sandbox) CardAccounts() ([]CardAccountDetail, error) {
 	var out []CardAccountDetail
 	err := s.view("list card accounts", func(tx Tx) error {
 		list, err := tx.CardAccounts()
@@ -176,7 +176,7 @@ func (s *Service) CardAccounts() ([]CardAccountDetail, error) {
 }
 
 // CardAccount returns one card account.
-func (s *Service) CardAccount(id string) (CardAccountDetail, error) {
+func (s *Sandbox) CardAccount(id string) (CardAccountDetail, error) {
 	var d CardAccountDetail
 	err := s.view("read card account", func(tx Tx) error {
 		c, err := tx.CardAccount(id)
@@ -190,7 +190,7 @@ func (s *Service) CardAccount(id string) (CardAccountDetail, error) {
 }
 
 // SetCardBalances replaces the card account balances of the given types.
-func (s *Service) SetCardBalances(id string, in []BalanceInput) (CardAccountDetail, error) {
+func (s *Sandbox) SetCardBalances(id string, in []BalanceInput) (CardAccountDetail, error) {
 	var d CardAccountDetail
 	err := s.write("set card balances", func(tx Tx) error {
 		c, err := tx.CardAccount(id)
@@ -231,7 +231,7 @@ type CardAccountChange struct {
 
 // UpdateCardAccount applies an edit to a card account, with the rules of
 // card account creation.
-func (s *Service) UpdateCardAccount(id string, ch CardAccountChange) (CardAccountDetail, error) {
+func (s *Sandbox) UpdateCardAccount(id string, ch CardAccountChange) (CardAccountDetail, error) {
 	var d CardAccountDetail
 	err := s.write("update card account", func(tx Tx) error {
 		c, err := tx.CardAccount(id)
@@ -266,7 +266,7 @@ func (s *Service) UpdateCardAccount(id string, ch CardAccountChange) (CardAccoun
 }
 
 // DeleteCardAccount deletes a card account and its transactions.
-func (s *Service) DeleteCardAccount(id string) error {
+func (s *Sandbox) DeleteCardAccount(id string) error {
 	return s.write("delete card account", func(tx Tx) error {
 		if _, err := tx.CardAccount(id); err != nil {
 			return found(err, "card account", id)
@@ -277,7 +277,7 @@ func (s *Service) DeleteCardAccount(id string) error {
 
 // AddCardTransactions posts card transactions: all or, when any fails a
 // rule, none.
-func (s *Service) AddCardTransactions(cardAccountID string, in []NewCardTransaction) (CardPostResult, error) {
+func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransaction) (CardPostResult, error) {
 	var res CardPostResult
 	err := s.write("post card transactions", func(tx Tx) error {
 		c, err := tx.CardAccount(cardAccountID)
@@ -439,7 +439,7 @@ func checkExchange(v *Violations, path string, in NewCurrencyExchange, today Dat
 
 // CardTransactions returns a page of a card account's booked transactions,
 // newest first, and all pending ones. A zero Limit means DefaultPageSize.
-func (s *Service) CardTransactions(cardAccountID string, q TxQuery) (CardAccount, CardTxPage, error) {
+func (s *Sandbox) CardTransactions(cardAccountID string, q TxQuery) (CardAccount, CardTxPage, error) {
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
 	}
@@ -460,7 +460,7 @@ func (s *Service) CardTransactions(cardAccountID string, q TxQuery) (CardAccount
 }
 
 // DeleteCardTransactions deletes every transaction of a card account.
-func (s *Service) DeleteCardTransactions(cardAccountID string) error {
+func (s *Sandbox) DeleteCardTransactions(cardAccountID string) error {
 	return s.write("delete card transactions", func(tx Tx) error {
 		if _, err := tx.CardAccount(cardAccountID); err != nil {
 			return found(err, "card account", cardAccountID)

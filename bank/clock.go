@@ -22,13 +22,13 @@ type ClockChange struct {
 }
 
 // Clock returns the sandbox clock's time and offset.
-func (s *Service) Clock() ClockState {
+func (s *Ops) Clock() ClockState {
 	return ClockState{Now: s.Now().In(Oslo).Truncate(time.Second), OffsetSeconds: s.offset.Load()}
 }
 
 // SetClock moves the sandbox clock. A moment is RFC 3339 with an offset.
 // The batch runs the move passes over are made before it returns.
-func (s *Service) SetClock(ch ClockChange) (ClockState, error) {
+func (s *Ops) SetClock(ch ClockChange) (ClockState, error) {
 	var v Violations
 	var offset int64
 	switch {
@@ -62,14 +62,14 @@ func (s *Service) SetClock(ch ClockChange) (ClockState, error) {
 
 // catchUp makes the batch runs that a clock moved forward passed over, so
 // that when a clock change returns, they have happened.
-func (s *Service) catchUp() error {
+func (s *Ops) catchUp() error {
 	_, err := s.RunDueBatches()
 	return err
 }
 
 // JumpClock moves the sandbox clock by whole days (negative: back), from
 // where it stands now.
-func (s *Service) JumpClock(days int) (ClockState, error) {
+func (s *Ops) JumpClock(days int) (ClockState, error) {
 	if days < -36500 || days > 36500 || days == 0 {
 		return ClockState{}, PathError(CodeFormatError, "days", "give a whole number of days other than 0, at most 36500 either way")
 	}
@@ -102,7 +102,7 @@ type Fixes map[string]bool
 // the bank's date (today, or the legacy date when one is set), and every
 // fix the request names in x-accept-fix (comma separated; unknown names
 // are ignored).
-func (s *Service) FixesFor(header string) Fixes {
+func (s *PSD2) FixesFor(header string) Fixes {
 	f := Fixes{}
 	date := Date{9999, time.December, 31}
 	if k := s.legacy.Load(); k != 0 {

@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ type ConsentsOverview struct {
 
 // Consents lists the grants, SCA sessions and open authorisations of every
 // TPP.
-func (s *Service) Consents() (ConsentsOverview, error) {
+func (s *Ops) Consents() (ConsentsOverview, error) {
 	out := ConsentsOverview{Now: s.Now()}
 	err := s.view("list consents", func(tx Tx) error {
 		names := map[string]Customer{}
@@ -119,7 +120,7 @@ func accountName(tx Tx, id string) string {
 
 // RevokeGrant deletes a grant: the TPP's next account-information request
 // for that PSU and context gets 401 CONSENT_INVALID and a fresh SCA link.
-func (s *Service) RevokeGrant(id string) error {
+func (s *Ops) RevokeGrant(id string) error {
 	return s.write("revoke grant", func(tx Tx) error {
 		grants, err := tx.Grants()
 		if err != nil {
@@ -145,3 +146,154 @@ func pruneAuthorisations(tx Tx, now time.Time) error {
 // AuthorisationsKept is how long an authorisation is kept after it
 // started.
 const AuthorisationsKept = 7 * 24 * time.Hour
+
+// consent is the subject of a consent's SCA (AuthConsent): the PSU ticks
+// accounts in a context, and approval grants the TPP those accounts for
+// GrantLifetime, replacing its earlier grant for the same PSU and context.
+type consent struct{ core *core }
+
+func (consent) contexts(tx Tx, a Authorisation) ([]Option, error) {
+	return contextOptions(tx, a.CustomerID)
+}
+
+func (consent) noContext(Tx, Authorisation) (string, string, error) { return "", "", nil }
+
+func (consent) identifyOnly() bool { return false }
+
+func (consent) show(tx Tx, a Authorisation, v *SCAView) error {
+	v.Step = StepConsent
+	accounts, err := accountOptions(tx, a.CustomerID, a.Context)
+	v.Accounts = accounts
+	return err
+}
+
+func (c consent) approve(tx Tx, a *Authorisation, in SCAInput) (approval, error) {
+	offered, err := accountOptions(tx, a.CustomerID, a.Context)
+	if err != nil {
+		return approval{}, err
+	}
+	var chosen []string
+	for _, id := range in.Accounts {
+		if !hasOption(offered, id) {
+			return approval{problem: fmt.Sprintf("Account %s cannot be granted in this context.", clip(id))}, nil
+		}
+		if !slices.Contains(chosen, id) {
+			chosen = append(chosen, id)
+		}
+	}
+	if len(chosen) == 0 {
+		return approval{problem: "Tick at least one account, or reject."}, nil
+	}
+	a.Accounts = chosen
+	g := Grant{TPPID: a.TPPID, CustomerID: a.CustomerID, Context: a.Context, Accounts: a.Accounts, Created: c.core.Now()}
+	seq, err := tx.NextSeq(KindGrant)
+	if err != nil {
+		return approval{}, err
+	}
+	g.ID = FormatID(KindGrant, 0, seq)
+	return approval{}, tx.PutGrant(g) // replaces the grant of the same TPP, PSU and context
+}
+
+func (consent) reject(Tx, *Authorisation) (string, string, error) {
+	return CodeSCAInvalid, "the PSU rejected the request", nil
+}
+
+func (consent) abandon(Tx, Authorisation, string) error { return nil }
+
+// identification is the subject of GET /v1/users (AuthUsers): the PSU only
+// identifies, so that a TPP that initiates payments learns its PSU-ID. It
+// grants no account access.
+type identification struct{}
+
+func (identification) contexts(tx Tx, a Authorisation) ([]Option, error) {
+	return contextOptions(tx, a.CustomerID)
+}
+
+func (identification) noContext(Tx, Authorisation) (string, string, error) { return "", "", nil }
+
+func (identification) identifyOnly() bool { return true }
+
+func (identification) show(_ Tx, _ Authorisation, v *SCAView) error {
+	v.Step = StepConfirm
+	return nil
+}
+
+func (identification) approve(Tx, *Authorisation, SCAInput) (approval, error) { return approval{}, nil }
+
+func (identification) reject(Tx, *Authorisation) (string, string, error) {
+	return CodeSCAInvalid, "the PSU rejected the request", nil
+}
+
+func (identification) abandon(Tx, Authorisation, string) error { return nil }
+
+// contextOptions lists the contexts a customer may act in: private for a
+// private customer, and each corporate agreement in which they hold an
+// engagement with both REGISTER and VIEW.
+func contextOptions(tx Tx, customerID string) ([]Option, error) {
+	c, err := tx.Customer(customerID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Option
+	if c.Type == Private {
+		out = append(out, Option{Value: ContextPrivate, Label: "Privat: " + c.Name})
+	}
+	engagements, err := tx.EngagementsByCustomer(customerID)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range engagements {
+		if !e.HasRole(RoleRegister) || !e.HasRole(RoleView) || hasOption(out, e.AgreementID) {
+			continue
+		}
+		a, err := tx.Agreement(e.AgreementID)
+		if err != nil {
+			return nil, err
+		}
+		owner, err := tx.Customer(a.OwnerID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Option{Value: a.ID, Label: "Bedrift: " + owner.Name + " (" + a.Name + ")"})
+	}
+	return out, nil
+}
+
+// accountOptions lists the accounts a customer may grant in a context:
+// their own accounts and card accounts in private, the accounts of their
+// REGISTER and VIEW engagements in a corporate agreement.
+func accountOptions(tx Tx, customerID, context string) ([]Option, error) {
+	var out []Option
+	if context == ContextPrivate {
+		accounts, err := tx.AccountsByOwner(customerID)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range accounts {
+			out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
+		}
+		cards, err := tx.CardAccountsByOwner(customerID)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cards {
+			out = append(out, Option{Value: c.ID, Label: fmt.Sprintf("%s %s (%s)", c.Name, c.MaskedPan, c.Currency), Checked: true})
+		}
+		return out, nil
+	}
+	engagements, err := tx.EngagementsByAgreement(context)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range engagements {
+		if e.CustomerID != customerID || !e.HasRole(RoleRegister) || !e.HasRole(RoleView) {
+			continue
+		}
+		a, err := tx.Account(e.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
+	}
+	return out, nil
+}

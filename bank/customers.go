@@ -43,7 +43,7 @@ func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id strin
 
 // CreateCustomer adds a customer. A private customer has a private
 // agreement from the start (PrivateAgreementID).
-func (s *Service) CreateCustomer(in NewCustomer) (Customer, error) {
+func (s *Sandbox) CreateCustomer(in NewCustomer) (Customer, error) {
 	var c Customer
 	err := s.write("create customer", func(tx Tx) error {
 		var err error
@@ -86,7 +86,7 @@ func createCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) 
 
 // Customers lists every customer, with their accounts and card accounts
 // when withAccounts is set and their agreements when withAgreements is set.
-func (s *Service) Customers(withAccounts, withAgreements bool) ([]CustomerDetail, error) {
+func (s *Sandbox) Customers(withAccounts, withAgreements bool) ([]CustomerDetail, error) {
 	var out []CustomerDetail
 	err := s.view("list customers", func(tx Tx) error {
 		list, err := tx.Customers()
@@ -107,7 +107,7 @@ func (s *Service) Customers(withAccounts, withAgreements bool) ([]CustomerDetail
 }
 
 // Customer returns one customer with everything that belongs to them.
-func (s *Service) Customer(id string) (CustomerDetail, error) {
+func (s *Sandbox) Customer(id string) (CustomerDetail, error) {
 	var d CustomerDetail
 	err := s.view("read customer", func(tx Tx) error {
 		c, err := tx.Customer(id)
@@ -154,7 +154,7 @@ func customerDetail(tx Tx, c Customer, withAccounts, withAgreements bool) (Custo
 // the agreements they own, their accounts and card accounts with all
 // transactions, every engagement that names them or their accounts, and
 // the consents and SCA sessions TPPs hold for them.
-func (s *Service) DeleteCustomer(id string) error {
+func (s *Sandbox) DeleteCustomer(id string) error {
 	return s.write("delete customer", func(tx Tx) error {
 		if _, err := tx.Customer(id); err != nil {
 			return found(err, "customer", id)
@@ -165,7 +165,7 @@ func (s *Service) DeleteCustomer(id string) error {
 
 // UpdateCustomer renames a customer. The customerNumber and type are the
 // customer's identity and do not change; create another customer instead.
-func (s *Service) UpdateCustomer(id, name string) (Customer, error) {
+func (s *Sandbox) UpdateCustomer(id, name string) (Customer, error) {
 	var c Customer
 	err := s.write("update customer", func(tx Tx) error {
 		var err error

@@ -37,7 +37,7 @@ type hub struct {
 // Subscribe calls fn with every event from now on, until cancel is called.
 // fn runs on the goroutine that made the change and must not block; a GUI
 // hands the event to its own thread (fyne.Do).
-func (s *Service) Subscribe(fn func(Event)) (cancel func()) {
+func (s *Ops) Subscribe(fn func(Event)) (cancel func()) {
 	s.events.mu.Lock()
 	defer s.events.mu.Unlock()
 	if s.events.subs == nil {
@@ -53,7 +53,7 @@ func (s *Service) Subscribe(fn func(Event)) (cancel func()) {
 	}
 }
 
-func (s *Service) publish(events ...Event) {
+func (s *core) publish(events ...Event) {
 	s.events.mu.Lock()
 	subs := make([]func(Event), 0, len(s.events.subs))
 	for _, fn := range s.events.subs {
@@ -69,7 +69,7 @@ func (s *Service) publish(events ...Event) {
 
 // write runs fn in a write transaction and, when it commits, announces
 // events.
-func (s *Service) write(what string, fn func(Tx) error, events ...Event) error {
+func (s *core) write(what string, fn func(Tx) error, events ...Event) error {
 	if err := s.update(what, fn); err != nil {
 		return err
 	}

@@ -188,7 +188,7 @@ func checkText(t *testing.T, what, s string) {
 // fuzzBank is a bank in the known state over a data file written without
 // fsync, and that file's path.
 type fuzzBank struct {
-	*bank.Service
+	*bank.Bank
 	path string
 }
 
@@ -201,7 +201,7 @@ func newFuzzBank(f *testing.F) fuzzBank {
 	f.Cleanup(func() { _ = db.Close() })
 	db.SetNoSync(true)
 	s := bank.New(db, fixedClock{testNow})
-	if _, err := s.Initialize(); err != nil {
+	if _, err := s.Sandbox.Initialize(); err != nil {
 		f.Fatal(err)
 	}
 	return fuzzBank{s, path}
@@ -232,11 +232,11 @@ func decodeInto[T any](data []byte) (T, error) {
 // sandboxBodies are the bodies of the sandbox data API (API.md 9), each
 // decoded and handed to the service its endpoint calls.
 func sandboxBodies(f *testing.F, b fuzzBank) []body {
-	accounts, err := b.Accounts()
+	accounts, err := b.Sandbox.Accounts()
 	accountID := known(f, accounts, err, func(a bank.AccountDetail) string { return a.ID })
-	cards, err := b.CardAccounts()
+	cards, err := b.Sandbox.CardAccounts()
 	cardID := known(f, cards, err, func(c bank.CardAccountDetail) string { return c.ID })
-	agreements, err := b.Agreements()
+	agreements, err := b.Sandbox.Agreements()
 	var corporate []bank.AgreementDetail
 	for _, a := range agreements {
 		if a.Owner.Type == bank.Corporate {
@@ -251,9 +251,9 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			c, err := b.CreateCustomer(in)
+			c, err := b.Sandbox.CreateCustomer(in)
 			if err == nil {
-				if d, err := b.Customer(c.ID); err != nil || d.Number != in.CustomerNumber || (d.Type != bank.Private && d.Type != bank.Corporate) {
+				if d, err := b.Sandbox.Customer(c.ID); err != nil || d.Number != in.CustomerNumber || (d.Type != bank.Private && d.Type != bank.Corporate) {
 					t.Fatalf("created %+v, reads back as %+v, %v", c, d, err)
 				}
 			}
@@ -264,12 +264,12 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			a, err := b.CreateAccount(in)
+			a, err := b.Sandbox.CreateAccount(in)
 			if err == nil {
 				if validate.IBAN(a.IBAN) != nil || len(a.BBAN) > 30 || a.Owner.Number != in.CustomerNumber {
 					t.Fatalf("created account %+v from %+v", a, in)
 				}
-				if _, err := b.Account(a.ID); err != nil {
+				if _, err := b.Sandbox.Account(a.ID); err != nil {
 					t.Fatalf("created %s, reads back: %v", a.ID, err)
 				}
 			}
@@ -280,7 +280,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			_, err = b.SetAccountBalances(accountID, in)
+			_, err = b.Sandbox.SetAccountBalances(accountID, in)
 			return err
 		}},
 		{"account transactions", func(t *testing.T, data []byte) error {
@@ -288,13 +288,13 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			list, err := b.AddTransactions(accountID, in)
+			list, err := b.Sandbox.AddTransactions(accountID, in)
 			if err == nil {
 				if len(list) != len(in) {
 					t.Fatalf("posted %d transactions, %d created", len(in), len(list))
 				}
 				for _, tx := range list {
-					if tx.BookingDate.After(tx.ValueDate) || !tx.BookingDate.Before(b.Today()) {
+					if tx.BookingDate.After(tx.ValueDate) || !tx.BookingDate.Before(b.Ops.Today()) {
 						t.Fatalf("created %+v: booked after its value date or not before today", tx)
 					}
 				}
@@ -306,7 +306,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			c, err := b.CreateCardAccount(in)
+			c, err := b.Sandbox.CreateCardAccount(in)
 			if err == nil && !slices.Contains(bank.Statuses, c.Status) {
 				t.Fatalf("created card account %+v", c)
 			}
@@ -317,7 +317,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			_, err = b.SetCardBalances(cardID, in)
+			_, err = b.Sandbox.SetCardBalances(cardID, in)
 			return err
 		}},
 		{"card transactions", func(t *testing.T, data []byte) error {
@@ -325,7 +325,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			res, err := b.AddCardTransactions(cardID, in)
+			res, err := b.Sandbox.AddCardTransactions(cardID, in)
 			if err == nil && len(res.Booked)+len(res.Pending) != len(in) {
 				t.Fatalf("posted %d card transactions, %d booked and %d pending", len(in), len(res.Booked), len(res.Pending))
 			}
@@ -336,7 +336,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			a, err := b.CreateAgreement(in)
+			a, err := b.Sandbox.CreateAgreement(in)
 			if err == nil && (a.Owner.Number != in.Owner || len(a.Engagements) != len(in.Engagements)) {
 				t.Fatalf("created agreement %+v from %+v", a, in)
 			}
@@ -347,7 +347,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			e, err := b.CreateEngagement(agreementID, in)
+			e, err := b.Sandbox.CreateEngagement(agreementID, in)
 			if err == nil && (len(e.Roles) == 0 || e.RegisterLimit.IsNegative() || e.ApprovalLimit.IsNegative()) {
 				t.Fatalf("created engagement %+v", e)
 			}
@@ -360,9 +360,9 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			c, err := b.SetTPPContact(tpp, tpp, in.Email)
+			c, err := b.PSD2.SetTPPContact(tpp, tpp, in.Email)
 			if err == nil {
-				if got, err := b.TPPContact(tpp, tpp); err != nil || got.Email != in.Email || c.Email != in.Email {
+				if got, err := b.PSD2.TPPContact(tpp, tpp); err != nil || got.Email != in.Email || c.Email != in.Email {
 					t.Fatalf("set %q, reads back %+v, %v", in.Email, got, err)
 				}
 			}
@@ -373,15 +373,15 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			st, err := b.SetClock(in)
+			st, err := b.Ops.SetClock(in)
 			if err == nil {
 				defer func() {
 					zero := int64(0)
-					if _, err := b.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
+					if _, err := b.Ops.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
 						t.Fatal(err)
 					}
 				}()
-				if got := b.Clock(); got != st || st.Now.Sub(testNow.Add(time.Duration(st.OffsetSeconds)*time.Second)).Abs() > time.Second {
+				if got := b.Ops.Clock(); got != st || st.Now.Sub(testNow.Add(time.Duration(st.OffsetSeconds)*time.Second)).Abs() > time.Second {
 					t.Fatalf("clock set to %+v, reads %+v", st, got)
 				}
 			}
@@ -392,9 +392,9 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			got, err := b.SetFaults(in)
-			if err == nil && (got != in || b.Faults() != in || got.Check() != nil) {
-				t.Fatalf("set faults %+v, got %+v, reads %+v", in, got, b.Faults())
+			got, err := b.Ops.SetFaults(in)
+			if err == nil && (got != in || b.Ops.Faults() != in || got.Check() != nil) {
+				t.Fatalf("set faults %+v, got %+v, reads %+v", in, got, b.Ops.Faults())
 			}
 			return err
 		}},
@@ -403,11 +403,11 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			a, err := b.StartSCA(bank.SCARequest{TPPID: tpp, Kind: bank.AuthConsent, RedirectURI: "https://tpp.example/cb", SessionID: "fuzz"})
+			a, err := b.PSD2.StartSCA(bank.SCARequest{TPPID: tpp, Kind: bank.AuthConsent, RedirectURI: "https://tpp.example/cb", SessionID: "fuzz"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			redirect, err := b.AutomatedSCA(tpp, a.ID, in)
+			redirect, err := b.PSD2.AutomatedSCA(tpp, a.ID, in)
 			if err == nil && !strings.HasPrefix(redirect, "https://tpp.example/cb?") {
 				t.Fatalf("automated SCA redirects to %q", redirect)
 			}
@@ -430,12 +430,12 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 					t.Skip("a large generated history")
 				}
 			}
-			n, err := b.ImportScenario(in)
+			n, err := b.Sandbox.ImportScenario(in)
 			if err == nil {
 				if n.Customers != len(in.Customers) || n.Accounts != len(in.Accounts) || n.CardAccounts != len(in.CardAccounts) {
 					t.Fatalf("imported %d customers, %d accounts, %d card accounts; counts %+v", len(in.Customers), len(in.Accounts), len(in.CardAccounts), n)
 				}
-				if _, err := b.Initialize(); err != nil {
+				if _, err := b.Sandbox.Initialize(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -519,7 +519,7 @@ func FuzzPaymentBody(f *testing.F) {
 			if err != nil {
 				return err
 			}
-			created, err := b.CreatePayment(bank.PaymentInit{
+			created, err := b.PSD2.CreatePayment(bank.PaymentInit{
 				TPPID: "NO-FSA-933012867", Service: p.service, Product: p.product, Body: in,
 				NationalID: "13039319955", RedirectURI: "https://tpp.example/cb", SessionID: "fuzz", AllowDuplicate: allowDuplicate,
 			})
@@ -539,7 +539,7 @@ func FuzzPaymentBody(f *testing.F) {
 					t.Fatalf("item amount %v %s", it.Amount, it.Currency)
 				}
 			}
-			if p.service != bank.ServicePeriodic && (!bank.IsBankingDay(pay.ExecutionDate) || pay.ExecutionDate.Before(b.Today())) {
+			if p.service != bank.ServicePeriodic && (!bank.IsBankingDay(pay.ExecutionDate) || pay.ExecutionDate.Before(b.Ops.Today())) {
 				t.Fatalf("executes on %v", pay.ExecutionDate)
 			}
 			return nil

@@ -12,7 +12,7 @@ import (
 
 // NewAccountNumber returns a valid Norwegian BBAN (MOD11) in the sandbox's
 // bank range and its IBAN, not used by any sandbox account.
-func (s *Service) NewAccountNumber() (bban, iban string, err error) {
+func (s *Sandbox) NewAccountNumber() (bban, iban string, err error) {
 	err = s.view("make an account number", func(tx Tx) error {
 		for range 50 {
 			n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
@@ -44,7 +44,7 @@ func monthsFor(count int) int { return max(6, min(120, count/5000+1)) }
 // batches; progress, when not nil, is called with the number done after
 // each batch. When ctx ends, generation stops after the current batch and
 // the batches stored so far stay: the result says how many.
-func (s *Service) GenerateTransactions(ctx context.Context, accountID, profile string, count int, progress func(done int)) (int, error) {
+func (s *Sandbox) GenerateTransactions(ctx context.Context, accountID, profile string, count int, progress func(done int)) (int, error) {
 	a, err := s.Account(accountID)
 	if err != nil {
 		return 0, err
@@ -57,7 +57,7 @@ func (s *Service) GenerateTransactions(ctx context.Context, accountID, profile s
 
 // GenerateCardTransactions adds count realistic card transactions (the
 // card profile) to a card account, like GenerateTransactions.
-func (s *Service) GenerateCardTransactions(ctx context.Context, cardAccountID string, count int, progress func(done int)) (int, error) {
+func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID string, count int, progress func(done int)) (int, error) {
 	c, err := s.CardAccount(cardAccountID)
 	if err != nil {
 		return 0, err
@@ -71,7 +71,7 @@ func (s *Service) GenerateCardTransactions(ctx context.Context, cardAccountID st
 
 // generate plans a history and stores it batch by batch with store, one
 // storage transaction and one event per batch.
-func (s *Service) generate(ctx context.Context, id string, h History, card bool, progress func(int), store func(tx Tx, plan []generated, first int, today Date) error, event Event) (int, error) {
+func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), store func(tx Tx, plan []generated, first int, today Date) error, event Event) (int, error) {
 	var v Violations
 	h.Months = monthsFor(h.Count)
 	h = checkHistory(&v, "", h, card)

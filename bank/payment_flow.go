@@ -19,7 +19,7 @@ const (
 // in the future, else ACTC; a periodic payment stays ACTC (the sandbox
 // batch skips it). The debtor account shows every item as pending until
 // it settles.
-func (s *Service) authorise(tx Tx, p *Payment, now time.Time, by string) error {
+func (s *core) authorise(tx Tx, p *Payment, now time.Time, by string) error {
 	to := StatusACTC
 	if !p.Periodic() && p.ExecutionDate.After(DateOf(now)) {
 		to = StatusACCP
@@ -117,7 +117,7 @@ func reject(tx Tx, p *Payment, by, reason string, at time.Time, noFunds bool) er
 // one under another service or product, is 404 RESOURCE_UNKNOWN; so is a
 // single NDCT payment that no PSU has approved yet (the bank's known
 // limitation, spec 3).
-func (s *Service) PaymentOf(tppID, service, product, id string) (Payment, error) {
+func (s *PSD2) Payment(tppID, service, product, id string) (Payment, error) {
 	if err := CheckProduct(service, product); err != nil {
 		return Payment{}, err
 	}
@@ -155,7 +155,7 @@ func ownPayment(tx Tx, tppID, service, product, id string) (Payment, error) {
 // CancelPayment cancels a payment (DELETE): RCVD, PATC, ACCP, ACTC and
 // periodic payments become CANC; a PDNG payment and a finished one cannot
 // be cancelled (409 CONFLICT).
-func (s *Service) CancelPayment(tppID, service, product, id string) error {
+func (s *PSD2) CancelPayment(tppID, service, product, id string) error {
 	if err := CheckProduct(service, product); err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (s *Service) CancelPayment(tppID, service, product, id string) error {
 // StartPaymentAuthorisation starts another authorisation of a payment
 // (POST .../authorisations): for a payment whose first SCA failed to start
 // in time, or for the second approver of a PATC payment.
-func (s *Service) StartPaymentAuthorisation(r SCARequest, service, product, id string) (Authorisation, error) {
+func (s *PSD2) StartPaymentAuthorisation(r SCARequest, service, product, id string) (Authorisation, error) {
 	if err := CheckProduct(service, product); err != nil {
 		return Authorisation{}, err
 	}
@@ -215,7 +215,7 @@ func (s *Service) StartPaymentAuthorisation(r SCARequest, service, product, id s
 }
 
 // PaymentAuthorisation returns an authorisation of a TPP's payment.
-func (s *Service) PaymentAuthorisation(tppID, service, product, paymentID, authID string) (Authorisation, error) {
+func (s *PSD2) PaymentAuthorisation(tppID, service, product, paymentID, authID string) (Authorisation, error) {
 	if err := CheckProduct(service, product); err != nil {
 		return Authorisation{}, err
 	}
@@ -279,7 +279,7 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 // is then rejected (a PSU who may not use the account, or over their
 // register limit), or stays PATC (a second approver without enough
 // limit).
-func (s *Service) approvePayment(tx Tx, p *Payment, c Customer, context string, now time.Time) (string, error) {
+func (s *core) approvePayment(tx Tx, p *Payment, c Customer, context string, now time.Time) (string, error) {
 	by := fmt.Sprintf("PSU %s (%s)", c.Name, c.Number)
 	if p.Status != StatusRCVD && p.Status != StatusPATC {
 		return fmt.Sprintf("payment %s is %s and no longer awaits approval", p.ID, p.Status), nil
@@ -355,7 +355,7 @@ func (s *Service) approvePayment(tx Tx, p *Payment, c Customer, context string, 
 // reproduce a customer's case. The history marks it as forced. No money
 // moves: forcing ACSC books nothing; forcing RJCT or CANC removes the
 // pending debits.
-func (s *Service) ForcePaymentStatus(id, status, note string) (Payment, error) {
+func (s *Ops) ForcePaymentStatus(id, status, note string) (Payment, error) {
 	var p Payment
 	if !slices.Contains(PaymentStatuses, status) {
 		return p, PathError(CodeFormatError, "status", fmt.Sprintf("%q is not a payment status; use one of %v", clip(status), PaymentStatuses))

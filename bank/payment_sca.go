@@ -6,18 +6,6 @@ import (
 	"strings"
 )
 
-// PaymentSummary is what the SCA page shows of a payment to approve.
-type PaymentSummary struct {
-	ID         string
-	Kind       string // e.g. "Domestic payment", "Standing order", "Bulk payment of 12"
-	Amount     string // with its currency
-	Creditor   string // name and account; for a bulk payment the number of creditors
-	Debtor     string // the account paid from
-	Date       string // execution date, or the standing order's schedule
-	Remittance string
-	Note       string // a fee, or that a second approver is awaited
-}
-
 // paymentSummaries describes the payments of an authorisation.
 func paymentSummaries(tx Tx, a Authorisation) ([]PaymentSummary, error) {
 	var out []PaymentSummary
@@ -58,67 +46,95 @@ func paymentSummaries(tx Tx, a Authorisation) ([]PaymentSummary, error) {
 	return out, nil
 }
 
-// approvePayments applies the PSU's approval to every payment of an
+// payments is the subject of a payment's or a signing basket's SCA
+// (AuthPayment, AuthBasket): the PSU approves or rejects the payments,
+// each on its own.
+type payments struct{ core *core }
+
+// contexts lists the contexts in which the PSU may approve the payments.
+func (payments) contexts(tx Tx, a Authorisation) ([]Option, error) {
+	c, err := tx.Customer(a.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	return paymentContexts(tx, a, c)
+}
+
+// noContext fails a PSU who may use none of the payments' accounts.
+func (payments) noContext(tx Tx, a Authorisation) (string, string, error) {
+	c, _ := tx.Customer(a.CustomerID)
+	return CodePaymentFailed, fmt.Sprintf("%s may not pay from the debtor account of this payment", c.Name), nil
+}
+
+func (payments) identifyOnly() bool { return false }
+
+func (payments) show(tx Tx, a Authorisation, v *SCAView) error {
+	v.Step = StepPayment
+	summaries, err := paymentSummaries(tx, a)
+	v.Payments = summaries
+	return err
+}
+
+// approve applies the PSU's approval to every payment of the
 // authorisation, each on its own. A single payment whose approval does not
 // count fails the authorisation with PAYMENT_FAILED; a basket fails only
 // when no payment took the approval.
-func (s *Service) approvePayments(tx Tx, a *Authorisation) error {
+func (s payments) approve(tx Tx, a *Authorisation, _ SCAInput) (approval, error) {
 	c, err := tx.Customer(a.CustomerID)
 	if err != nil {
-		return err
+		return approval{}, err
 	}
-	now := s.Now()
+	now := s.core.Now()
 	var refused []string
 	for _, id := range a.PaymentIDs {
 		p, err := tx.Payment(id)
 		if err != nil {
-			return err
+			return approval{}, err
 		}
-		why, err := s.approvePayment(tx, &p, c, a.Context, now)
+		why, err := s.core.approvePayment(tx, &p, c, a.Context, now)
 		if err != nil {
-			return err
+			return approval{}, err
 		}
 		if why != "" {
 			refused = append(refused, why)
 		}
 		if err := tx.PutPayment(p); err != nil {
-			return err
+			return approval{}, err
 		}
 	}
 	if len(refused) > 0 && (a.Kind == AuthPayment || len(refused) == len(a.PaymentIDs)) {
-		return s.fail(tx, a, CodePaymentFailed, strings.Join(refused, "; "))
+		return approval{failCode: CodePaymentFailed, failMessage: strings.Join(refused, "; ")}, nil
 	}
-	return s.finish(tx, a)
+	return approval{}, nil
 }
 
-// rejectPayments ends an authorisation the PSU rejected: its payments that
-// await approval are rejected.
-func (s *Service) rejectPayments(tx Tx, a *Authorisation) error {
+// reject rejects the payments of the authorisation that await approval.
+func (s payments) reject(tx Tx, a *Authorisation) (string, string, error) {
 	c, _ := tx.Customer(a.CustomerID)
-	now := s.Now()
+	now := s.core.Now()
 	for _, id := range a.PaymentIDs {
 		p, err := tx.Payment(id)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		if p.Status != StatusRCVD && p.Status != StatusPATC {
 			continue
 		}
 		if err := reject(tx, &p, fmt.Sprintf("PSU %s (%s)", c.Name, c.Number), "the PSU rejected the payment at SCA", now, false); err != nil {
-			return err
+			return "", "", err
 		}
 		if err := tx.PutPayment(p); err != nil {
-			return err
+			return "", "", err
 		}
 	}
-	return s.fail(tx, a, CodePaymentFailed, "the PSU rejected the payment")
+	return CodePaymentFailed, "the PSU rejected the payment", nil
 }
 
-// failPayments rejects the payments of a failed authorisation that no PSU
-// has approved yet (RCVD); a PATC payment keeps its first approval and
-// waits for another approver.
-func (s *Service) failPayments(tx Tx, a Authorisation, message string) error {
-	now := s.Now()
+// abandon rejects the payments of a failed authorisation that no PSU has
+// approved yet (RCVD); a PATC payment keeps its first approval and waits
+// for another approver.
+func (s payments) abandon(tx Tx, a Authorisation, message string) error {
+	now := s.core.Now()
 	for _, id := range a.PaymentIDs {
 		p, err := tx.Payment(id)
 		if errors.Is(err, ErrNotFound) {

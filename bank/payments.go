@@ -165,7 +165,7 @@ func CheckProduct(service, product string) error {
 
 // CreatePayment validates and stores a payment and starts its
 // authorisation. Every failing field is reported; nothing is stored then.
-func (s *Service) CreatePayment(in PaymentInit) (PaymentCreated, error) {
+func (s *PSD2) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 	var out PaymentCreated
 	if err := CheckProduct(in.Service, in.Product); err != nil {
 		return out, err
@@ -211,7 +211,7 @@ func (s *Service) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 
 // newPayment checks a request against the rules and the data and returns
 // the payment, not yet stored.
-func (s *Service) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Payment, error) {
+func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Payment, error) {
 	today := DateOf(now)
 	var v Violations
 	c := checkPayment(&v, in.Service, in.Product, in.Body, today, st.FX)
@@ -300,7 +300,7 @@ func refText(r AccountRef) string {
 
 // paymentPSU reads who the PSU is from PSU-ID, PSU-Corporate-ID and
 // X-PSU-IDENTITY, and the context from PSU-Corporate-ID and PSU-Context.
-func (s *Service) paymentPSU(tx Tx, v *Violations, in PaymentInit) (Customer, string, error) {
+func (s *core) paymentPSU(tx Tx, v *Violations, in PaymentInit) (Customer, string, error) {
 	var c Customer
 	context := ""
 	switch in.PSUContext {
@@ -383,7 +383,7 @@ func duplicateKey(p Payment) string {
 // DuplicateWindow is how far back a logical duplicate is looked for.
 const DuplicateWindow = 24 * time.Hour
 
-func (s *Service) checkDuplicate(tx Tx, p Payment, allow bool, now time.Time) error {
+func (s *core) checkDuplicate(tx Tx, p Payment, allow bool, now time.Time) error {
 	if allow {
 		return nil
 	}
@@ -442,7 +442,7 @@ type PaymentList struct {
 
 // Payments lists payments, newest first: those in a status ("" for all),
 // from offset, at most limit.
-func (s *Service) Payments(status string, offset, limit int) (PaymentList, error) {
+func (s *Ops) Payments(status string, offset, limit int) (PaymentList, error) {
 	out := PaymentList{Names: map[string]string{}}
 	if status != "" && !slices.Contains(PaymentStatuses, status) {
 		return out, PathError(CodeFormatError, "status", fmt.Sprintf("%q is not a payment status", clip(status)))
@@ -471,7 +471,7 @@ func (s *Service) Payments(status string, offset, limit int) (PaymentList, error
 
 // PaymentDetail returns one payment with its request body, for the
 // desktop screens.
-func (s *Service) PaymentDetail(id string) (Payment, error) {
+func (s *Ops) Payment(id string) (Payment, error) {
 	var p Payment
 	err := s.view("read payment", func(tx Tx) error {
 		var err error

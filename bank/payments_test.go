@@ -18,7 +18,7 @@ import (
 func TestSettlement_MoneyIsConserved(t *testing.T) {
 	s, db := newBank(t)
 	db.SetNoSync(true) // 20,000 commits; a crash here loses nothing that matters
-	accounts, err := s.Accounts()
+	accounts, err := s.Sandbox.Accounts()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestSettlement_MoneyIsConserved(t *testing.T) {
 			continue // one currency, so that sums compare to the øre
 		}
 		big := bank.NumberOf(decimal.NewFromInt(1_000_000))
-		if _, err := s.SetAccountBalances(a.ID, []bank.BalanceInput{
+		if _, err := s.Sandbox.SetAccountBalances(a.ID, []bank.BalanceInput{
 			{BalanceType: "expected", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}},
 			{BalanceType: "closingBooked", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}},
 		}); err != nil {
@@ -46,7 +46,7 @@ func TestSettlement_MoneyIsConserved(t *testing.T) {
 		}
 	}
 	sum := func() (expected, booked decimal.Decimal, bookedTxs int) {
-		list, err := s.Accounts()
+		list, err := s.Sandbox.Accounts()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,11 +101,11 @@ func TestSettlement_MoneyIsConserved(t *testing.T) {
 			}
 		}
 		in.Body.DebtorAccount = &bank.AccountIn{IBAN: from.IBAN}
-		created, err := s.CreatePayment(in)
+		created, err := s.PSD2.CreatePayment(in)
 		if err != nil {
 			t.Fatalf("payment %d: %v", i, err)
 		}
-		redirect, err := s.AutomatedSCA("NO-FSA-933012867", created.Authorisation.ID, bank.AutoSCA{NationalID: owners[from.IBAN], Decision: "approve"})
+		redirect, err := s.PSD2.AutomatedSCA("NO-FSA-933012867", created.Authorisation.ID, bank.AutoSCA{NationalID: owners[from.IBAN], Decision: "approve"})
 		if err != nil {
 			t.Fatalf("SCA of payment %d: %v", i, err)
 		}
@@ -114,7 +114,7 @@ func TestSettlement_MoneyIsConserved(t *testing.T) {
 		}
 		ids = append(ids, created.Payment.ID)
 	}
-	run, err := s.RunBatch()
+	run, err := s.Ops.RunBatch()
 	if err != nil {
 		t.Fatal(err)
 	}

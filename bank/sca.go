@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -82,9 +81,6 @@ type Authorisation struct {
 	PSURequired string `json:"psuRequired,omitempty"`
 }
 
-// ForPayments reports whether the authorisation approves payments.
-func (a Authorisation) ForPayments() bool { return a.Kind == AuthPayment || a.Kind == AuthBasket }
-
 // Expires is when an unfinished authorisation fails.
 func (a Authorisation) Expires() time.Time { return a.Created.Add(ScaLifetime) }
 
@@ -156,7 +152,7 @@ type SCARequest struct {
 
 // StartSCA starts an authorisation for a TPP: the PSU will be sent to the
 // SCA page and, when it finishes, to the request's redirect URI.
-func (s *Service) StartSCA(r SCARequest) (Authorisation, error) {
+func (s *PSD2) StartSCA(r SCARequest) (Authorisation, error) {
 	var a Authorisation
 	err := s.write("start SCA", func(tx Tx) error {
 		var err error
@@ -182,7 +178,7 @@ func CheckSCARequest(r SCARequest) error {
 // newAuthorisation checks a request that starts SCA and returns its
 // authorisation, created now, with an id, not yet stored. Old
 // authorisations are pruned.
-func (s *Service) newAuthorisation(tx Tx, r SCARequest, now time.Time) (Authorisation, error) {
+func (s *core) newAuthorisation(tx Tx, r SCARequest, now time.Time) (Authorisation, error) {
 	if err := CheckSCARequest(r); err != nil {
 		return Authorisation{}, err
 	}
@@ -257,6 +253,19 @@ type Option struct {
 	Checked      bool
 }
 
+// PaymentSummary is what the SCA page shows of a payment to approve; the
+// payments' subject fills it.
+type PaymentSummary struct {
+	ID         string
+	Kind       string // e.g. "Domestic payment", "Standing order", "Bulk payment of 12"
+	Amount     string // with its currency
+	Creditor   string // name and account; for a bulk payment the number of creditors
+	Debtor     string // the account paid from
+	Date       string // execution date, or the standing order's schedule
+	Remittance string
+	Note       string // a fee, or that a second approver is awaited
+}
+
 // SCAView is what the SCA page shows of an authorisation at its step.
 type SCAView struct {
 	Authorisation
@@ -290,9 +299,52 @@ type AutoSCA struct {
 	Accounts   []string `json:"accounts,omitempty"`
 }
 
+// scaSubject is what an authorisation of one kind is for. The SCA steps
+// are the same for every kind: identify, choose a context, decide. A
+// subject says which contexts the PSU may choose, what the decision step
+// shows, and what approval, rejection and failure do. The SCA steps call
+// subjects only through this interface; each kind registers its subject
+// with the core (see New), so SCA knows nothing of what it approves.
+type scaSubject interface {
+	// contexts lists the contexts the identified PSU may act in.
+	contexts(tx Tx, a Authorisation) ([]Option, error)
+	// noContext says how the authorisation fails when the PSU may act in
+	// no context; an empty code leaves the PSU at the context step.
+	noContext(tx Tx, a Authorisation) (code, message string, err error)
+	// identifyOnly reports whether identifying the PSU is all there is to
+	// decide, in the private context.
+	identifyOnly() bool
+	// show fills the decision step of the page: its step and what it
+	// lists.
+	show(tx Tx, a Authorisation, v *SCAView) error
+	// approve applies the PSU's approval.
+	approve(tx Tx, a *Authorisation, in SCAInput) (approval, error)
+	// reject applies the PSU's rejection and says how the authorisation
+	// fails.
+	reject(tx Tx, a *Authorisation) (code, message string, err error)
+	// abandon undoes what waits on an authorisation that failed.
+	abandon(tx Tx, a Authorisation, message string) error
+}
+
+// approval is what a subject made of the PSU's approval: a problem the PSU
+// can mend at the same step, a failure of the authorisation (failCode and
+// failMessage), or, with neither, success.
+type approval struct {
+	problem               string
+	failCode, failMessage string
+}
+
+// subject returns the subject of an authorisation's kind.
+func (s *core) subject(a Authorisation) scaSubject {
+	if sub, ok := s.subjects[a.Kind]; ok {
+		return sub
+	}
+	return identification{} // a kind this version does not know: identify only
+}
+
 // SCAPage returns the page of an authorisation. An authorisation older
 // than ScaLifetime fails here (SCA_EXPIRED) the first time it is seen.
-func (s *Service) SCAPage(id string) (SCAView, error) {
+func (s *PSD2) SCAPage(id string) (SCAView, error) {
 	var view SCAView
 	err := s.readAuthorisation("read SCA", func(tx Tx, mayWrite bool) error {
 		a, expired, err := s.loadAuthorisation(tx, id, mayWrite)
@@ -314,7 +366,7 @@ var errMustExpire = errors.New("the authorisation is past its hour")
 // transaction (announcing events) only when an authorisation it reads is
 // past its hour and must be failed: reading a status or a page writes
 // nothing otherwise.
-func (s *Service) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) error, events ...Event) error {
+func (s *core) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) error, events ...Event) error {
 	err := s.view(what, func(tx Tx) error { return fn(tx, false) })
 	if !errors.Is(err, errMustExpire) {
 		return err
@@ -326,7 +378,7 @@ func (s *Service) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) e
 // it is past its hour; expired reports that it failed just now. In a read
 // transaction (mayWrite false) such an authorisation stops the read with
 // errMustExpire.
-func (s *Service) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisation, expired bool, err error) {
+func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisation, expired bool, err error) {
 	a, err = tx.Authorisation(id)
 	if errors.Is(err, ErrNotFound) {
 		return a, false, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
@@ -345,7 +397,7 @@ func (s *Service) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authoris
 
 // SCAStep applies one step of the SCA page: the answer to the step the
 // authorisation is at. A form token of another authorisation is refused.
-func (s *Service) SCAStep(id string, in SCAInput) (SCAView, error) {
+func (s *PSD2) SCAStep(id string, in SCAInput) (SCAView, error) {
 	var view SCAView
 	err := s.write("SCA step", func(tx Tx) error {
 		a, expired, err := s.loadAuthorisation(tx, id, true)
@@ -374,7 +426,7 @@ func (s *Service) SCAStep(id string, in SCAInput) (SCAView, error) {
 // AutomatedSCA runs every step of an authorisation at once for a TPP's test
 // suite and returns where the PSU would be sent. Accounts default to every
 // account offered; the context may be left out when there is one.
-func (s *Service) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
+func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 	var redirect string
 	err := s.write("automated SCA", func(tx Tx) error {
 		a, _, err := s.loadAuthorisation(tx, id, true)
@@ -461,7 +513,7 @@ func optionValues(list []Option) string {
 // step applies the answer to the authorisation's current step. problem is
 // what the PSU did wrong, shown on the page; the authorisation stays at
 // its step.
-func (s *Service) step(tx Tx, a *Authorisation, in SCAInput) (problem string, err error) {
+func (s *core) step(tx Tx, a *Authorisation, in SCAInput) (problem string, err error) {
 	switch a.Status {
 	case ScaReceived:
 		c, err := tx.CustomerByNumber(strings.TrimSpace(in.NationalID))
@@ -481,7 +533,7 @@ func (s *Service) step(tx Tx, a *Authorisation, in SCAInput) (problem string, er
 		a.CustomerID, a.Status = c.ID, ScaIdentified
 		return "", s.afterIdentify(tx, a)
 	case ScaIdentified:
-		contexts, err := s.contextsFor(tx, *a)
+		contexts, err := s.subject(*a).contexts(tx, *a)
 		if err != nil {
 			return "", err
 		}
@@ -491,37 +543,24 @@ func (s *Service) step(tx Tx, a *Authorisation, in SCAInput) (problem string, er
 		a.Context, a.Status = in.Context, ScaAuthenticated
 		return "", tx.PutAuthorisation(*a)
 	case ScaAuthenticated:
+		subject := s.subject(*a)
 		switch in.Decision {
 		case "reject":
-			if a.ForPayments() {
-				return "", s.rejectPayments(tx, a)
+			code, message, err := subject.reject(tx, a)
+			if err != nil {
+				return "", err
 			}
-			return "", s.fail(tx, a, CodeSCAInvalid, "the PSU rejected the request")
+			return "", s.fail(tx, a, code, message)
 		case "approve":
 		default:
 			return "Approve or reject.", nil
 		}
-		if a.ForPayments() {
-			return "", s.approvePayments(tx, a)
-		}
-		if a.Kind == AuthConsent {
-			offered, err := accountOptions(tx, a.CustomerID, a.Context)
-			if err != nil {
-				return "", err
-			}
-			var chosen []string
-			for _, id := range in.Accounts {
-				if !hasOption(offered, id) {
-					return fmt.Sprintf("Account %s cannot be granted in this context.", clip(id)), nil
-				}
-				if !slices.Contains(chosen, id) {
-					chosen = append(chosen, id)
-				}
-			}
-			if len(chosen) == 0 {
-				return "Tick at least one account, or reject.", nil
-			}
-			a.Accounts = chosen
+		out, err := subject.approve(tx, a, in)
+		switch {
+		case err != nil || out.problem != "":
+			return out.problem, err
+		case out.failCode != "":
+			return "", s.fail(tx, a, out.failCode, out.failMessage)
 		}
 		return "", s.finish(tx, a)
 	}
@@ -545,112 +584,33 @@ func hasOption(list []Option, value string) bool {
 }
 
 // afterIdentify moves past the context choice when there is nothing to
-// choose. A PSU who may use none of the payments' accounts fails at once.
-func (s *Service) afterIdentify(tx Tx, a *Authorisation) error {
-	contexts, err := s.contextsFor(tx, *a)
+// choose. A PSU who may act in no context fails at once when the subject
+// says why.
+func (s *core) afterIdentify(tx Tx, a *Authorisation) error {
+	subject := s.subject(*a)
+	contexts, err := subject.contexts(tx, *a)
 	if err != nil {
 		return err
 	}
-	if a.ForPayments() && len(contexts) == 0 {
-		c, _ := tx.Customer(a.CustomerID)
-		return s.fail(tx, a, CodePaymentFailed, fmt.Sprintf("%s may not pay from the debtor account of this payment", c.Name))
+	if len(contexts) == 0 {
+		if code, message, err := subject.noContext(tx, *a); err != nil || code != "" {
+			if err != nil {
+				return err
+			}
+			return s.fail(tx, a, code, message)
+		}
 	}
 	if len(contexts) == 1 {
 		a.Context, a.Status = contexts[0].Value, ScaAuthenticated
 	}
-	if a.Kind == AuthUsers && a.Context == "" {
-		a.Context, a.Status = ContextPrivate, ScaAuthenticated // identification only
+	if a.Context == "" && subject.identifyOnly() {
+		a.Context, a.Status = ContextPrivate, ScaAuthenticated
 	}
 	return tx.PutAuthorisation(*a)
 }
 
-// contextsFor lists the contexts the identified PSU of an authorisation
-// may choose.
-func (s *Service) contextsFor(tx Tx, a Authorisation) ([]Option, error) {
-	if a.ForPayments() {
-		c, err := tx.Customer(a.CustomerID)
-		if err != nil {
-			return nil, err
-		}
-		return paymentContexts(tx, a, c)
-	}
-	return contextOptions(tx, a.CustomerID)
-}
-
-// contextOptions lists the contexts a customer may act in: private for a
-// private customer, and each corporate agreement in which they hold an
-// engagement with both REGISTER and VIEW.
-func contextOptions(tx Tx, customerID string) ([]Option, error) {
-	c, err := tx.Customer(customerID)
-	if err != nil {
-		return nil, err
-	}
-	var out []Option
-	if c.Type == Private {
-		out = append(out, Option{Value: ContextPrivate, Label: "Privat: " + c.Name})
-	}
-	engagements, err := tx.EngagementsByCustomer(customerID)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range engagements {
-		if !e.HasRole(RoleRegister) || !e.HasRole(RoleView) || hasOption(out, e.AgreementID) {
-			continue
-		}
-		a, err := tx.Agreement(e.AgreementID)
-		if err != nil {
-			return nil, err
-		}
-		owner, err := tx.Customer(a.OwnerID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Option{Value: a.ID, Label: "Bedrift: " + owner.Name + " (" + a.Name + ")"})
-	}
-	return out, nil
-}
-
-// accountOptions lists the accounts a customer may grant in a context:
-// their own accounts and card accounts in private, the accounts of their
-// REGISTER and VIEW engagements in a corporate agreement.
-func accountOptions(tx Tx, customerID, context string) ([]Option, error) {
-	var out []Option
-	if context == ContextPrivate {
-		accounts, err := tx.AccountsByOwner(customerID)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range accounts {
-			out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
-		}
-		cards, err := tx.CardAccountsByOwner(customerID)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cards {
-			out = append(out, Option{Value: c.ID, Label: fmt.Sprintf("%s %s (%s)", c.Name, c.MaskedPan, c.Currency), Checked: true})
-		}
-		return out, nil
-	}
-	engagements, err := tx.EngagementsByAgreement(context)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range engagements {
-		if e.CustomerID != customerID || !e.HasRole(RoleRegister) || !e.HasRole(RoleView) {
-			continue
-		}
-		a, err := tx.Account(e.AccountID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
-	}
-	return out, nil
-}
-
 // viewOf builds the page of an authorisation.
-func (s *Service) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error) {
+func (s *core) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error) {
 	v := SCAView{Authorisation: a, Problem: problem}
 	if a.CustomerID != "" {
 		c, err := tx.Customer(a.CustomerID)
@@ -674,39 +634,25 @@ func (s *Service) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error
 		v.Hints = hints
 	case a.Status == ScaIdentified:
 		v.Step = StepContext
-		contexts, err := s.contextsFor(tx, a)
+		contexts, err := s.subject(a).contexts(tx, a)
 		if err != nil {
 			return v, err
 		}
 		v.Contexts = contexts
-	case a.ForPayments():
-		v.Step = StepPayment
-		summaries, err := paymentSummaries(tx, a)
-		if err != nil {
-			return v, err
-		}
-		v.Payments = summaries
-	case a.Kind == AuthConsent:
-		v.Step = StepConsent
-		accounts, err := accountOptions(tx, a.CustomerID, a.Context)
-		if err != nil {
-			return v, err
-		}
-		v.Accounts = accounts
 	default:
-		v.Step = StepConfirm
+		if err := s.subject(a).show(tx, a, &v); err != nil {
+			return v, err
+		}
 	}
 	return v, nil
 }
 
 // fail ends an authorisation without success and works out where the PSU
 // goes: the TPP's redirect URI with system, status, code and message.
-func (s *Service) fail(tx Tx, a *Authorisation, code, message string) error {
+func (s *core) fail(tx Tx, a *Authorisation, code, message string) error {
 	a.Status, a.FailCode, a.FailMessage, a.Finished = ScaFailed, code, message, s.Now()
-	if a.ForPayments() {
-		if err := s.failPayments(tx, *a, message); err != nil {
-			return err
-		}
+	if err := s.subject(*a).abandon(tx, *a, message); err != nil {
+		return err
 	}
 	q := url.Values{}
 	q.Set("system", "sandbank")
@@ -720,7 +666,7 @@ func (s *Service) fail(tx Tx, a *Authorisation, code, message string) error {
 // finish ends an authorisation with success: the grant (for a consent), the
 // SCA session and the PSU ids, then the redirect with psu-id,
 // tpp-session-id, context and, for a corporate context, psu-corporate-id.
-func (s *Service) finish(tx Tx, a *Authorisation) error {
+func (s *core) finish(tx Tx, a *Authorisation) error {
 	now := s.Now()
 	a.Status, a.Finished = ScaFinalised, now
 	psu := PSU{ID: PSUID(a.TPPID, a.CustomerID), TPPID: a.TPPID, CustomerID: a.CustomerID}
@@ -738,17 +684,6 @@ func (s *Service) finish(tx Tx, a *Authorisation) error {
 		}
 		q.Set("context", "CORPORATE")
 		q.Set("psu-corporate-id", corp.ID)
-	}
-	if a.Kind == AuthConsent {
-		g := Grant{TPPID: a.TPPID, CustomerID: a.CustomerID, Context: a.Context, Accounts: a.Accounts, Created: now}
-		seq, err := tx.NextSeq(KindGrant)
-		if err != nil {
-			return err
-		}
-		g.ID = FormatID(KindGrant, 0, seq)
-		if err := tx.PutGrant(g); err != nil { // replaces the grant of the same TPP, PSU and context
-			return err
-		}
 	}
 	// A completed SCA under a new TPP-Session-ID ends the old session.
 	if err := tx.PutSession(Session{TPPID: a.TPPID, CustomerID: a.CustomerID, SessionID: a.SessionID, Expires: now.Add(SessionLifetime)}); err != nil {

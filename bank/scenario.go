@@ -80,7 +80,7 @@ type Counts struct {
 // Initialize resets the sandbox to the known state (API.md 9.1): the same
 // customers, accounts, card accounts, agreements and ids every time, with
 // history up to yesterday.
-func (s *Service) Initialize() (Counts, error) {
+func (s *Sandbox) Initialize() (Counts, error) {
 	sc, err := KnownState()
 	if err != nil {
 		return Counts{}, err
@@ -100,13 +100,13 @@ func KnownState() (Scenario, error) {
 // ImportScenario replaces all sandbox data with a scenario, at once: when
 // any record breaks a rule, nothing changes and the error names the record
 // by its path, e.g. accounts[2].iban.
-func (s *Service) ImportScenario(sc Scenario) (Counts, error) {
+func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
 	return s.load("import scenario", sc, false)
 }
 
 // load replaces the sandbox data with sc. With fixed, records without an
 // id get the id of their position (the known state's fixed ids).
-func (s *Service) load(what string, sc Scenario, fixed bool) (Counts, error) {
+func (s *core) load(what string, sc Scenario, fixed bool) (Counts, error) {
 	if sc.Format != ScenarioFormat {
 		return Counts{}, PathError(CodeFormatError, "format", fmt.Sprintf("must be %q; is this a Sandbank scenario file?", ScenarioFormat))
 	}
@@ -234,7 +234,7 @@ func (l loader) accountTransactions(path string, acct Account, a ScenarioAccount
 
 // ExportScenario returns all sandbox data as a scenario that
 // ImportScenario turns back into the same records with the same ids.
-func (s *Service) ExportScenario(note string) (Scenario, error) {
+func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
 	sc := Scenario{Format: ScenarioFormat, Note: note, Customers: []ScenarioCustomer{}, Accounts: []ScenarioAccount{}, CardAccounts: []ScenarioCardAccount{}, Agreements: []ScenarioAgreement{}}
 	err := s.view("export scenario", func(tx Tx) error {
 		customers, err := tx.Customers()

@@ -154,14 +154,10 @@ func (st Settings) Check() error {
 }
 
 // Settings returns the stored settings, or the defaults.
-func (s *Service) Settings() (Settings, error) {
-	var st Settings
-	err := s.view("read settings", func(tx Tx) error {
-		var err error
-		st, err = settingsIn(tx)
-		return err
-	})
-	return st, err
+func (s *Ops) Settings() (Settings, error) { return s.settings() }
+
+func (s *core) settings() (Settings, error) {
+	return read(s, "read settings", settingsIn)
 }
 
 // settingsIn reads the settings within a transaction. Settings a data file
@@ -183,7 +179,7 @@ func settingsIn(tx Tx) (Settings, error) {
 // Nothing is stored when the result is out of range. The new settings are
 // in force before the change is announced, and when updates race, the one
 // that committed last stays in force.
-func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
+func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
 	var st Settings
 	var seq uint64
 	err := s.update("update settings", func(tx Tx) error {
@@ -212,7 +208,7 @@ func (s *Service) UpdateSettings(change func(*Settings)) (Settings, error) {
 }
 
 // apply keeps the settings that hot paths read in memory.
-func (s *Service) apply(st Settings) {
+func (s *core) apply(st Settings) {
 	s.offset.Store(st.ClockOffsetSeconds)
 	s.legacy.Store(st.LegacyDate.Key())
 	f := st.Faults
@@ -220,7 +216,7 @@ func (s *Service) apply(st Settings) {
 }
 
 // Faults returns the simulated faults in force.
-func (s *Service) Faults() Faults {
+func (s *Ops) Faults() Faults {
 	if f := s.faults.Load(); f != nil {
 		return *f
 	}
@@ -228,7 +224,7 @@ func (s *Service) Faults() Faults {
 }
 
 // SetFaults changes the simulated faults.
-func (s *Service) SetFaults(f Faults) (Faults, error) {
+func (s *Ops) SetFaults(f Faults) (Faults, error) {
 	if err := f.Check(); err != nil {
 		return Faults{}, err
 	}

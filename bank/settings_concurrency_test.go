@@ -34,36 +34,36 @@ func TestConcurrentSettings_TheLastCommitStaysInForce(t *testing.T) {
 	// faults through the API. The fee's settings were read before the
 	// faults changed, so they must not be put in force after them.
 	store.after = func() {
-		if _, err := s.SetFaults(faults); err != nil {
+		if _, err := s.Ops.SetFaults(faults); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.UpdateSettings(func(st *bank.Settings) { st.NCBCTFee = decimal.NewFromInt(99) }); err != nil {
+	if _, err := s.Ops.UpdateSettings(func(st *bank.Settings) { st.NCBCTFee = decimal.NewFromInt(99) }); err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.Settings()
+	st, err := s.Ops.Settings()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Faults != faults || !st.NCBCTFee.Equal(decimal.NewFromInt(99)) {
 		t.Fatalf("stored settings %+v", st)
 	}
-	if s.Faults() != faults {
-		t.Fatalf("faults in force %+v, stored %+v: an older update overwrote a newer one", s.Faults(), st.Faults)
+	if s.Ops.Faults() != faults {
+		t.Fatalf("faults in force %+v, stored %+v: an older update overwrote a newer one", s.Ops.Faults(), st.Faults)
 	}
 }
 
 func TestConcurrentSettings_AnnouncedWhenInForce(t *testing.T) {
 	s, _ := newBank(t)
 	var seen []int64
-	cancel := s.Subscribe(func(e bank.Event) {
+	cancel := s.Ops.Subscribe(func(e bank.Event) {
 		if e.Kind == bank.EventSettings {
-			seen = append(seen, s.Clock().OffsetSeconds)
+			seen = append(seen, s.Ops.Clock().OffsetSeconds)
 		}
 	})
 	defer cancel()
 	offset := int64(3600)
-	if _, err := s.SetClock(bank.ClockChange{OffsetSeconds: &offset}); err != nil {
+	if _, err := s.Ops.SetClock(bank.ClockChange{OffsetSeconds: &offset}); err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != 1 || seen[0] != offset {

@@ -4,7 +4,7 @@ import "net/mail"
 
 // SetTPPContact registers the e-mail address a TPP wants operational
 // notices at. Only the TPP itself (caller) may set its own.
-func (s *Service) SetTPPContact(caller, tppID, email string) (TPPContact, error) {
+func (s *PSD2) SetTPPContact(caller, tppID, email string) (TPPContact, error) {
 	if err := ownTPP(caller, tppID); err != nil {
 		return TPPContact{}, err
 	}
@@ -22,7 +22,7 @@ func (s *Service) SetTPPContact(caller, tppID, email string) (TPPContact, error)
 }
 
 // TPPContact returns the contact a TPP registered.
-func (s *Service) TPPContact(caller, tppID string) (TPPContact, error) {
+func (s *PSD2) TPPContact(caller, tppID string) (TPPContact, error) {
 	if err := ownTPP(caller, tppID); err != nil {
 		return TPPContact{}, err
 	}

@@ -50,7 +50,7 @@ var purposeCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 
 // AddTransactions posts booked transactions to an account: all of them or,
 // when any fails a rule, none. Balances do not change.
-func (s *Service) AddTransactions(accountID string, in []NewTransaction) ([]Transaction, error) {
+func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) ([]Transaction, error) {
 	var out []Transaction
 	err := s.write("post transactions", func(tx Tx) error {
 		a, err := tx.Account(accountID)
@@ -225,24 +225,9 @@ func checkQuery(q TxQuery, maxLimit int) error {
 	return v.Err()
 }
 
-// PendingTransactions returns every pending transaction of an account,
-// newest first.
-func (s *Service) PendingTransactions(accountID string) ([]Transaction, error) {
-	var out []Transaction
-	err := s.view("list pending transactions", func(tx Tx) error {
-		if _, err := tx.Account(accountID); err != nil {
-			return found(err, "account", accountID)
-		}
-		var err error
-		out, err = tx.PendingTransactions(accountID)
-		return err
-	})
-	return out, err
-}
-
 // Transactions returns a page of an account's booked transactions, newest
 // first. A zero Limit means DefaultPageSize.
-func (s *Service) Transactions(accountID string, q TxQuery) (TxPage, error) {
+func (s *Sandbox) Transactions(accountID string, q TxQuery) (TxPage, error) {
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
 	}
@@ -262,7 +247,7 @@ func (s *Service) Transactions(accountID string, q TxQuery) (TxPage, error) {
 }
 
 // Transaction returns one transaction of an account.
-func (s *Service) Transaction(accountID, id string) (Transaction, error) {
+func (s *Sandbox) Transaction(accountID, id string) (Transaction, error) {
 	var t Transaction
 	err := s.view("read transaction", func(tx Tx) error {
 		if _, err := tx.Account(accountID); err != nil {
@@ -276,7 +261,7 @@ func (s *Service) Transaction(accountID, id string) (Transaction, error) {
 }
 
 // DeleteTransactions deletes every transaction of an account.
-func (s *Service) DeleteTransactions(accountID string) error {
+func (s *Sandbox) DeleteTransactions(accountID string) error {
 	return s.write("delete transactions", func(tx Tx) error {
 		if _, err := tx.Account(accountID); err != nil {
 			return found(err, "account", accountID)

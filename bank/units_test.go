@@ -211,11 +211,11 @@ func TestViolations_ReportsAllAndClips(t *testing.T) {
 func TestInitialize_Deterministic(t *testing.T) {
 	a, _ := newBank(t)
 	b, _ := newBank(t)
-	sa, err := a.ExportScenario("")
+	sa, err := a.Sandbox.ExportScenario("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := b.ExportScenario("")
+	sb, err := b.Sandbox.ExportScenario("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,17 +239,17 @@ func TestInitialize_Deterministic(t *testing.T) {
 
 func TestSettings_DefaultsAndCheck(t *testing.T) {
 	s, _ := newBank(t)
-	st, err := s.Settings()
+	st, err := s.Ops.Settings()
 	if err != nil || !reflect.DeepEqual(st, bank.DefaultSettings()) {
 		t.Fatalf("%+v %v", st, err)
 	}
-	if _, err := s.UpdateSettings(func(st *bank.Settings) { st.TrustMode = "maybe" }); err == nil {
+	if _, err := s.Ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode = "maybe" }); err == nil {
 		t.Fatal("a bad trust mode is stored")
 	}
-	if st, _ := s.Settings(); st.TrustMode != bank.TrustAny {
+	if st, _ := s.Ops.Settings(); st.TrustMode != bank.TrustAny {
 		t.Fatal("a refused change was stored")
 	}
-	st, err = s.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustStore, false })
+	st, err = s.Ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustStore, false })
 	if err != nil || st.TrustMode != bank.TrustStore || st.RequireSignature {
 		t.Fatalf("%+v %v", st, err)
 	}
@@ -257,10 +257,10 @@ func TestSettings_DefaultsAndCheck(t *testing.T) {
 
 func TestSettings_FXRemovalSticks(t *testing.T) {
 	s, _ := newBank(t)
-	if _, err := s.UpdateSettings(func(st *bank.Settings) { delete(st.FX, "EUR") }); err != nil {
+	if _, err := s.Ops.UpdateSettings(func(st *bank.Settings) { delete(st.FX, "EUR") }); err != nil {
 		t.Fatal(err)
 	}
-	st, err := s.Settings()
+	st, err := s.Ops.Settings()
 	if err != nil {
 		t.Fatal(err)
 	}

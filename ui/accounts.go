@@ -156,7 +156,7 @@ func (s *accountsScreen) buildCardEditor() {
 
 // reload reads customers and the selected customer's accounts again.
 func (s *accountsScreen) reload() {
-	list, err := s.u.bank.Customers(true, false)
+	list, err := s.u.sandbox.Customers(true, false)
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -192,12 +192,12 @@ func (s *accountsScreen) loadOwner() {
 			continue
 		}
 		for _, id := range c.AccountIDs {
-			if a, err := s.u.bank.Account(id); err == nil {
+			if a, err := s.u.sandbox.Account(id); err == nil {
 				s.accounts = append(s.accounts, a)
 			}
 		}
 		for _, id := range c.CardAccountIDs {
-			if ca, err := s.u.bank.CardAccount(id); err == nil {
+			if ca, err := s.u.sandbox.CardAccount(id); err == nil {
 				s.cards = append(s.cards, ca)
 			}
 		}
@@ -267,7 +267,7 @@ func (s *accountsScreen) saveAccount() {
 		return
 	}
 	name, product, typ, status, kid := s.acctName.Text, s.acctProduct.Text, s.acctType.Selected, s.acctStatus.Selected, s.acctKID.Checked
-	_, err := s.u.bank.UpdateAccount(a.ID, bank.AccountChange{AccountName: &name, Product: &product, CashAccountType: &typ, CreditLine: credit, KIDRequired: &kid, Status: &status})
+	_, err := s.u.sandbox.UpdateAccount(a.ID, bank.AccountChange{AccountName: &name, Product: &product, CashAccountType: &typ, CreditLine: credit, KIDRequired: &kid, Status: &status})
 	if s.acctForm.show(err) {
 		return
 	}
@@ -301,7 +301,7 @@ func (s *accountsScreen) saveAccountBalances() {
 	if bad {
 		return
 	}
-	if _, err := s.u.bank.SetAccountBalances(a.ID, in); s.acctBal.show(err) {
+	if _, err := s.u.sandbox.SetAccountBalances(a.ID, in); s.acctBal.show(err) {
 		return
 	}
 	s.loadOwner()
@@ -317,7 +317,7 @@ func (s *accountsScreen) saveCard() {
 		return
 	}
 	name, product, expiry, status := s.cardName.Text, s.cardProduct.Text, s.cardExpiry.Text, s.cardStatus.Selected
-	_, err := s.u.bank.UpdateCardAccount(c.ID, bank.CardAccountChange{Name: &name, Product: &product, CreditLimit: limit, Expiry: &expiry, Status: &status})
+	_, err := s.u.sandbox.UpdateCardAccount(c.ID, bank.CardAccountChange{Name: &name, Product: &product, CreditLimit: limit, Expiry: &expiry, Status: &status})
 	if s.cardForm.show(err) {
 		return
 	}
@@ -333,7 +333,7 @@ func (s *accountsScreen) saveCardBalances() {
 	if bad {
 		return
 	}
-	if _, err := s.u.bank.SetCardBalances(c.ID, in); s.cardBal.show(err) {
+	if _, err := s.u.sandbox.SetCardBalances(c.ID, in); s.cardBal.show(err) {
 		return
 	}
 	s.loadOwner()
@@ -342,7 +342,7 @@ func (s *accountsScreen) saveCardBalances() {
 func (s *accountsScreen) deleteSelected() {
 	if a, ok := s.account(); ok {
 		s.u.confirm("Delete account", fmt.Sprintf("Delete %s %s, its transactions and the engagements on it?", a.Name, a.IBAN), "Delete", func() {
-			if err := s.u.bank.DeleteAccount(a.ID); err != nil {
+			if err := s.u.sandbox.DeleteAccount(a.ID); err != nil {
 				s.u.showError(err)
 				return
 			}
@@ -351,7 +351,7 @@ func (s *accountsScreen) deleteSelected() {
 		})
 	} else if c, ok := s.card(); ok {
 		s.u.confirm("Delete card account", fmt.Sprintf("Delete %s %s and its transactions?", c.Name, c.MaskedPan), "Delete", func() {
-			if err := s.u.bank.DeleteCardAccount(c.ID); err != nil {
+			if err := s.u.sandbox.DeleteCardAccount(c.ID); err != nil {
 				s.u.showError(err)
 				return
 			}
@@ -391,7 +391,7 @@ func (s *accountsScreen) createAccount() {
 	bban := f.text("BBAN", "bban", "", "11 digits with a MOD11 check digit")
 	iban := f.text("IBAN", "iban", "", "made from a Norwegian BBAN when left empty")
 	generate := widget.NewButtonWithIcon("Generate a free account number", theme.ViewRefreshIcon(), func() {
-		b, i, err := s.u.bank.NewAccountNumber()
+		b, i, err := s.u.sandbox.NewAccountNumber()
 		if err != nil {
 			f.show(err)
 			return
@@ -417,7 +417,7 @@ func (s *accountsScreen) createAccount() {
 		if in.Balances, bad = balanceInputs(f, "balances", closing, expected, in.Currency); bad {
 			return
 		}
-		a, err := s.u.bank.CreateAccount(in)
+		a, err := s.u.sandbox.CreateAccount(in)
 		if f.show(err) {
 			return
 		}
@@ -456,7 +456,7 @@ func (s *accountsScreen) createCard() {
 			CustomerNumber: owner, MaskedPan: strings.TrimSpace(pan.Text), Currency: cur, Name: name.Text, Product: product.Text,
 			Expiry: strings.TrimSpace(expiry.Text), Status: status.Selected, CreditLimit: &bank.AmountInput{Amount: l, Currency: cur},
 		}
-		c, err := s.u.bank.CreateCardAccount(in)
+		c, err := s.u.sandbox.CreateCardAccount(in)
 		if f.show(err) {
 			return
 		}

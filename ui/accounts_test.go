@@ -57,7 +57,7 @@ func TestAccounts_CreateEditDelete(t *testing.T) {
 	s.acctCredit.SetText("2500")
 	s.acctKID.SetChecked(false)
 	test.Tap(widgetIn(t, s.acctBox, "Save"))
-	a, _ := h.core.Bank.Account(created.ID)
+	a, _ := h.core.Bank.Sandbox.Account(created.ID)
 	if a.Name != "Feriepenger" || a.CashAccountType != "SVGS" || !a.CreditLine.Equal(mustDecimal("2500")) || a.KIDRequired {
 		t.Fatalf("after edit %+v", a.Account)
 	}
@@ -74,13 +74,13 @@ func TestAccounts_CreateEditDelete(t *testing.T) {
 	}
 	s.acctClosing.SetText("99.99")
 	test.Tap(widgetIn(t, s.acctBox, "Save balances"))
-	if a, _ := h.core.Bank.Account(created.ID); !a.Balances.ClosingBooked.Equal(mustDecimal("99.99")) {
+	if a, _ := h.core.Bank.Sandbox.Account(created.ID); !a.Balances.ClosingBooked.Equal(mustDecimal("99.99")) {
 		t.Fatalf("closing booked %s", a.Balances.ClosingBooked)
 	}
 	// Delete after confirmation.
 	test.Tap(widgetIn(t, s.acctBox, "Delete account"))
 	test.Tap(h.modal().submit)
-	if _, err := h.core.Bank.Account(created.ID); err == nil {
+	if _, err := h.core.Bank.Sandbox.Account(created.ID); err == nil {
 		t.Fatal("not deleted")
 	}
 }
@@ -101,7 +101,7 @@ func TestAccounts_CardAccounts(t *testing.T) {
 	if h.u.topModal() != nil {
 		t.Fatalf("refused: %s", h.modal().form.general.Text)
 	}
-	cards, _ := h.core.Bank.CardAccounts()
+	cards, _ := h.core.Bank.Sandbox.CardAccounts()
 	var card bank.CardAccountDetail
 	for _, c := range cards {
 		if c.MaskedPan == "492500******9999" {
@@ -114,25 +114,25 @@ func TestAccounts_CardAccounts(t *testing.T) {
 	s.cardStatus.SetSelected("blocked")
 	s.cardLimit.SetText("75000")
 	test.Tap(widgetIn(t, s.cardBox, "Save"))
-	c, _ := h.core.Bank.CardAccount(card.ID)
+	c, _ := h.core.Bank.Sandbox.CardAccount(card.ID)
 	if c.Status != "blocked" || !c.CreditLimit.Equal(mustDecimal("75000")) {
 		t.Fatalf("after edit %+v", c.CardAccount)
 	}
 	s.cardExpect.SetText("-120.50")
 	test.Tap(widgetIn(t, s.cardBox, "Save balances"))
-	if c, _ := h.core.Bank.CardAccount(card.ID); !c.Balances.Expected.Equal(mustDecimal("-120.5")) {
+	if c, _ := h.core.Bank.Sandbox.CardAccount(card.ID); !c.Balances.Expected.Equal(mustDecimal("-120.5")) {
 		t.Fatalf("expected %s", c.Balances.Expected)
 	}
 	test.Tap(widgetIn(t, s.cardBox, "Delete card account"))
 	test.Tap(h.modal().submit)
-	if _, err := h.core.Bank.CardAccount(card.ID); err == nil {
+	if _, err := h.core.Bank.Sandbox.CardAccount(card.ID); err == nil {
 		t.Fatal("not deleted")
 	}
 }
 
 func mustAccounts(t *testing.T, h *harness) []bank.AccountDetail {
 	t.Helper()
-	list, err := h.core.Bank.Accounts()
+	list, err := h.core.Bank.Sandbox.Accounts()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,13 +87,13 @@ func (s *consentsScreen) build() fyne.CanvasObject {
 
 // reload reads the grants, sessions and authorisations again.
 func (s *consentsScreen) reload() {
-	data, err := s.u.bank.Consents()
+	data, err := s.u.ops.Consents()
 	if err != nil {
 		s.u.showError(err)
 		return
 	}
 	s.data = data
-	c := s.u.bank.Clock()
+	c := s.u.ops.Clock()
 	text := "Sandbox clock: " + c.Now.Format("2006-01-02 15:04 MST")
 	if c.OffsetSeconds != 0 {
 		text += fmt.Sprintf(" (%s from the real clock; change it on the Server screen)", offsetText(c.OffsetSeconds))
@@ -254,7 +254,7 @@ func (s *consentsScreen) revoke() {
 	s.u.confirm("Revoke the consent",
 		fmt.Sprintf("Revoke %s's consent for %s, %s? Its next account-information request gets 401 CONSENT_INVALID and a link to a new SCA.", g.TPPID, customerLabel(g.Customer), g.ContextName),
 		"Revoke", func() {
-			if err := s.u.bank.RevokeGrant(g.ID); err != nil {
+			if err := s.u.ops.RevokeGrant(g.ID); err != nil {
 				s.u.showError(err)
 			}
 			s.reload()

@@ -64,7 +64,7 @@ func TestConsents_GrantsSessionsAuthorisationsAndTraffic(t *testing.T) {
 
 	// A PSU grants one account; the TPP reads it; another SCA stays open.
 	id := h.startSCA("ui-1")
-	redirect, err := h.core.Bank.AutomatedSCA(tpp, id, bank.AutoSCA{NationalID: "13039319955", Decision: "approve", Accounts: []string{"enc!!BMqoT2eLQOgt-DAQsuGXRQ"}})
+	redirect, err := h.core.Bank.PSD2.AutomatedSCA(tpp, id, bank.AutoSCA{NationalID: "13039319955", Decision: "approve", Accounts: []string{"enc!!BMqoT2eLQOgt-DAQsuGXRQ"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,12 +173,12 @@ func TestServer_ClockAndLegacyDate(t *testing.T) {
 			t.Errorf("jump by %q: no error at the field", bad)
 		}
 	}
-	if c := h.core.Bank.Clock(); c.OffsetSeconds != 0 {
+	if c := h.core.Bank.Ops.Clock(); c.OffsetSeconds != 0 {
 		t.Fatalf("a refused jump moved the clock by %d s", c.OffsetSeconds)
 	}
 	s.jumpDays.SetText("181")
 	test.Tap(widgetIn(t, h.u.tabs, "Jump"))
-	if c := h.core.Bank.Clock(); c.OffsetSeconds != 181*86400 {
+	if c := h.core.Bank.Ops.Clock(); c.OffsetSeconds != 181*86400 {
 		t.Fatalf("offset %d after jumping 181 days", c.OffsetSeconds)
 	}
 	if !strings.Contains(s.clockNow.Text, "+181 d 0 h") {
@@ -186,7 +186,7 @@ func TestServer_ClockAndLegacyDate(t *testing.T) {
 	}
 	s.jumpDays.SetText("-1")
 	s.jump()
-	if c := h.core.Bank.Clock(); c.OffsetSeconds != 180*86400 {
+	if c := h.core.Bank.Ops.Clock(); c.OffsetSeconds != 180*86400 {
 		t.Fatalf("offset %d after going back a day", c.OffsetSeconds)
 	}
 	h.u.catchUp()
@@ -194,7 +194,7 @@ func TestServer_ClockAndLegacyDate(t *testing.T) {
 		t.Fatalf("the consents screen shows %q", h.u.consents.clock.Text)
 	}
 	test.Tap(widgetIn(t, h.u.tabs, "Back to the real clock"))
-	if c := h.core.Bank.Clock(); c.OffsetSeconds != 0 {
+	if c := h.core.Bank.Ops.Clock(); c.OffsetSeconds != 0 {
 		t.Fatalf("offset %d after going back to the real clock", c.OffsetSeconds)
 	}
 
@@ -207,15 +207,15 @@ func TestServer_ClockAndLegacyDate(t *testing.T) {
 	}
 	s.legacyDate.SetText("2024-01-01")
 	s.saveLegacy()
-	if st, _ := h.core.Bank.Settings(); st.LegacyDate.String() != "2024-01-01" {
+	if st, _ := h.core.Bank.Ops.Settings(); st.LegacyDate.String() != "2024-01-01" {
 		t.Fatalf("legacy date %v", st.LegacyDate)
 	}
-	if f := h.core.Bank.FixesFor(""); f[bank.FixLongerNames] || !f[bank.FixAmountAsString] {
+	if f := h.core.Bank.PSD2.FixesFor(""); f[bank.FixLongerNames] || !f[bank.FixAmountAsString] {
 		t.Fatalf("fixes as of 2024-01-01: %v", f)
 	}
 	s.legacyDate.SetText("")
 	s.saveLegacy()
-	if st, _ := h.core.Bank.Settings(); !st.LegacyDate.IsZero() {
+	if st, _ := h.core.Bank.Ops.Settings(); !st.LegacyDate.IsZero() {
 		t.Fatalf("legacy date not cleared: %v", st.LegacyDate)
 	}
 }

@@ -116,7 +116,7 @@ func (s *customersScreen) build() fyne.CanvasObject {
 
 // reload reads the customers again, keeping the selection.
 func (s *customersScreen) reload() {
-	list, err := s.u.bank.Customers(true, true)
+	list, err := s.u.sandbox.Customers(true, true)
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -222,7 +222,7 @@ func (s *customersScreen) create() {
 	f.add("Type", "type", typ)
 	var m *modal
 	m = s.u.showModal("New customer", "Create", f, nil, func() {
-		c, err := s.u.bank.CreateCustomer(bank.NewCustomer{CustomerNumber: strings.TrimSpace(number.Text), Name: name.Text, Type: typ.Selected})
+		c, err := s.u.sandbox.CreateCustomer(bank.NewCustomer{CustomerNumber: strings.TrimSpace(number.Text), Name: name.Text, Type: typ.Selected})
 		if f.show(err) {
 			return
 		}
@@ -238,7 +238,7 @@ func (s *customersScreen) rename() {
 	if !ok {
 		return
 	}
-	if _, err := s.u.bank.UpdateCustomer(c.ID, s.name.Text); s.nameForm.show(err) {
+	if _, err := s.u.sandbox.UpdateCustomer(c.ID, s.name.Text); s.nameForm.show(err) {
 		return
 	}
 	s.reload()
@@ -250,7 +250,7 @@ func (s *customersScreen) delete() {
 		return
 	}
 	s.u.confirm("Delete customer", fmt.Sprintf("Delete %s (%s) with every account, card account, transaction and agreement they own, and every engagement that names them?", c.Name, c.Number), "Delete", func() {
-		if err := s.u.bank.DeleteCustomer(c.ID); err != nil {
+		if err := s.u.sandbox.DeleteCustomer(c.ID); err != nil {
 			s.u.showError(err)
 			return
 		}
@@ -268,7 +268,7 @@ func (s *customersScreen) createAgreement() {
 	name := f.text("Name", "name", c.Name+" agreement", "")
 	var m *modal
 	m = s.u.showModal("New agreement for "+c.Name, "Create", f, nil, func() {
-		a, err := s.u.bank.CreateAgreement(bank.NewAgreement{Owner: c.Number, Name: name.Text})
+		a, err := s.u.sandbox.CreateAgreement(bank.NewAgreement{Owner: c.Number, Name: name.Text})
 		if f.show(err) {
 			return
 		}
@@ -284,7 +284,7 @@ func (s *customersScreen) deleteAgreement() {
 		return
 	}
 	s.u.confirm("Delete agreement", fmt.Sprintf("Delete %s and its %s?", a.Name, plural(len(a.Engagements), "engagement", "engagements")), "Delete", func() {
-		if err := s.u.bank.DeleteAgreement(a.ID); err != nil {
+		if err := s.u.sandbox.DeleteAgreement(a.ID); err != nil {
 			s.u.showError(err)
 			return
 		}
@@ -313,7 +313,7 @@ func (s *customersScreen) createEngagement() {
 	if !ok {
 		return
 	}
-	owned, err := s.u.bank.Customer(a.OwnerID)
+	owned, err := s.u.sandbox.Customer(a.OwnerID)
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -325,7 +325,7 @@ func (s *customersScreen) createEngagement() {
 	var accountLabels []string
 	ibans := map[string]string{}
 	for _, id := range owned.AccountIDs {
-		acct, err := s.u.bank.Account(id)
+		acct, err := s.u.sandbox.Account(id)
 		if err != nil {
 			continue
 		}
@@ -351,7 +351,7 @@ func (s *customersScreen) createEngagement() {
 		if in.ApprovalLimit, bad = parseNumber(f, approval, "approvalLimit"); bad {
 			return
 		}
-		e, err := s.u.bank.CreateEngagement(a.ID, in)
+		e, err := s.u.sandbox.CreateEngagement(a.ID, in)
 		if f.show(err) {
 			return
 		}
@@ -383,7 +383,7 @@ func (s *customersScreen) deleteEngagement() {
 	}
 	id := s.engSel
 	s.u.confirm("Delete engagement", "Delete the selected engagement from "+a.Name+"?", "Delete", func() {
-		if err := s.u.bank.DeleteEngagement(a.ID, id); err != nil {
+		if err := s.u.sandbox.DeleteEngagement(a.ID, id); err != nil {
 			s.u.showError(err)
 			return
 		}

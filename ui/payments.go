@@ -153,7 +153,7 @@ func (s *paymentsScreen) reloadPayments() {
 	if status == allStatuses {
 		status = ""
 	}
-	list, err := s.u.bank.Payments(status, 0, maxPaymentsShown)
+	list, err := s.u.ops.Payments(status, 0, maxPaymentsShown)
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -277,7 +277,7 @@ func (s *paymentsScreen) name(id string) string {
 	if n, ok := s.list.Names[id]; ok {
 		return n
 	}
-	if c, err := s.u.bank.Customer(id); err == nil {
+	if c, err := s.u.sandbox.Customer(id); err == nil {
 		n := customerLabel(c.Customer)
 		if s.list.Names != nil {
 			s.list.Names[id] = n
@@ -295,7 +295,7 @@ func (s *paymentsScreen) contextText(context string) string {
 	case bank.ContextPrivate:
 		return "private"
 	}
-	if a, err := s.u.bank.Agreement(context); err == nil {
+	if a, err := s.u.sandbox.Agreement(context); err == nil {
 		return "agreement " + a.Name
 	}
 	return "agreement " + context
@@ -407,7 +407,7 @@ func (s *paymentsScreen) showPayment() {
 		s.request.SetText("")
 		return
 	}
-	p, err := s.u.bank.PaymentDetail(listed.ID)
+	p, err := s.u.ops.Payment(listed.ID)
 	if err != nil {
 		s.detail.SetText(s.paymentText(listed))
 		s.request.SetText("Cannot read the request: " + err.Error())
@@ -436,7 +436,7 @@ func (s *paymentsScreen) force() {
 	help := helpText(fmt.Sprintf("Payment %s is %s. The new status is recorded in the history as forced, and the TPP reads it at its next request. No money moves: forcing ACSC books nothing; forcing RJCT or CANC removes the pending debits. Batch runs skip the final statuses ACSC, RJCT, CANC and PART.", p.ID, p.Status))
 	var m *modal
 	m = s.u.showModal("Force the status of "+p.ID, "Force", f, help, func() {
-		if _, err := s.u.bank.ForcePaymentStatus(p.ID, status.Selected, strings.TrimSpace(note.Text)); f.show(err) {
+		if _, err := s.u.ops.ForcePaymentStatus(p.ID, status.Selected, strings.TrimSpace(note.Text)); f.show(err) {
 			return
 		}
 		m.d.Hide()
@@ -449,7 +449,7 @@ func (s *paymentsScreen) force() {
 func (s *paymentsScreen) runBatch() {
 	var run bank.BatchRun
 	s.u.longWork("Running a batch", func() (err error) {
-		run, err = s.u.bank.RunBatch()
+		run, err = s.u.ops.RunBatch()
 		return err
 	}, func(err error) {
 		s.reload()
@@ -489,7 +489,7 @@ func runSummary(r bank.BatchRun) string {
 }
 
 func (s *paymentsScreen) reloadBaskets() {
-	baskets, err := s.u.bank.Baskets()
+	baskets, err := s.u.ops.Baskets()
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -546,18 +546,18 @@ func (s *paymentsScreen) showBasket() {
 }
 
 func (s *paymentsScreen) reloadRuns() {
-	runs, err := s.u.bank.BatchRuns(maxRunsShown)
+	runs, err := s.u.ops.BatchRuns(maxRunsShown)
 	if err != nil {
 		s.u.showError(err)
 		return
 	}
 	s.runs = runs
-	c := s.u.bank.Clock()
+	c := s.u.ops.Clock()
 	text := "Sandbox clock: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
-	if next, err := s.u.bank.NextBatchRun(); err == nil {
+	if next, err := s.u.ops.NextBatchRun(); err == nil {
 		text += ". Next scheduled batch run: " + next.In(bank.Oslo).Format("Monday 2006-01-02 15:04")
 	}
-	if st, err := s.u.bank.Settings(); err == nil {
+	if st, err := s.u.ops.Settings(); err == nil {
 		text += fmt.Sprintf(" (banking days at %s; change the times on the Server screen).", strings.Join(st.BatchTimes, ", "))
 	}
 	s.next.SetText(text)

@@ -20,9 +20,9 @@ const payTPP = "NO-FSA-1"
 // due at once and waits for the next run.
 func (h *harness) bankingMorning() bank.Date {
 	h.t.Helper()
-	d := bank.NextBankingDay(bank.DateOf(h.core.Bank.Now()).AddDays(2))
+	d := bank.NextBankingDay(bank.DateOf(h.core.Bank.Ops.Now()).AddDays(2))
 	now := time.Date(d.Year, d.Month, d.Day, 10, 30, 0, 0, bank.Oslo).Format(time.RFC3339)
-	if _, err := h.core.Bank.SetClock(bank.ClockChange{Now: &now}); err != nil {
+	if _, err := h.core.Bank.Ops.SetClock(bank.ClockChange{Now: &now}); err != nil {
 		h.t.Fatal(err)
 	}
 	return d
@@ -33,7 +33,7 @@ func (h *harness) bankingMorning() bank.Date {
 // SCA.
 func (h *harness) pay(amount string, approve bool) bank.Payment {
 	h.t.Helper()
-	created, err := h.core.Bank.CreatePayment(bank.PaymentInit{
+	created, err := h.core.Bank.PSD2.CreatePayment(bank.PaymentInit{
 		TPPID: payTPP, RedirectURI: "https://tpp.example/cb", SessionID: "s",
 		Service: bank.ServiceSingle, Product: bank.ProductNDCT,
 		Body: bank.PaymentRequest{
@@ -47,11 +47,11 @@ func (h *harness) pay(amount string, approve bool) bank.Payment {
 		h.t.Fatal(err)
 	}
 	if approve {
-		if _, err := h.core.Bank.AutomatedSCA(payTPP, created.Authorisation.ID, bank.AutoSCA{NationalID: "13039319955", Decision: "approve"}); err != nil {
+		if _, err := h.core.Bank.PSD2.AutomatedSCA(payTPP, created.Authorisation.ID, bank.AutoSCA{NationalID: "13039319955", Decision: "approve"}); err != nil {
 			h.t.Fatal(err)
 		}
 	}
-	p, err := h.core.Bank.PaymentDetail(created.Payment.ID)
+	p, err := h.core.Bank.Ops.Payment(created.Payment.ID)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestPayments_ListFilterHistoryAndForce(t *testing.T) {
 	if h.u.topModal() != nil {
 		t.Fatalf("the dialog stays open: %s", h.modal().form.general.Text)
 	}
-	p, err := h.core.Bank.PaymentDetail(approved.ID)
+	p, err := h.core.Bank.Ops.Payment(approved.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestPayments_ListFilterHistoryAndForce(t *testing.T) {
 		t.Fatalf("the table shows %s in row %d", s.paymentCell(row, 5), row)
 	}
 	// The other payment is untouched.
-	if p, _ := h.core.Bank.PaymentDetail(waiting.ID); p.Status != bank.StatusRCVD {
+	if p, _ := h.core.Bank.Ops.Payment(waiting.ID); p.Status != bank.StatusRCVD {
 		t.Fatalf("the other payment is %s", p.Status)
 	}
 }
@@ -169,7 +169,7 @@ func TestPayments_RunBatchNowSettles(t *testing.T) {
 
 	test.Tap(s.runBtn)
 	h.u.work.Wait()
-	if got, _ := h.core.Bank.PaymentDetail(p.ID); got.Status != bank.StatusACSC {
+	if got, _ := h.core.Bank.Ops.Payment(p.ID); got.Status != bank.StatusACSC {
 		t.Fatalf("after the run the payment is %s", got.Status)
 	}
 	if len(h.u.dialogs) != 1 || h.u.topModal() != nil {
@@ -201,7 +201,7 @@ func TestPayments_Baskets(t *testing.T) {
 	s := h.u.payments
 	h.bankingMorning()
 	a, b := h.pay("10", false), h.pay("20", false)
-	view, err := h.core.Bank.CreateBasket(payTPP, []string{a.ID, b.ID})
+	view, err := h.core.Bank.PSD2.CreateBasket(payTPP, []string{a.ID, b.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestPayments_Baskets(t *testing.T) {
 		t.Fatalf("the payment's detail:\n%s", s.detail.Text)
 	}
 	// A reset empties the lists.
-	if _, err := h.core.Bank.Initialize(); err != nil {
+	if _, err := h.core.Bank.Sandbox.Initialize(); err != nil {
 		t.Fatal(err)
 	}
 	h.u.catchUp()
@@ -237,7 +237,7 @@ func TestPayments_Baskets(t *testing.T) {
 // settingsJSON is the stored settings, to tell that nothing changed.
 func (h *harness) settingsJSON() string {
 	h.t.Helper()
-	st, err := h.core.Bank.Settings()
+	st, err := h.core.Bank.Ops.Settings()
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -265,13 +265,13 @@ func TestServer_PaymentSettingsAndFaults(t *testing.T) {
 	s.exemption.SetSelected(bank.ExemptOwnAccounts)
 	s.outage.SetChecked(true)
 	test.Tap(s.paySave)
-	st, _ := h.core.Bank.Settings()
+	st, _ := h.core.Bank.Ops.Settings()
 	if strings.Join(st.BatchTimes, " ") != "07:00 13:30" || st.CoverRetryDays != 5 || st.NCBCTFee.String() != "99.5" || st.Exemption != bank.ExemptOwnAccounts ||
 		st.FX["USD"].String() != "10" || st.FX["EUR"].String() != "11.2" ||
 		st.Faults != (bank.Faults{LatencyMs: 250, ErrorRate: 0.1, Outage: true}) {
 		t.Fatalf("stored %+v (form: %s)", st, s.payForm.general.Text)
 	}
-	if f := h.core.Bank.Faults(); f.LatencyMs != 250 || !f.Outage {
+	if f := h.core.Bank.Ops.Faults(); f.LatencyMs != 250 || !f.Outage {
 		t.Fatalf("the faults in force %+v", f)
 	}
 	if lines := strings.Split(s.fx.Text, "\n"); !slices.IsSorted(lines) || !slices.Contains(lines, "EUR 11.2") || !slices.Contains(lines, "USD 10") || s.ncbctFee.Text != "99.50" {
@@ -321,7 +321,7 @@ func TestServer_PaymentSettingsAndFaults(t *testing.T) {
 	}
 
 	// A change made elsewhere shows here.
-	if _, err := h.core.Bank.SetFaults(bank.Faults{LatencyMs: 10}); err != nil {
+	if _, err := h.core.Bank.Ops.SetFaults(bank.Faults{LatencyMs: 10}); err != nil {
 		t.Fatal(err)
 	}
 	h.u.catchUp()

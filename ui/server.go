@@ -183,7 +183,7 @@ func (s *serverScreen) stop() {
 
 // reloadSettings shows the stored settings.
 func (s *serverScreen) reloadSettings() {
-	st, err := s.u.bank.Settings()
+	st, err := s.u.ops.Settings()
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -192,7 +192,7 @@ func (s *serverScreen) reloadSettings() {
 	s.trust.SetSelected(st.TrustMode)
 	s.requireSig.SetChecked(st.RequireSignature)
 	s.loading = false
-	c := s.u.bank.Clock()
+	c := s.u.ops.Clock()
 	text := "Now: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
 	if c.OffsetSeconds == 0 {
 		text += " (the real clock)"
@@ -216,7 +216,7 @@ func (s *serverScreen) jump() {
 		s.clockForm.show(bank.PathError(bank.CodeFormatError, "days", "give a whole number of days, e.g. 181 to see a consent expire"))
 		return
 	}
-	if _, err := s.u.bank.JumpClock(days); err != nil {
+	if _, err := s.u.ops.JumpClock(days); err != nil {
 		s.clockForm.show(err)
 		return
 	}
@@ -226,7 +226,7 @@ func (s *serverScreen) jump() {
 func (s *serverScreen) resetClock() {
 	s.clockForm.clear()
 	zero := int64(0)
-	if _, err := s.u.bank.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
+	if _, err := s.u.ops.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
 		s.clockForm.show(err)
 		return
 	}
@@ -244,7 +244,7 @@ func (s *serverScreen) saveLegacy() {
 			return
 		}
 	}
-	_, err := s.u.bank.UpdateSettings(func(st *bank.Settings) { st.LegacyDate = d })
+	_, err := s.u.ops.UpdateSettings(func(st *bank.Settings) { st.LegacyDate = d })
 	s.legacyForm.show(err)
 }
 
@@ -254,7 +254,7 @@ func (s *serverScreen) saveSettings() {
 		return
 	}
 	trust, require := s.trust.Selected, s.requireSig.Checked
-	_, err := s.u.bank.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = trust, require })
+	_, err := s.u.ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = trust, require })
 	s.settingsForm.show(err)
 }
 
@@ -300,7 +300,7 @@ func (s *serverScreen) reset() {
 	s.u.confirm("Reset to the known state", "Replace all sandbox data (customers, accounts, transactions, agreements) with the known state? Settings, certificates and TPP contacts stay.", "Reset", func() {
 		var n bank.Counts
 		s.u.longWork("Resetting to the known state", func() (err error) {
-			n, err = s.u.bank.Initialize()
+			n, err = s.u.sandbox.Initialize()
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -440,7 +440,7 @@ func (s *serverScreen) savePayments() {
 	}
 	if !v.Empty() {
 		// Show at once what the bank would find in the values that read.
-		if st, err := s.u.bank.Settings(); err == nil {
+		if st, err := s.u.ops.Settings(); err == nil {
 			change(&st)
 			if e, ok := bank.AsError(st.Check()); ok {
 				v.Merge("", e)
@@ -449,7 +449,7 @@ func (s *serverScreen) savePayments() {
 		f.show(namedFX(v.Err()))
 		return
 	}
-	if _, err := s.u.bank.UpdateSettings(change); f.show(namedFX(err)) {
+	if _, err := s.u.ops.UpdateSettings(change); f.show(namedFX(err)) {
 		return
 	}
 	s.reloadSettings()

@@ -25,7 +25,7 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 	// Settings apply to the bank at once.
 	s.trust.SetSelected(bank.TrustStore)
 	s.requireSig.SetChecked(false)
-	st, _ := h.core.Bank.Settings()
+	st, _ := h.core.Bank.Ops.Settings()
 	if st.TrustMode != bank.TrustStore || st.RequireSignature {
 		t.Fatalf("settings %+v", st)
 	}
@@ -48,7 +48,7 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 		t.Fatalf("an unsigned request with requireSignature off: %d", resp.StatusCode)
 	}
 	// A change from elsewhere shows here.
-	if _, err := h.core.Bank.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustAny, true }); err != nil {
+	if _, err := h.core.Bank.Ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustAny, true }); err != nil {
 		t.Fatal(err)
 	}
 	h.u.catchUp()
@@ -112,7 +112,7 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 
 func TestServer_ResetToKnownState(t *testing.T) {
 	h := newHarness(t, false)
-	if _, err := h.core.Bank.CreateCustomer(bank.NewCustomer{CustomerNumber: "424242", Name: "Temp", Type: "private"}); err != nil {
+	if _, err := h.core.Bank.Sandbox.CreateCustomer(bank.NewCustomer{CustomerNumber: "424242", Name: "Temp", Type: "private"}); err != nil {
 		t.Fatal(err)
 	}
 	test.Tap(widgetIn(t, h.u.tabs, "Reset to the known state…"))

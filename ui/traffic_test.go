@@ -86,9 +86,9 @@ func TestSync_APIChangesAppearInScreens(t *testing.T) {
 	// Transactions posted through the API show in the open table.
 	h.u.tabs.SelectIndex(2)
 	choose(t, h.u.transactions, "NO3815030123457")
-	acct, _ := h.core.Bank.Account(h.u.transactions.selected)
+	acct, _ := h.core.Bank.Sandbox.Account(h.u.transactions.selected)
 	before := h.u.transactions.model.rows()
-	day := h.core.Bank.Today().String()
+	day := h.core.Bank.Ops.Today().String()
 	body := `[{"amount": 10, "currency": "NOK", "bookingDate": "` + day + `", "valueDate": "` + day + `", "remittanceInformationUnstructured": "", "creditorId": "", "creditorName": "", "creditorAccount": {"bban": "86011117947"}, "ultimateCreditor": "", "debtorName": "", "debtorAccount": {"iban": "` + acct.IBAN + `"}, "ultimateDebtor": "", "purposeCode": "", "bankTransactionCode": "PMNT-ICDT-ESCT"}]`
 	if st := h.send("POST", "/v1/sandbox/accounts/"+acct.ID+"/transactions", []byte(body), false); st != 201 {
 		t.Fatalf("post transaction: %d", st)

@@ -32,7 +32,7 @@ var (
 // that holds it and nothing more, so a million rows scroll as fast as a
 // hundred. It keeps a few pages.
 type txModel struct {
-	bank     *bank.Service
+	sandbox  *bank.Sandbox
 	id       string
 	card     bool
 	total    int     // booked rows
@@ -45,8 +45,8 @@ type txModel struct {
 
 const cachedPages = 8
 
-func newTxModel(b *bank.Service, id string, card bool) *txModel {
-	m := &txModel{bank: b, id: id, card: card, pages: map[int][]txRow{}}
+func newTxModel(b *bank.Sandbox, id string, card bool) *txModel {
+	m := &txModel{sandbox: b, id: id, card: card, pages: map[int][]txRow{}}
 	if id != "" {
 		m.load(0)
 	}
@@ -79,7 +79,7 @@ func (m *txModel) load(page int) []txRow {
 	q := bank.TxQuery{Offset: page * pageSize, Limit: pageSize}
 	var rows []txRow
 	if m.card {
-		c, p, err := m.bank.CardTransactions(m.id, q)
+		c, p, err := m.sandbox.CardTransactions(m.id, q)
 		if m.err = err; err != nil {
 			return nil
 		}
@@ -93,7 +93,7 @@ func (m *txModel) load(page int) []txRow {
 		}
 		m.rowsRead += len(p.Booked) + len(p.Pending)
 	} else {
-		p, err := m.bank.Transactions(m.id, q)
+		p, err := m.sandbox.Transactions(m.id, q)
 		if m.err = err; err != nil {
 			return nil
 		}
@@ -161,7 +161,7 @@ type txChoice struct {
 }
 
 func newTransactionsScreen(u *UI) *transactionsScreen {
-	return &transactionsScreen{u: u, model: newTxModel(u.bank, "", false)}
+	return &transactionsScreen{u: u, model: newTxModel(u.sandbox, "", false)}
 }
 
 func (s *transactionsScreen) build() fyne.CanvasObject {
@@ -228,12 +228,12 @@ func (s *transactionsScreen) build() fyne.CanvasObject {
 
 // reloadAccounts refreshes the picker's list of accounts and card accounts.
 func (s *transactionsScreen) reloadAccounts() {
-	accounts, err := s.u.bank.Accounts()
+	accounts, err := s.u.sandbox.Accounts()
 	if err != nil {
 		s.u.showError(err)
 		return
 	}
-	cards, err := s.u.bank.CardAccounts()
+	cards, err := s.u.sandbox.CardAccounts()
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -276,7 +276,7 @@ func (s *transactionsScreen) choice() (txChoice, bool) {
 // reload starts the table over: the first page and the total.
 func (s *transactionsScreen) reload() {
 	c, ok := s.choice()
-	s.model = newTxModel(s.u.bank, c.id, c.card)
+	s.model = newTxModel(s.u.sandbox, c.id, c.card)
 	switch {
 	case !ok:
 		s.status.SetText("No account: create one on the Accounts screen")
@@ -301,7 +301,7 @@ func (s *transactionsScreen) add() {
 	if !ok || c.card {
 		return
 	}
-	today := s.u.bank.Today().String()
+	today := s.u.ops.Today().String()
 	f := newForm(nil)
 	direction := widget.NewRadioGroup([]string{"Debit (money out)", "Credit (money in)"}, nil)
 	direction.SetSelected("Debit (money out)")
@@ -339,7 +339,7 @@ func (s *transactionsScreen) add() {
 			in.DebtorAccount, in.CreditorAccount = counterpart, own
 			in.DebtorName, in.CreditorName = &party, &ownName
 		}
-		_, err := s.u.bank.AddTransactions(c.id, []bank.NewTransaction{in})
+		_, err := s.u.sandbox.AddTransactions(c.id, []bank.NewTransaction{in})
 		if credit {
 			err = renamePaths(err, map[string]string{"[0].debtorAccount": "[0].creditorAccount", "[0].debtorName": "[0].creditorName"})
 		}
@@ -421,9 +421,9 @@ func (s *transactionsScreen) runGeneration(c txChoice, profile string, n int) {
 		var done int
 		var err error
 		if c.card {
-			done, err = s.u.bank.GenerateCardTransactions(ctx, c.id, n, progress)
+			done, err = s.u.sandbox.GenerateCardTransactions(ctx, c.id, n, progress)
 		} else {
-			done, err = s.u.bank.GenerateTransactions(ctx, c.id, profile, n, progress)
+			done, err = s.u.sandbox.GenerateTransactions(ctx, c.id, profile, n, progress)
 		}
 		took := time.Since(start).Round(100 * time.Millisecond)
 		fyne.Do(func() {
@@ -449,9 +449,9 @@ func (s *transactionsScreen) deleteAll() {
 	s.u.confirm("Delete all transactions", fmt.Sprintf("Delete all %d transactions of %s?", s.model.rows(), c.label), "Delete all", func() {
 		s.u.longWork("Deleting the transactions of "+c.label, func() error {
 			if c.card {
-				return s.u.bank.DeleteCardTransactions(c.id)
+				return s.u.sandbox.DeleteCardTransactions(c.id)
 			}
-			return s.u.bank.DeleteTransactions(c.id)
+			return s.u.sandbox.DeleteTransactions(c.id)
 		}, func(err error) {
 			if err != nil {
 				s.u.showError(err)

@@ -38,7 +38,7 @@ func TestTransactions_AddGenerateDelete(t *testing.T) {
 	// Add one: a future date is refused at its field.
 	test.Tap(s.addBtn)
 	h.typeInto("Amount", "149.90")
-	h.typeInto("Booking date", h.core.Bank.Today().AddDays(3).String())
+	h.typeInto("Booking date", h.core.Bank.Ops.Today().AddDays(3).String())
 	h.typeInto("Counterparty name", "Kiosk AS")
 	h.typeInto("Counterparty account", "86011117947")
 	h.typeInto("Remittance", "Avis")
@@ -46,7 +46,7 @@ func TestTransactions_AddGenerateDelete(t *testing.T) {
 	if got := h.modal().form.errorText("[0].bookingDate"); !strings.Contains(got, "future") {
 		t.Fatalf("booking date shows %q", got)
 	}
-	h.typeInto("Booking date", h.core.Bank.Today().String())
+	h.typeInto("Booking date", h.core.Bank.Ops.Today().String())
 	h.typeInto("Counterparty account", "NO2815030345670") // a sandbox account: refused
 	test.Tap(h.modal().submit)
 	if got := h.modal().form.errorText("[0].creditorAccount"); !strings.Contains(got, "sandbox account") {
@@ -57,7 +57,7 @@ func TestTransactions_AddGenerateDelete(t *testing.T) {
 	if h.u.topModal() != nil {
 		t.Fatalf("refused: %s", h.modal().form.general.Text)
 	}
-	page, _ := h.core.Bank.Transactions(c.id, bank.TxQuery{Limit: 1})
+	page, _ := h.core.Bank.Sandbox.Transactions(c.id, bank.TxQuery{Limit: 1})
 	if got := page.Transactions[0]; !got.Amount.Equal(mustDecimal("-149.90")) || got.CreditorName != "Kiosk AS" || got.CreditorAccount.BBAN != "86011117947" {
 		t.Fatalf("stored %+v", got)
 	}
@@ -71,7 +71,7 @@ func TestTransactions_AddGenerateDelete(t *testing.T) {
 	h.typeInto("Counterparty name", "Arbeidsgiver")
 	h.typeInto("Counterparty account", "NO9386011117947")
 	test.Tap(h.modal().submit)
-	page, _ = h.core.Bank.Transactions(c.id, bank.TxQuery{Limit: 1})
+	page, _ = h.core.Bank.Sandbox.Transactions(c.id, bank.TxQuery{Limit: 1})
 	if got := page.Transactions[0]; !got.Amount.Equal(mustDecimal("5000")) || got.DebtorName != "Arbeidsgiver" {
 		t.Fatalf("credit stored as %+v", got)
 	}
@@ -121,9 +121,9 @@ func TestTransactions_CardAccount(t *testing.T) {
 
 func TestTransactions_GenerationCancels(t *testing.T) {
 	h := newHarness(t, false)
-	acct, _ := h.core.Bank.Accounts()
+	acct, _ := h.core.Bank.Sandbox.Accounts()
 	ctx, cancel := context.WithCancel(context.Background())
-	done, err := h.core.Bank.GenerateTransactions(ctx, acct[0].ID, "everyday", 100_000, func(done int) {
+	done, err := h.core.Bank.Sandbox.GenerateTransactions(ctx, acct[0].ID, "everyday", 100_000, func(done int) {
 		if done >= 20_000 {
 			cancel()
 		}
@@ -163,7 +163,7 @@ func TestTransactions_TableReadsOnePageAtATime(t *testing.T) {
 		if read > 2*pageSize {
 			t.Fatalf("scrolling to row %d read %d rows; the table must read at most the page or two it shows", row, read)
 		}
-		want, _ := core.Bank.Transactions(c.id, bank.TxQuery{Offset: row, Limit: 1})
+		want, _ := core.Bank.Sandbox.Transactions(c.id, bank.TxQuery{Offset: row, Limit: 1})
 		if got := m.row(row)[0]; got != want.Transactions[0].BookingDate.String() {
 			t.Fatalf("row %d shows %s, the bank has %s", row, got, want.Transactions[0].BookingDate)
 		}

@@ -26,7 +26,9 @@ type UI struct {
 	app  fyne.App
 	win  fyne.Window
 	core *app.App
-	bank *bank.Service
+	// sandbox and ops are the bank's doors the screens use.
+	sandbox *bank.Sandbox
+	ops     *bank.Ops
 
 	tabs         *container.AppTabs
 	consentsTab  *container.TabItem
@@ -85,7 +87,7 @@ func New(a fyne.App, w fyne.Window, core *app.App) *UI {
 // newUI builds the UI without the goroutine that applies changes: tests
 // call catchUp themselves, on their own goroutine.
 func newUI(a fyne.App, w fyne.Window, core *app.App) *UI {
-	u := &UI{app: a, win: w, core: core, bank: core.Bank, signal: make(chan struct{}, 1), stop: func() {}, openURL: a.OpenURL}
+	u := &UI{app: a, win: w, core: core, sandbox: core.Bank.Sandbox, ops: core.Bank.Ops, signal: make(chan struct{}, 1), stop: func() {}, openURL: a.OpenURL}
 	u.customers = newCustomersScreen(u)
 	u.accounts = newAccountsScreen(u)
 	u.transactions = newTransactionsScreen(u)
@@ -108,7 +110,7 @@ func newUI(a fyne.App, w fyne.Window, core *app.App) *UI {
 		container.NewTabItemWithIcon("Scenarios", theme.FolderOpenIcon(), u.scenarios.build()),
 	)
 	u.unsubs = append(u.unsubs,
-		core.Bank.Subscribe(u.noteEvent),
+		core.Bank.Ops.Subscribe(u.noteEvent),
 		core.Log.Subscribe(u.noteEntry),
 		core.SubscribeScenarios(u.noteScenarios),
 	)

@@ -88,7 +88,7 @@ func (h *harness) typeInto(label, text string) {
 
 // customer finds a customer by number through the bank service.
 func (h *harness) customer(number string) (bank.CustomerDetail, bool) {
-	list, err := h.core.Bank.Customers(true, true)
+	list, err := h.core.Bank.Sandbox.Customers(true, true)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestCustomers_AgreementsAndEngagements(t *testing.T) {
 	if h.u.topModal() != nil {
 		t.Fatalf("engagement refused: %s", h.modal().form.general.Text)
 	}
-	list, err := h.core.Bank.Engagements(agr.ID)
+	list, err := h.core.Bank.Sandbox.Engagements(agr.ID)
 	if err != nil || len(list) != 1 || list[0].Customer.Number != "12085592767" || !list[0].ApprovalLimit.Equal(mustDecimal("50000.50")) || len(list[0].Roles) != 3 {
 		t.Fatalf("engagements %+v %v", list, err)
 	}
@@ -259,12 +259,12 @@ func TestCustomers_AgreementsAndEngagements(t *testing.T) {
 	s.engList.Select(0)
 	test.Tap(s.delEng)
 	test.Tap(h.modal().submit)
-	if list, _ := h.core.Bank.Engagements(agr.ID); len(list) != 0 {
+	if list, _ := h.core.Bank.Sandbox.Engagements(agr.ID); len(list) != 0 {
 		t.Fatal("engagement not deleted")
 	}
 	test.Tap(s.delAgr)
 	test.Tap(h.modal().submit)
-	if _, err := h.core.Bank.Agreement(agr.ID); err == nil {
+	if _, err := h.core.Bank.Sandbox.Agreement(agr.ID); err == nil {
 		t.Fatal("agreement not deleted")
 	}
 	// A private agreement offers neither.

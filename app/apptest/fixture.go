@@ -36,7 +36,7 @@ func buildFixture(path string, n int) error {
 		return err
 	}
 	s := bank.New(db, bank.SystemClock{})
-	if _, err := s.Initialize(); err != nil {
+	if _, err := s.Sandbox.Initialize(); err != nil {
 		_ = db.Close()
 		return err
 	}

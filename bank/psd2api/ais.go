@@ -45,7 +45,7 @@ func scaURL(r *http.Request, id string) string {
 
 // startSCA starts an authorisation of a kind from a request's redirect
 // headers, which are required.
-func (s *server) startSCA(r *http.Request, kind string) (bank.Authorisation, error) {
+func (h *psd2API) startSCA(r *http.Request, kind string) (bank.Authorisation, error) {
 	var v bank.Violations
 	for _, h := range []string{"TPP-Redirect-URI", "TPP-Session-ID"} {
 		if r.Header.Get(h) == "" {
@@ -55,7 +55,7 @@ func (s *server) startSCA(r *http.Request, kind string) (bank.Authorisation, err
 	if err := v.Err(); err != nil {
 		return bank.Authorisation{}, err
 	}
-	return s.Bank.StartSCA(bank.SCARequest{
+	return h.bank.StartSCA(bank.SCARequest{
 		TPPID: callerTPP(r), TPPName: callerName(r), Kind: kind,
 		RedirectURI: r.Header.Get("TPP-Redirect-URI"), SessionID: r.Header.Get("TPP-Session-ID"),
 		RedirectPreferred: !strings.EqualFold(strings.TrimSpace(r.Header.Get("TPP-Redirect-Preferred")), "false"),
@@ -77,11 +77,11 @@ func callerName(r *http.Request) string {
 
 // freshSCA starts a consent SCA for a 401 and returns its page, or "" when
 // the request does not say where to send the PSU.
-func (s *server) freshSCA(r *http.Request) string {
+func (h *psd2API) freshSCA(r *http.Request) string {
 	if r.Header.Get("TPP-Redirect-URI") == "" || r.Header.Get("TPP-Session-ID") == "" || callerTPP(r) == "" {
 		return ""
 	}
-	a, err := s.startSCA(r, bank.AuthConsent)
+	a, err := h.startSCA(r, bank.AuthConsent)
 	if err != nil {
 		return ""
 	}
@@ -96,9 +96,9 @@ type scaStarted struct {
 
 // startAuthorisation answers POST /v1/consents, POST
 // /v1/bank-offered-consents (a body is ignored) and GET /v1/users.
-func (s *server) startAuthorisation(kind string) handlerFunc {
+func (h *psd2API) startAuthorisation(kind string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		a, err := s.startSCA(r, kind)
+		a, err := h.startSCA(r, kind)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ type aisAccountView struct {
 	Links           map[string]link `json:"_links"`
 }
 
-func (s *server) aisAccountOf(a bank.Account, withBalance bool, f bank.Fixes) aisAccountView {
+func (h *psd2API) aisAccountOf(a bank.Account, withBalance bool, f bank.Fixes) aisAccountView {
 	self := "/v1/accounts/" + a.ID
 	v := aisAccountView{
 		ResourceID: a.ID, IBAN: a.IBAN, BBAN: a.BBAN, Currency: a.Currency, Name: f.Name(a.Name), Product: a.Product,
@@ -167,54 +167,54 @@ func (s *server) aisAccountOf(a bank.Account, withBalance bool, f bank.Fixes) ai
 		Links: map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
 	}
 	if withBalance {
-		v.Balances = aisBalances(a.Balances, a.CreditLine, a.Currency, s.Bank.Today(), f)
+		v.Balances = aisBalances(a.Balances, a.CreditLine, a.Currency, h.bank.Today(), f)
 	}
 	return v
 }
 
-func (s *server) listAISAccounts(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) listAISAccounts(w http.ResponseWriter, r *http.Request) error {
 	withBalance, err := queryBool(r, "withBalance")
 	if err != nil {
 		return err
 	}
-	list, a, err := s.Bank.AISAccounts(aisRequest(r))
+	list, a, err := h.bank.Accounts(aisRequest(r))
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	out := make([]aisAccountView, 0, len(list))
 	for _, acct := range list {
-		out = append(out, s.aisAccountOf(acct, withBalance, f))
+		out = append(out, h.aisAccountOf(acct, withBalance, f))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"accounts": out})
 	return nil
 }
 
-func (s *server) getAISAccount(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) getAISAccount(w http.ResponseWriter, r *http.Request) error {
 	withBalance, err := queryBool(r, "withBalance")
 	if err != nil {
 		return err
 	}
-	acct, a, err := s.Bank.AISAccount(aisRequest(r), r.PathValue("id"))
+	acct, a, err := h.bank.Account(aisRequest(r), r.PathValue("id"))
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"account": s.aisAccountOf(acct, withBalance, s.Bank.FixesFor(r.Header.Get("x-accept-fix")))})
+	writeJSON(w, http.StatusOK, map[string]any{"account": h.aisAccountOf(acct, withBalance, h.bank.FixesFor(r.Header.Get("x-accept-fix")))})
 	return nil
 }
 
-func (s *server) getAISBalances(w http.ResponseWriter, r *http.Request) error {
-	acct, a, err := s.Bank.AISBalances(aisRequest(r), r.PathValue("id"))
+func (h *psd2API) getAISBalances(w http.ResponseWriter, r *http.Request) error {
+	acct, a, err := h.bank.Balances(aisRequest(r), r.PathValue("id"))
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"account":  accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
-		"balances": aisBalances(acct.Balances, acct.CreditLine, acct.Currency, s.Bank.Today(), f),
+		"balances": aisBalances(acct.Balances, acct.CreditLine, acct.Currency, h.bank.Today(), f),
 	})
 	return nil
 }
@@ -314,18 +314,18 @@ func aisTxOf(accountID string, t bank.Transaction, f bank.Fixes) aisTxView {
 	return v
 }
 
-func (s *server) listAISTransactions(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) listAISTransactions(w http.ResponseWriter, r *http.Request) error {
 	q, err := aisQuery(r)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	page, a, err := s.Bank.AISTransactions(aisRequest(r), id, q)
+	page, a, err := h.bank.Transactions(aisRequest(r), id, q)
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	booked := make([]aisTxView, 0, len(page.Booked.Transactions))
 	for _, t := range page.Booked.Transactions {
 		booked = append(booked, aisTxOf(id, t, f))
@@ -371,17 +371,17 @@ type aisDetailsView struct {
 	Links                             map[string]link `json:"_links,omitempty"`
 }
 
-func (s *server) getAISTransaction(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) getAISTransaction(w http.ResponseWriter, r *http.Request) error {
 	if r.Header.Get("x-accept-fix") == "" {
 		return bank.PathError(bank.CodeHeaderRequired, "x-accept-fix", "x-accept-fix is required on transaction details; send the fixes you support, e.g. x-accept-fix: longer-names,cash-account-type-iso")
 	}
 	id, txID := r.PathValue("id"), r.PathValue("transactionId")
-	_, t, a, err := s.Bank.AISTransaction(aisRequest(r), id, txID)
+	_, t, a, err := h.bank.Transaction(aisRequest(r), id, txID)
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	v := aisDetailsView{
 		TransactionID: t.ID, EndToEndID: t.EndToEndID, ValueDate: t.ValueDate, TransactionAmount: amount(t.Amount, t.Currency, f),
 		CreditorID: t.CreditorID, CreditorName: f.Name(t.CreditorName), UltimateCreditor: t.UltimateCreditor,
@@ -413,7 +413,7 @@ type aisCardView struct {
 	Links       map[string]link `json:"_links"`
 }
 
-func (s *server) aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes) aisCardView {
+func (h *psd2API) aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes) aisCardView {
 	self := "/v1/card-accounts/" + c.ID
 	v := aisCardView{
 		ResourceID: c.ID, MaskedPan: c.MaskedPan, Currency: c.Currency, Name: f.Name(c.Name), Product: c.Product, Status: c.Status,
@@ -421,54 +421,54 @@ func (s *server) aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes) a
 		Links:       map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
 	}
 	if withBalance {
-		v.Balances = aisBalances(c.Balances, c.CreditLimit, c.Currency, s.Bank.Today(), f)
+		v.Balances = aisBalances(c.Balances, c.CreditLimit, c.Currency, h.bank.Today(), f)
 	}
 	return v
 }
 
-func (s *server) listAISCards(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) listAISCards(w http.ResponseWriter, r *http.Request) error {
 	withBalance, err := queryBool(r, "withBalance")
 	if err != nil {
 		return err
 	}
-	list, a, err := s.Bank.AISCardAccounts(aisRequest(r))
+	list, a, err := h.bank.CardAccounts(aisRequest(r))
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	out := make([]aisCardView, 0, len(list))
 	for _, c := range list {
-		out = append(out, s.aisCardOf(c, withBalance, f))
+		out = append(out, h.aisCardOf(c, withBalance, f))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"cardAccounts": out})
 	return nil
 }
 
-func (s *server) getAISCard(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) getAISCard(w http.ResponseWriter, r *http.Request) error {
 	withBalance, err := queryBool(r, "withBalance")
 	if err != nil {
 		return err
 	}
-	c, a, err := s.Bank.AISCardAccount(aisRequest(r), r.PathValue("id"), "")
+	c, a, err := h.bank.CardAccount(aisRequest(r), r.PathValue("id"), "")
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": s.aisCardOf(c, withBalance, s.Bank.FixesFor(r.Header.Get("x-accept-fix")))})
+	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": h.aisCardOf(c, withBalance, h.bank.FixesFor(r.Header.Get("x-accept-fix")))})
 	return nil
 }
 
-func (s *server) getAISCardBalances(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := s.Bank.AISCardAccount(aisRequest(r), r.PathValue("id"), bank.UseBalances)
+func (h *psd2API) getAISCardBalances(w http.ResponseWriter, r *http.Request) error {
+	c, a, err := h.bank.CardAccount(aisRequest(r), r.PathValue("id"), bank.UseBalances)
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"cardAccount": map[string]string{"maskedPan": c.MaskedPan},
-		"balances":    aisBalances(c.Balances, c.CreditLimit, c.Currency, s.Bank.Today(), f),
+		"balances":    aisBalances(c.Balances, c.CreditLimit, c.Currency, h.bank.Today(), f),
 	})
 	return nil
 }
@@ -526,18 +526,18 @@ func aisCardTxOf(t bank.CardTransaction, f bank.Fixes) aisCardTxView {
 	return v
 }
 
-func (s *server) listAISCardTransactions(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) listAISCardTransactions(w http.ResponseWriter, r *http.Request) error {
 	q, err := aisQuery(r)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	page, a, err := s.Bank.AISCardTransactions(aisRequest(r), id, q)
+	page, a, err := h.bank.CardTransactions(aisRequest(r), id, q)
 	noteAccess(r, a)
 	if err != nil {
 		return err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	txs := map[string]any{"_links": pageLinks("/v1/card-accounts/"+id+"/transactions", "/v1/card-accounts/"+id, q, page.From, page.Total)}
 	if q.Status != "pending" {
 		booked := make([]aisCardTxView, 0, len(page.Booked))
@@ -562,35 +562,4 @@ func (s *server) listAISCardTransactions(w http.ResponseWriter, r *http.Request)
 func noteAccess(r *http.Request, a bank.Access) {
 	st := stateOf(r)
 	st.access, st.grantID = a.String(), a.Grant.ID
-}
-
-func (s *server) getClock(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.Bank.Clock())
-	return nil
-}
-
-func (s *server) putClock(w http.ResponseWriter, r *http.Request) error {
-	in, err := decode[bank.ClockChange](r)
-	if err != nil {
-		return err
-	}
-	c, err := s.Bank.SetClock(in)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, c)
-	return nil
-}
-
-func (s *server) automatedSCA(w http.ResponseWriter, r *http.Request) error {
-	in, err := decode[bank.AutoSCA](r)
-	if err != nil {
-		return err
-	}
-	redirect, err := s.Bank.AutomatedSCA(callerTPP(r), r.PathValue("authorisationId"), in)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"redirect": redirect})
-	return nil
 }

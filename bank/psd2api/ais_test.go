@@ -805,7 +805,7 @@ func TestAIS_PagingPendingAndFixes(t *testing.T) {
 	long["accountName"], long["cashAccountType"] = longName, "SVGS"
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/accounts", long), 201, "")
 	user = psuOf(b.Consent(tpp, t1Number, "", nil))
-	if _, err := b.Bank.UpdateSettings(func(s *bank.Settings) { s.LegacyDate = bank.Date{Year: 2024, Month: time.January, Day: 1} }); err != nil {
+	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.LegacyDate = bank.Date{Year: 2024, Month: time.January, Day: 1} }); err != nil {
 		t.Fatal(err)
 	}
 	nameOf := func(fix string) aisAccount {
@@ -901,7 +901,7 @@ func TestAIS_CardAccounts(t *testing.T) {
 	if tx := find(""); tx.TransactionAmount["currency"] != "NOK" || tx.TransactionAmount["amount"] != "-1234.50" || tx.OriginalAmount["currency"] != "EUR" {
 		t.Fatalf("switched amounts: %+v", tx)
 	}
-	if _, err := b.Bank.UpdateSettings(func(s *bank.Settings) { s.LegacyDate = bank.Date{Year: 2024, Month: time.January, Day: 1} }); err != nil {
+	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.LegacyDate = bank.Date{Year: 2024, Month: time.January, Day: 1} }); err != nil {
 		t.Fatal(err)
 	}
 	if tx := find(""); tx.TransactionAmount["currency"] != "EUR" {

@@ -37,13 +37,13 @@ func guiBalances(closing, expected string) []bank.BalanceInput {
 // guiEditAccount saves an account the way the accounts screen does: the
 // form shows the stored account, the tester changes the name and the credit
 // line, and Save sends every field of the form.
-func guiEditAccount(s *bank.Service, id, name, credit string) error {
-	d, err := s.Account(id)
+func guiEditAccount(s *bank.Bank, id, name, credit string) error {
+	d, err := s.Sandbox.Account(id)
 	if err != nil {
 		return err
 	}
 	product, typ, status, kid := d.Product, d.CashAccountType, d.Status, d.KIDRequired
-	_, err = s.UpdateAccount(id, bank.AccountChange{AccountName: &name, Product: &product, CashAccountType: &typ, CreditLine: number(credit), KIDRequired: &kid, Status: &status})
+	_, err = s.Sandbox.UpdateAccount(id, bank.AccountChange{AccountName: &name, Product: &product, CashAccountType: &typ, CreditLine: number(credit), KIDRequired: &kid, Status: &status})
 	return err
 }
 
@@ -71,15 +71,15 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	y := knownAccount(t, b, tpp, ibanT1Spare) // GUI renames it; the API sets its balances
 	var t2 customer
 	b.Do(tpp, "GET", "/v1/sandbox/customers/"+knownIDs["customer "+t2Number], nil).JSON(t, &t2)
-	customersBefore, err := s.Customers(false, false)
+	customersBefore, err := s.Sandbox.Customers(false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	txBefore, err := s.Transactions(x.ID, bank.TxQuery{Limit: 1})
+	txBefore, err := s.Sandbox.Transactions(x.ID, bank.TxQuery{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	paymentsBefore, err := s.Payments("", 0, 1)
+	paymentsBefore, err := s.Ops.Payments("", 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	// Free account numbers for the accounts both sides open for customer 2.
 	numbers := map[string]bool{}
 	for len(numbers) < 2*rounds {
-		bban, _, err := s.NewAccountNumber()
+		bban, _, err := s.Sandbox.NewAccountNumber()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	wg.Go(func() { // accounts screen: edit x and y, save x's balances
 		for i := range rounds {
 			guiErr("edit account x", guiEditAccount(s, x.ID, fmt.Sprintf("GUI konto %d", i), cred(i)))
-			_, err := s.SetAccountBalances(x.ID, guiBalances(fmt.Sprintf("%d.10", 500+i), fmt.Sprintf("%d.20", 400+i)))
+			_, err := s.Sandbox.SetAccountBalances(x.ID, guiBalances(fmt.Sprintf("%d.10", 500+i), fmt.Sprintf("%d.20", 400+i)))
 			guiErr("save balances of x", err)
 			guiErr("edit account y", guiEditAccount(s, y.ID, fmt.Sprintf("GUI sparing %d", i), "0"))
 		}
@@ -129,12 +129,12 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	wg.Go(func() { // customers screen: new customers, rename customer 2, new accounts for them
 		for i := range rounds {
 			n := fmt.Sprintf("7100000%04d", i)
-			if _, err := s.CreateCustomer(bank.NewCustomer{CustomerNumber: n, Name: fmt.Sprintf("GUI Kunde %d", i), Type: "private"}); guiErr("create customer", err) {
+			if _, err := s.Sandbox.CreateCustomer(bank.NewCustomer{CustomerNumber: n, Name: fmt.Sprintf("GUI Kunde %d", i), Type: "private"}); guiErr("create customer", err) {
 				keep(&customers, n)
 			}
-			_, err := s.UpdateCustomer(t2.CustomerID, fmt.Sprintf("Test Testperson 2 (%d)", i))
+			_, err := s.Sandbox.UpdateCustomer(t2.CustomerID, fmt.Sprintf("Test Testperson 2 (%d)", i))
 			guiErr("rename customer 2", err)
-			a, err := s.CreateAccount(bank.NewAccount{
+			a, err := s.Sandbox.CreateAccount(bank.NewAccount{
 				CustomerNumber: t2Number, AccountName: fmt.Sprintf("GUI ny konto %d", i), BBAN: bbans[i], Currency: "NOK",
 				Product: "Brukskonto", CashAccountType: "CACC", CreditLine: number("0"), Balances: guiBalances("0", "0"),
 			})
@@ -145,21 +145,21 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	})
 	wg.Go(func() { // server screen: payment settings
 		for i := range rounds {
-			_, err := s.UpdateSettings(func(st *bank.Settings) {
+			_, err := s.Ops.UpdateSettings(func(st *bank.Settings) {
 				st.NCBCTFee = decimal.NewFromInt(int64(100 + i))
 				st.CoverRetryDays = 1 + i%5
 			})
 			guiErr("save payment settings", err)
 			// The signature switch, ending on required.
 			require := (rounds-1-i)%2 == 0
-			_, err = s.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustAny, require })
+			_, err = s.Ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustAny, require })
 			guiErr("save signature settings", err)
 		}
 	})
 	wg.Go(func() { // transactions screen: one credit at a time on x
 		for i := range rounds {
 			r := fmt.Sprintf("gui-tx %d", i)
-			if _, err := s.AddTransactions(x.ID, []bank.NewTransaction{guiTransaction(x, r, yesterday)}); guiErr("add transaction", err) {
+			if _, err := s.Sandbox.AddTransactions(x.ID, []bank.NewTransaction{guiTransaction(x, r, yesterday)}); guiErr("add transaction", err) {
 				keep(&remits, r)
 			}
 		}
@@ -243,7 +243,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	last := rounds - 1
 
 	// Account x: the GUI's last edit and balances, nothing else lost.
-	gotX, err := s.Account(x.ID)
+	gotX, err := s.Sandbox.Account(x.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 		gotX.Balances.ClosingBooked.String() != fmt.Sprintf("%d.1", 500+last) || gotX.Balances.Expected.String() != fmt.Sprintf("%d.2", 400+last) {
 		t.Errorf("account x ends as %+v; want the GUI's last edit and balances", gotX.Account)
 	}
-	gotY, err := s.Account(y.ID)
+	gotY, err := s.Sandbox.Account(y.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	}
 
 	// Every transaction on x.
-	page, err := s.Transactions(x.ID, bank.TxQuery{Limit: bank.MaxSandboxPageSize})
+	page, err := s.Sandbox.Transactions(x.ID, bank.TxQuery{Limit: bank.MaxSandboxPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,17 +282,17 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 		t.Errorf("%d payments created, want %d", len(paymentIDs), rounds)
 	}
 	for id, remittance := range paymentIDs {
-		p, err := s.PaymentDetail(id)
+		p, err := s.Ops.Payment(id)
 		if err != nil || p.Items[0].Remittance != remittance || p.DebtorAccountID != x.ID {
 			t.Errorf("payment %s (%s): %+v %v", id, remittance, p, err)
 		}
 	}
-	if list, err := s.Payments("", 0, 1); err != nil || list.Total != paymentsBefore.Total+rounds {
+	if list, err := s.Ops.Payments("", 0, 1); err != nil || list.Total != paymentsBefore.Total+rounds {
 		t.Errorf("%d payments stored, want %d (%v)", list.Total, paymentsBefore.Total+rounds, err)
 	}
 
 	// Every customer, and customer 2's name and accounts.
-	all, err := s.Customers(false, false)
+	all, err := s.Sandbox.Customers(false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 			t.Errorf("customer %s is missing", n)
 		}
 	}
-	c2, err := s.Customer(t2.CustomerID)
+	c2, err := s.Sandbox.Customer(t2.CustomerID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,18 +321,18 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	}
 
 	// Settings: each writer's last value, stored and in force.
-	st, err := s.Settings()
+	st, err := s.Ops.Settings()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !st.NCBCTFee.Equal(decimal.NewFromInt(int64(100+last))) || st.CoverRetryDays != 1+last%5 {
 		t.Errorf("payment settings %s, %d days; want the GUI's last save", st.NCBCTFee, st.CoverRetryDays)
 	}
-	if want := (bank.Faults{LatencyMs: last % 3}); st.Faults != want || s.Faults() != want {
-		t.Errorf("faults stored %+v, in force %+v; want %+v", st.Faults, s.Faults(), want)
+	if want := (bank.Faults{LatencyMs: last % 3}); st.Faults != want || s.Ops.Faults() != want {
+		t.Errorf("faults stored %+v, in force %+v; want %+v", st.Faults, s.Ops.Faults(), want)
 	}
-	if st.ClockOffsetSeconds != int64(last) || s.Clock().OffsetSeconds != int64(last) {
-		t.Errorf("clock offset stored %d, in force %d; want %d", st.ClockOffsetSeconds, s.Clock().OffsetSeconds, last)
+	if st.ClockOffsetSeconds != int64(last) || s.Ops.Clock().OffsetSeconds != int64(last) {
+		t.Errorf("clock offset stored %d, in force %d; want %d", st.ClockOffsetSeconds, s.Ops.Clock().OffsetSeconds, last)
 	}
 	if !st.RequireSignature {
 		t.Error("the GUI's last save required signatures, but the stored settings do not")

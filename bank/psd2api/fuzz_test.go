@@ -178,20 +178,20 @@ func checkClientText(t *testing.T, what, s string) {
 // known state whose fixed ids the corpus uses.
 func (fb *fuzzBank) restore(t *testing.T, method, path string, a answer) {
 	t.Helper()
-	if fb.Bank.Bank.Faults() != (bank.Faults{}) {
-		if _, err := fb.Bank.Bank.SetFaults(bank.Faults{}); err != nil {
+	if fb.Bank.Bank.Ops.Faults() != (bank.Faults{}) {
+		if _, err := fb.Bank.Bank.Ops.SetFaults(bank.Faults{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if fb.Bank.Bank.Clock().OffsetSeconds != 0 {
+	if fb.Bank.Bank.Ops.Clock().OffsetSeconds != 0 {
 		zero := int64(0)
-		if _, err := fb.Bank.Bank.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
+		if _, err := fb.Bank.Bank.Ops.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	replaced := method == http.MethodPut && strings.HasSuffix(strings.TrimRight(path, "/"), "/sandbox/scenario")
 	if a.status < 300 && (method == http.MethodDelete || replaced) {
-		if _, err := fb.Bank.Bank.Initialize(); err != nil {
+		if _, err := fb.Bank.Bank.Sandbox.Initialize(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,7 +278,7 @@ func bodyRoutes() []bodyRoute {
 
 // startConsent starts a consent SCA and returns its authorisation id.
 func startConsent(t *testing.T, fb *fuzzBank) string {
-	a, err := fb.Bank.Bank.StartSCA(bank.SCARequest{TPPID: fb.tpp.ID, Kind: bank.AuthConsent, RedirectURI: "https://tpp.example/cb", SessionID: "fuzz"})
+	a, err := fb.Bank.Bank.PSD2.StartSCA(bank.SCARequest{TPPID: fb.tpp.ID, Kind: bank.AuthConsent, RedirectURI: "https://tpp.example/cb", SessionID: "fuzz"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func startConsent(t *testing.T, fb *fuzzBank) string {
 // newBasketPayment creates an NDCT payment and returns its id, for a basket.
 func newBasketPayment(t *testing.T, fb *fuzzBank) string {
 	amount := "1.00"
-	c, err := fb.Bank.Bank.CreatePayment(bank.PaymentInit{
+	c, err := fb.Bank.Bank.PSD2.CreatePayment(bank.PaymentInit{
 		TPPID: fb.tpp.ID, Service: bank.ServiceSingle, Product: bank.ProductNDCT, NationalID: "13039319955",
 		RedirectURI: "https://tpp.example/cb", SessionID: "fuzz", AllowDuplicate: true,
 		Body: bank.PaymentRequest{
@@ -319,7 +319,7 @@ func FuzzRequestBody(f *testing.F) {
 			id = rt.prepare(t, fb)
 			path = strings.ReplaceAll(path, "{id}", id)
 		}
-		next := bank.NextBankingDay(fb.Bank.Bank.Today().AddDays(1)).String()
+		next := bank.NextBankingDay(fb.Bank.Bank.Ops.Today().AddDays(1)).String()
 		body = bytes.ReplaceAll(bytes.ReplaceAll(body, []byte("$ID"), []byte(id)), []byte("$NEXT"), []byte(next))
 		ctx, cancel := context.WithTimeout(context.Background(), fuzzTimeout)
 		defer cancel()

@@ -82,7 +82,7 @@ func TestLegacyDate_EachFix(t *testing.T) {
 	}
 	setLegacy := func(d bank.Date) {
 		t.Helper()
-		if _, err := b.Bank.UpdateSettings(func(s *bank.Settings) { s.LegacyDate = d }); err != nil {
+		if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.LegacyDate = d }); err != nil {
 			t.Fatal(err)
 		}
 	}

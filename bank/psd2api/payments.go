@@ -45,7 +45,7 @@ type paymentCreated struct {
 }
 
 // createPayment answers POST /v1/{service}/{product}.
-func (s *server) createPayment(service string) handlerFunc {
+func (h *psd2API) createPayment(service string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		product := r.PathValue("product")
 		if err := bank.CheckProduct(service, product); err != nil {
@@ -73,7 +73,7 @@ func (s *server) createPayment(service string) handlerFunc {
 		if err := bank.CheckSCARequest(sca); err != nil {
 			return err
 		}
-		created, err := s.Bank.CreatePayment(bank.PaymentInit{
+		created, err := h.bank.CreatePayment(bank.PaymentInit{
 			TPPID: sca.TPPID, TPPName: sca.TPPName, Service: service, Product: product, Body: body,
 			PSUID: r.Header.Get("PSU-ID"), CorporateID: r.Header.Get("PSU-Corporate-ID"), NationalID: r.Header.Get("X-PSU-IDENTITY"),
 			PSUContext:  strings.ToUpper(r.Header.Get("PSU-Context")),
@@ -97,7 +97,7 @@ func (s *server) createPayment(service string) handlerFunc {
 		if product == bank.ProductNCBCT {
 			yes := true
 			out.TransactionFeeIndicator = &yes
-			out.TransactionFees = amount(p.Fee, "NOK", s.Bank.FixesFor(r.Header.Get("x-accept-fix")))
+			out.TransactionFees = amount(p.Fee, "NOK", h.bank.FixesFor(r.Header.Get("x-accept-fix")))
 		}
 		writeJSON(w, http.StatusCreated, out)
 		return nil
@@ -106,7 +106,7 @@ func (s *server) createPayment(service string) handlerFunc {
 
 // paymentBody writes a payment as GET returns it: the request's fields,
 // with amounts in the currency's minor digits, and its status.
-func (s *server) paymentBody(r *http.Request, p bank.Payment) (map[string]any, error) {
+func (h *psd2API) paymentBody(r *http.Request, p bank.Payment) (map[string]any, error) {
 	raw, err := json.Marshal(p.Request)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (s *server) paymentBody(r *http.Request, p bank.Payment) (map[string]any, e
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, err
 	}
-	f := s.Bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	if p.Service == bank.ServiceBulk {
 		items, _ := out["payments"].([]any)
 		for i, item := range items {
@@ -144,13 +144,13 @@ func (s *server) paymentBody(r *http.Request, p bank.Payment) (map[string]any, e
 	return out, nil
 }
 
-func (s *server) getPayment(service string) handlerFunc {
+func (h *psd2API) getPayment(service string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		p, err := s.Bank.PaymentOf(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"))
+		p, err := h.bank.Payment(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"))
 		if err != nil {
 			return err
 		}
-		body, err := s.paymentBody(r, p)
+		body, err := h.paymentBody(r, p)
 		if err != nil {
 			return err
 		}
@@ -159,9 +159,9 @@ func (s *server) getPayment(service string) handlerFunc {
 	}
 }
 
-func (s *server) getPaymentStatus(service string) handlerFunc {
+func (h *psd2API) getPaymentStatus(service string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		p, err := s.Bank.PaymentOf(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"))
+		p, err := h.bank.Payment(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"))
 		if err != nil {
 			return err
 		}
@@ -171,9 +171,9 @@ func (s *server) getPaymentStatus(service string) handlerFunc {
 	}
 }
 
-func (s *server) cancelPayment(service string) handlerFunc {
+func (h *psd2API) cancelPayment(service string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := s.Bank.CancelPayment(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId")); err != nil {
+		if err := h.bank.CancelPayment(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId")); err != nil {
 			return err
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -187,13 +187,13 @@ type authorisationStarted struct {
 	Links           map[string]link `json:"_links"`
 }
 
-func (s *server) startPaymentAuthorisation(service string) handlerFunc {
+func (h *psd2API) startPaymentAuthorisation(service string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if err := requireHeaders(r, "to start SCA", "TPP-Redirect-URI", "TPP-Session-ID"); err != nil {
 			return err
 		}
 		product, id := r.PathValue("product"), r.PathValue("paymentId")
-		a, err := s.Bank.StartPaymentAuthorisation(scaRequest(r, bank.AuthPayment), service, product, id)
+		a, err := h.bank.StartPaymentAuthorisation(scaRequest(r, bank.AuthPayment), service, product, id)
 		if err != nil {
 			return err
 		}
@@ -204,9 +204,9 @@ func (s *server) startPaymentAuthorisation(service string) handlerFunc {
 	}
 }
 
-func (s *server) getPaymentAuthorisation(service string) handlerFunc {
+func (h *psd2API) getPaymentAuthorisation(service string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		a, err := s.Bank.PaymentAuthorisation(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"), r.PathValue("authorisationId"))
+		a, err := h.bank.PaymentAuthorisation(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"), r.PathValue("authorisationId"))
 		if err != nil {
 			return err
 		}
@@ -220,14 +220,14 @@ func basketLinks(id string) map[string]link {
 	return map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET"), "startAuthorisation": linkTo(self+"/authorisations", "POST")}
 }
 
-func (s *server) createBasket(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) createBasket(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[struct {
 		PaymentIDs []string `json:"paymentIds"`
 	}](r)
 	if err != nil {
 		return err
 	}
-	b, err := s.Bank.CreateBasket(callerTPP(r), in.PaymentIDs)
+	b, err := h.bank.CreateBasket(callerTPP(r), in.PaymentIDs)
 	if err != nil {
 		return err
 	}
@@ -235,8 +235,8 @@ func (s *server) createBasket(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) getBasket(w http.ResponseWriter, r *http.Request) error {
-	b, err := s.Bank.BasketOf(callerTPP(r), r.PathValue("basketId"))
+func (h *psd2API) getBasket(w http.ResponseWriter, r *http.Request) error {
+	b, err := h.bank.Basket(callerTPP(r), r.PathValue("basketId"))
 	if err != nil {
 		return err
 	}
@@ -244,8 +244,8 @@ func (s *server) getBasket(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) getBasketStatus(w http.ResponseWriter, r *http.Request) error {
-	b, err := s.Bank.BasketOf(callerTPP(r), r.PathValue("basketId"))
+func (h *psd2API) getBasketStatus(w http.ResponseWriter, r *http.Request) error {
+	b, err := h.bank.Basket(callerTPP(r), r.PathValue("basketId"))
 	if err != nil {
 		return err
 	}
@@ -253,20 +253,20 @@ func (s *server) getBasketStatus(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) deleteBasket(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteBasket(callerTPP(r), r.PathValue("basketId")); err != nil {
+func (h *psd2API) deleteBasket(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteBasket(callerTPP(r), r.PathValue("basketId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request) error {
+func (h *psd2API) startBasketAuthorisation(w http.ResponseWriter, r *http.Request) error {
 	if err := requireHeaders(r, "on a basket authorisation", "x-accept-fix", "TPP-Redirect-URI", "TPP-Session-ID", "PSU-ID", "PSU-IP-Address"); err != nil {
 		return err
 	}
 	id := r.PathValue("basketId")
-	a, err := s.Bank.StartBasketAuthorisation(scaRequest(r, bank.AuthBasket), id)
+	a, err := h.bank.StartBasketAuthorisation(scaRequest(r, bank.AuthBasket), id)
 	if err != nil {
 		return err
 	}
@@ -276,44 +276,11 @@ func (s *server) startBasketAuthorisation(w http.ResponseWriter, r *http.Request
 	return nil
 }
 
-func (s *server) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) error {
-	a, err := s.Bank.BasketAuthorisation(callerTPP(r), r.PathValue("basketId"), r.PathValue("authorisationId"))
+func (h *psd2API) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) error {
+	a, err := h.bank.BasketAuthorisation(callerTPP(r), r.PathValue("basketId"), r.PathValue("authorisationId"))
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"scaStatus": a.Status})
-	return nil
-}
-
-// runBatch answers POST /v1/sandbox/batch-runs: a batch run now, with the
-// number of payments that ended in each status.
-func (s *server) runBatch(w http.ResponseWriter, r *http.Request) error {
-	run, err := s.Bank.RunBatch()
-	if err != nil {
-		return err
-	}
-	errs := run.Errors
-	if errs == nil {
-		errs = []string{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"runId": run.ID, "time": run.Time, "counts": run.Counts, "errors": errs})
-	return nil
-}
-
-func (s *server) getFaults(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.Bank.Faults())
-	return nil
-}
-
-func (s *server) putFaults(w http.ResponseWriter, r *http.Request) error {
-	in, err := decode[bank.Faults](r)
-	if err != nil {
-		return err
-	}
-	f, err := s.Bank.SetFaults(in)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, f)
 	return nil
 }

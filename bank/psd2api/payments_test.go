@@ -369,7 +369,7 @@ func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
 	}
 	// The catch-up run that rejected it is in the reports; the runs that
 	// only retried it left none.
-	runs, err := b.Bank.BatchRuns(100)
+	runs, err := b.Bank.Ops.BatchRuns(100)
 	if err != nil || len(runs) == 0 || runs[0].Trigger != bank.TriggerCatchUp || runs[0].Counts["RJCT"] != 1 || !runs[0].Time.Equal(time.Date(next.Year, next.Month, next.Day, 6, 0, 0, 0, bank.Oslo)) {
 		t.Fatalf("newest batch run %+v, %v", runs, err)
 	}
@@ -751,7 +751,7 @@ func TestPayments_DuplicatesHolidaysKIDAndExemption(t *testing.T) {
 
 	// With the exemption policy, a transfer between the PSU's own accounts
 	// needs no SCA.
-	if _, err := b.Bank.UpdateSettings(func(s *bank.Settings) { s.Exemption = bank.ExemptOwnAccounts }); err != nil {
+	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.Exemption = bank.ExemptOwnAccounts }); err != nil {
 		t.Fatal(err)
 	}
 	psuID := usersPSU(t, b, tpp, t1Number)

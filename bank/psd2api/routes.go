@@ -1,10 +1,35 @@
 package psd2api
 
 import (
+	"time"
+
 	"net/http"
+	"sandbank/bank/httpsig"
+	"sandbank/bank/pki"
 
 	"sandbank/bank"
 )
+
+// psd2API answers a TPP's routes: consents, account information,
+// payments, signing baskets, the SCA page and automated SCA, and the TPP's
+// contact information. It holds the bank's PSD2 door only, so every call
+// it makes is scoped to the calling TPP.
+type psd2API struct {
+	bank *bank.PSD2
+	// fail answers an error that is not the bank's with the error body.
+	fail func(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// sandboxAPI answers the sandbox data routes and the certificate routes.
+type sandboxAPI struct {
+	bank *bank.Sandbox
+	// signer's certificate is the bank certificate; authority is the local
+	// CA, which issues TPP test certificates.
+	signer    *httpsig.Signer
+	authority *pki.Authority
+	// now is the real clock, for certificate validity.
+	now func() time.Time
+}
 
 // route is one pattern of the API and its handler.
 type route struct {
@@ -15,6 +40,7 @@ type route struct {
 // routes lists every route of the API. Signed routes name the PSD2 role
 // they need (none for the sandbox data API) and what they answer with.
 func (s *server) routes() []route {
+	p, sb, op := s.psd2, s.sandbox, s.ops
 	sandbox := func(f handlerFunc) http.Handler { return s.signed(anyRole, jsonType, MaxBody, s.handle(f)) }
 	pem := func(f handlerFunc) http.Handler { return s.signed(anyRole, pemType, MaxBody, s.handle(f)) }
 	ais := func(f handlerFunc) http.Handler { return s.signed(aisRoles, jsonType, MaxBody, s.handle(f)) }
@@ -23,93 +49,93 @@ func (s *server) routes() []route {
 		{"GET /healthz", http.HandlerFunc(healthz)},
 		{"GET /v1/openapi.json", http.HandlerFunc(s.openAPI)},
 
-		{"POST /v1/consents", ais(s.startAuthorisation(bank.AuthConsent))},
-		{"POST /v1/bank-offered-consents", ais(s.startAuthorisation(bank.AuthConsent))},
-		{"GET /v1/users", s.signed(userRoles, jsonType, MaxBody, s.handle(s.startAuthorisation(bank.AuthUsers)))},
+		{"POST /v1/consents", ais(p.startAuthorisation(bank.AuthConsent))},
+		{"POST /v1/bank-offered-consents", ais(p.startAuthorisation(bank.AuthConsent))},
+		{"GET /v1/users", s.signed(userRoles, jsonType, MaxBody, s.handle(p.startAuthorisation(bank.AuthUsers)))},
 
-		{"GET /v1/accounts", ais(s.listAISAccounts)},
-		{"GET /v1/accounts/{id}", ais(s.getAISAccount)},
-		{"GET /v1/accounts/{id}/balances", ais(s.getAISBalances)},
-		{"GET /v1/accounts/{id}/transactions", ais(s.listAISTransactions)},
-		{"GET /v1/accounts/{id}/transactions/{transactionId}", ais(s.getAISTransaction)},
-		{"GET /v1/card-accounts", ais(s.listAISCards)},
-		{"GET /v1/card-accounts/{id}", ais(s.getAISCard)},
-		{"GET /v1/card-accounts/{id}/balances", ais(s.getAISCardBalances)},
-		{"GET /v1/card-accounts/{id}/transactions", ais(s.listAISCardTransactions)},
+		{"GET /v1/accounts", ais(p.listAISAccounts)},
+		{"GET /v1/accounts/{id}", ais(p.getAISAccount)},
+		{"GET /v1/accounts/{id}/balances", ais(p.getAISBalances)},
+		{"GET /v1/accounts/{id}/transactions", ais(p.listAISTransactions)},
+		{"GET /v1/accounts/{id}/transactions/{transactionId}", ais(p.getAISTransaction)},
+		{"GET /v1/card-accounts", ais(p.listAISCards)},
+		{"GET /v1/card-accounts/{id}", ais(p.getAISCard)},
+		{"GET /v1/card-accounts/{id}/balances", ais(p.getAISCardBalances)},
+		{"GET /v1/card-accounts/{id}/transactions", ais(p.listAISCardTransactions)},
 
-		{"POST /v1/signing-baskets", pis(s.createBasket)},
-		{"GET /v1/signing-baskets/{basketId}", pis(s.getBasket)},
-		{"GET /v1/signing-baskets/{basketId}/status", pis(s.getBasketStatus)},
-		{"DELETE /v1/signing-baskets/{basketId}", pis(s.deleteBasket)},
-		{"POST /v1/signing-baskets/{basketId}/authorisations", pis(s.startBasketAuthorisation)},
-		{"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", pis(s.getBasketAuthorisation)},
+		{"POST /v1/signing-baskets", pis(p.createBasket)},
+		{"GET /v1/signing-baskets/{basketId}", pis(p.getBasket)},
+		{"GET /v1/signing-baskets/{basketId}/status", pis(p.getBasketStatus)},
+		{"DELETE /v1/signing-baskets/{basketId}", pis(p.deleteBasket)},
+		{"POST /v1/signing-baskets/{basketId}/authorisations", pis(p.startBasketAuthorisation)},
+		{"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", pis(p.getBasketAuthorisation)},
 
 		{"GET /sca/static/sandbank.css", http.HandlerFunc(scaStyle)},
-		{"GET /sca/{id}", s.scaPage()},
-		{"POST /sca/{id}", s.scaPage()},
-		{"GET /v1/sandbox/clock", sandbox(s.getClock)},
-		{"PUT /v1/sandbox/clock", sandbox(s.putClock)},
-		{"POST /v1/sandbox/sca/{authorisationId}", sandbox(s.automatedSCA)},
+		{"GET /sca/{id}", p.scaPage()},
+		{"POST /sca/{id}", p.scaPage()},
+		{"GET /v1/sandbox/clock", sandbox(op.getClock)},
+		{"PUT /v1/sandbox/clock", sandbox(op.putClock)},
+		{"POST /v1/sandbox/sca/{authorisationId}", sandbox(p.automatedSCA)},
 
-		{"POST /v1/sandbox/batch-runs", sandbox(s.runBatch)},
-		{"GET /v1/sandbox/faults", sandbox(s.getFaults)},
-		{"PUT /v1/sandbox/faults", sandbox(s.putFaults)},
+		{"POST /v1/sandbox/batch-runs", sandbox(op.runBatch)},
+		{"GET /v1/sandbox/faults", sandbox(op.getFaults)},
+		{"PUT /v1/sandbox/faults", sandbox(op.putFaults)},
 
-		{"POST /v1/sandbox/initialize", sandbox(s.initialize)},
+		{"POST /v1/sandbox/initialize", sandbox(sb.initialize)},
 
-		{"POST /v1/sandbox/customers", sandbox(s.createCustomer)},
-		{"GET /v1/sandbox/customers", sandbox(s.listCustomers)},
-		{"GET /v1/sandbox/customers/{customerId}", sandbox(s.getCustomer)},
-		{"DELETE /v1/sandbox/customers/{customerId}", sandbox(s.deleteCustomer)},
+		{"POST /v1/sandbox/customers", sandbox(sb.createCustomer)},
+		{"GET /v1/sandbox/customers", sandbox(sb.listCustomers)},
+		{"GET /v1/sandbox/customers/{customerId}", sandbox(sb.getCustomer)},
+		{"DELETE /v1/sandbox/customers/{customerId}", sandbox(sb.deleteCustomer)},
 
-		{"POST /v1/sandbox/accounts", sandbox(s.createAccount)},
-		{"GET /v1/sandbox/accounts", sandbox(s.listAccounts)},
-		{"GET /v1/sandbox/accounts/{mockAccountId}", sandbox(s.getAccount)},
-		{"DELETE /v1/sandbox/accounts/{mockAccountId}", sandbox(s.deleteAccount)},
-		{"PUT /v1/sandbox/accounts/{mockAccountId}/balances", sandbox(s.setAccountBalances)},
-		{"POST /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(s.postTransactions)},
-		{"GET /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(s.listTransactions)},
-		{"DELETE /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(s.deleteTransactions)},
-		{"GET /v1/sandbox/accounts/{mockAccountId}/transactions/{mockTransactionId}", sandbox(s.getTransaction)},
+		{"POST /v1/sandbox/accounts", sandbox(sb.createAccount)},
+		{"GET /v1/sandbox/accounts", sandbox(sb.listAccounts)},
+		{"GET /v1/sandbox/accounts/{mockAccountId}", sandbox(sb.getAccount)},
+		{"DELETE /v1/sandbox/accounts/{mockAccountId}", sandbox(sb.deleteAccount)},
+		{"PUT /v1/sandbox/accounts/{mockAccountId}/balances", sandbox(sb.setAccountBalances)},
+		{"POST /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(sb.postTransactions)},
+		{"GET /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(sb.listTransactions)},
+		{"DELETE /v1/sandbox/accounts/{mockAccountId}/transactions", sandbox(sb.deleteTransactions)},
+		{"GET /v1/sandbox/accounts/{mockAccountId}/transactions/{mockTransactionId}", sandbox(sb.getTransaction)},
 
-		{"POST /v1/sandbox/card-accounts", sandbox(s.createCardAccount)},
-		{"GET /v1/sandbox/card-accounts", sandbox(s.listCardAccounts)},
-		{"GET /v1/sandbox/card-accounts/{mockCardAccountId}", sandbox(s.getCardAccount)},
-		{"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}", sandbox(s.deleteCardAccount)},
-		{"PUT /v1/sandbox/card-accounts/{mockCardAccountId}/balances", sandbox(s.setCardBalances)},
-		{"POST /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(s.postCardTransactions)},
-		{"GET /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(s.listCardTransactions)},
-		{"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(s.deleteCardTransactions)},
+		{"POST /v1/sandbox/card-accounts", sandbox(sb.createCardAccount)},
+		{"GET /v1/sandbox/card-accounts", sandbox(sb.listCardAccounts)},
+		{"GET /v1/sandbox/card-accounts/{mockCardAccountId}", sandbox(sb.getCardAccount)},
+		{"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}", sandbox(sb.deleteCardAccount)},
+		{"PUT /v1/sandbox/card-accounts/{mockCardAccountId}/balances", sandbox(sb.setCardBalances)},
+		{"POST /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(sb.postCardTransactions)},
+		{"GET /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(sb.listCardTransactions)},
+		{"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}/transactions", sandbox(sb.deleteCardTransactions)},
 
-		{"POST /v1/sandbox/agreements", sandbox(s.createAgreement)},
-		{"GET /v1/sandbox/agreements", sandbox(s.listAgreements)},
-		{"GET /v1/sandbox/agreements/{mockAgreementId}", sandbox(s.getAgreement)},
-		{"DELETE /v1/sandbox/agreements/{mockAgreementId}", sandbox(s.deleteAgreement)},
-		{"POST /v1/sandbox/agreements/{mockAgreementId}/engagements", sandbox(s.createEngagement)},
-		{"GET /v1/sandbox/agreements/{mockAgreementId}/engagements", sandbox(s.listEngagements)},
-		{"GET /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}", sandbox(s.getEngagement)},
-		{"DELETE /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}", sandbox(s.deleteEngagement)},
+		{"POST /v1/sandbox/agreements", sandbox(sb.createAgreement)},
+		{"GET /v1/sandbox/agreements", sandbox(sb.listAgreements)},
+		{"GET /v1/sandbox/agreements/{mockAgreementId}", sandbox(sb.getAgreement)},
+		{"DELETE /v1/sandbox/agreements/{mockAgreementId}", sandbox(sb.deleteAgreement)},
+		{"POST /v1/sandbox/agreements/{mockAgreementId}/engagements", sandbox(sb.createEngagement)},
+		{"GET /v1/sandbox/agreements/{mockAgreementId}/engagements", sandbox(sb.listEngagements)},
+		{"GET /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}", sandbox(sb.getEngagement)},
+		{"DELETE /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}", sandbox(sb.deleteEngagement)},
 
-		{"PUT /v1/tpps/{tppId}/contact-information", sandbox(s.putContact)},
-		{"GET /v1/tpps/{tppId}/contact-information", sandbox(s.getContact)},
+		{"PUT /v1/tpps/{tppId}/contact-information", sandbox(p.putContact)},
+		{"GET /v1/tpps/{tppId}/contact-information", sandbox(p.getContact)},
 
-		{"GET /v1/sandbox/bank-certificate", pem(s.bankCertificate)},
-		{"GET /v1/sandbox/ca-certificate", pem(s.caCertificate)},
-		{"POST /v1/sandbox/tpp-certificates", sandbox(s.issueCertificate)},
+		{"GET /v1/sandbox/bank-certificate", pem(sb.bankCertificate)},
+		{"GET /v1/sandbox/ca-certificate", pem(sb.caCertificate)},
+		{"POST /v1/sandbox/tpp-certificates", sandbox(sb.issueCertificate)},
 
-		{"GET /v1/sandbox/scenario", sandbox(s.exportScenario)},
-		{"PUT /v1/sandbox/scenario", s.signed(anyRole, jsonType, MaxScenarioBody, s.handle(s.importScenario))},
+		{"GET /v1/sandbox/scenario", sandbox(sb.exportScenario)},
+		{"PUT /v1/sandbox/scenario", s.signed(anyRole, jsonType, MaxScenarioBody, s.handle(sb.importScenario))},
 	}
 	for _, service := range bank.Services {
 		base := "/v1/" + service + "/{product}"
 		one := base + "/{paymentId}"
 		routes = append(routes,
-			route{"POST " + base, pis(s.createPayment(service))},
-			route{"GET " + one, pis(s.getPayment(service))},
-			route{"GET " + one + "/status", pis(s.getPaymentStatus(service))},
-			route{"DELETE " + one, pis(s.cancelPayment(service))},
-			route{"POST " + one + "/authorisations", pis(s.startPaymentAuthorisation(service))},
-			route{"GET " + one + "/authorisations/{authorisationId}", pis(s.getPaymentAuthorisation(service))},
+			route{"POST " + base, pis(p.createPayment(service))},
+			route{"GET " + one, pis(p.getPayment(service))},
+			route{"GET " + one + "/status", pis(p.getPaymentStatus(service))},
+			route{"DELETE " + one, pis(p.cancelPayment(service))},
+			route{"POST " + one + "/authorisations", pis(p.startPaymentAuthorisation(service))},
+			route{"GET " + one + "/authorisations/{authorisationId}", pis(p.getPaymentAuthorisation(service))},
 		)
 	}
 	return routes

@@ -11,8 +11,8 @@ import (
 
 // Handlers of the sandbox data API (API.md 9).
 
-func (s *server) initialize(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.Bank.Initialize()
+func (h *sandboxAPI) initialize(w http.ResponseWriter, r *http.Request) error {
+	n, err := h.bank.Initialize()
 	if err != nil {
 		return err
 	}
@@ -20,16 +20,16 @@ func (s *server) initialize(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) createCustomer(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[bank.NewCustomer](r)
 	if err != nil {
 		return err
 	}
-	c, err := s.Bank.CreateCustomer(in)
+	c, err := h.bank.CreateCustomer(in)
 	if err != nil {
 		return err
 	}
-	d, err := s.Bank.Customer(c.ID)
+	d, err := h.bank.Customer(c.ID)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (s *server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) listCustomers(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) listCustomers(w http.ResponseWriter, r *http.Request) error {
 	withAccounts, err := queryBool(r, "withAccounts")
 	if err != nil {
 		return err
@@ -46,7 +46,7 @@ func (s *server) listCustomers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.Bank.Customers(withAccounts, withAgreements)
+	list, err := h.bank.Customers(withAccounts, withAgreements)
 	if err != nil {
 		return err
 	}
@@ -58,8 +58,8 @@ func (s *server) listCustomers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) getCustomer(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.Bank.Customer(r.PathValue("customerId"))
+func (h *sandboxAPI) getCustomer(w http.ResponseWriter, r *http.Request) error {
+	d, err := h.bank.Customer(r.PathValue("customerId"))
 	if err != nil {
 		return err
 	}
@@ -67,20 +67,20 @@ func (s *server) getCustomer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteCustomer(r.PathValue("customerId")); err != nil {
+func (h *sandboxAPI) deleteCustomer(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteCustomer(r.PathValue("customerId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) createAccount(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[bank.NewAccount](r)
 	if err != nil {
 		return err
 	}
-	d, err := s.Bank.CreateAccount(in)
+	d, err := h.bank.CreateAccount(in)
 	if err != nil {
 		return err
 	}
@@ -88,8 +88,8 @@ func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) listAccounts(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.Bank.Accounts()
+func (h *sandboxAPI) listAccounts(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.bank.Accounts()
 	if err != nil {
 		return err
 	}
@@ -102,8 +102,8 @@ func (s *server) listAccounts(w http.ResponseWriter, r *http.Request) error {
 }
 
 // getAccount answers an array of one account, as spec E15 says.
-func (s *server) getAccount(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.Bank.Account(r.PathValue("mockAccountId"))
+func (h *sandboxAPI) getAccount(w http.ResponseWriter, r *http.Request) error {
+	d, err := h.bank.Account(r.PathValue("mockAccountId"))
 	if err != nil {
 		return err
 	}
@@ -111,20 +111,20 @@ func (s *server) getAccount(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) deleteAccount(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteAccount(r.PathValue("mockAccountId")); err != nil {
+func (h *sandboxAPI) deleteAccount(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteAccount(r.PathValue("mockAccountId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *server) setAccountBalances(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) setAccountBalances(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[[]bank.BalanceInput](r)
 	if err != nil {
 		return err
 	}
-	d, err := s.Bank.SetAccountBalances(r.PathValue("mockAccountId"), in)
+	d, err := h.bank.SetAccountBalances(r.PathValue("mockAccountId"), in)
 	if err != nil {
 		return err
 	}
@@ -132,13 +132,13 @@ func (s *server) setAccountBalances(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
-func (s *server) postTransactions(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) postTransactions(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[[]bank.NewTransaction](r)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("mockAccountId")
-	list, err := s.Bank.AddTransactions(id, in)
+	list, err := h.bank.AddTransactions(id, in)
 	if err != nil {
 		return err
 	}
@@ -172,13 +172,13 @@ func txQuery(r *http.Request) (bank.TxQuery, error) {
 	return q, nil
 }
 
-func (s *server) listTransactions(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) listTransactions(w http.ResponseWriter, r *http.Request) error {
 	q, err := txQuery(r)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("mockAccountId")
-	page, err := s.Bank.Transactions(id, q)
+	page, err := h.bank.Transactions(id, q)
 	if err != nil {
 		return err
 	}
@@ -191,9 +191,9 @@ func (s *server) listTransactions(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) getTransaction(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("mockAccountId")
-	t, err := s.Bank.Transaction(id, r.PathValue("mockTransactionId"))
+	t, err := h.bank.Transaction(id, r.PathValue("mockTransactionId"))
 	if err != nil {
 		return err
 	}
@@ -201,20 +201,20 @@ func (s *server) getTransaction(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) deleteTransactions(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteTransactions(r.PathValue("mockAccountId")); err != nil {
+func (h *sandboxAPI) deleteTransactions(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteTransactions(r.PathValue("mockAccountId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *server) createCardAccount(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) createCardAccount(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[bank.NewCardAccount](r)
 	if err != nil {
 		return err
 	}
-	d, err := s.Bank.CreateCardAccount(in)
+	d, err := h.bank.CreateCardAccount(in)
 	if err != nil {
 		return err
 	}
@@ -222,8 +222,8 @@ func (s *server) createCardAccount(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-func (s *server) listCardAccounts(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.Bank.CardAccounts()
+func (h *sandboxAPI) listCardAccounts(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.bank.CardAccounts()
 	if err != nil {
 		return err
 	}
@@ -235,8 +235,8 @@ func (s *server) listCardAccounts(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-func (s *server) getCardAccount(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.Bank.CardAccount(r.PathValue("mockCardAccountId"))
+func (h *sandboxAPI) getCardAccount(w http.ResponseWriter, r *http.Request) error {
+	d, err := h.bank.CardAccount(r.PathValue("mockCardAccountId"))
 	if err != nil {
 		return err
 	}
@@ -244,20 +244,20 @@ func (s *server) getCardAccount(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) deleteCardAccount(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteCardAccount(r.PathValue("mockCardAccountId")); err != nil {
+func (h *sandboxAPI) deleteCardAccount(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteCardAccount(r.PathValue("mockCardAccountId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *server) setCardBalances(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) setCardBalances(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[[]bank.BalanceInput](r)
 	if err != nil {
 		return err
 	}
-	d, err := s.Bank.SetCardBalances(r.PathValue("mockCardAccountId"), in)
+	d, err := h.bank.SetCardBalances(r.PathValue("mockCardAccountId"), in)
 	if err != nil {
 		return err
 	}
@@ -275,12 +275,12 @@ type cardPostView struct {
 	} `json:"cardTransactions"`
 }
 
-func (s *server) postCardTransactions(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) postCardTransactions(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[[]bank.NewCardTransaction](r)
 	if err != nil {
 		return err
 	}
-	res, err := s.Bank.AddCardTransactions(r.PathValue("mockCardAccountId"), in)
+	res, err := h.bank.AddCardTransactions(r.PathValue("mockCardAccountId"), in)
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ type cardListView struct {
 	} `json:"cardTransactions"`
 }
 
-func (s *server) listCardTransactions(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) listCardTransactions(w http.ResponseWriter, r *http.Request) error {
 	q, err := txQuery(r)
 	if err != nil {
 		return err
@@ -321,7 +321,7 @@ func (s *server) listCardTransactions(w http.ResponseWriter, r *http.Request) er
 	if status != "booked" && status != "pending" && status != "both" && status != "all" {
 		return errBadQuery("bookingStatus", "must be booked, pending, both or all")
 	}
-	card, page, err := s.Bank.CardTransactions(r.PathValue("mockCardAccountId"), q)
+	card, page, err := h.bank.CardTransactions(r.PathValue("mockCardAccountId"), q)
 	if err != nil {
 		return err
 	}
@@ -349,20 +349,20 @@ func (s *server) listCardTransactions(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-func (s *server) deleteCardTransactions(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteCardTransactions(r.PathValue("mockCardAccountId")); err != nil {
+func (h *sandboxAPI) deleteCardTransactions(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteCardTransactions(r.PathValue("mockCardAccountId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *server) createAgreement(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) createAgreement(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[bank.NewAgreement](r)
 	if err != nil {
 		return err
 	}
-	d, err := s.Bank.CreateAgreement(in)
+	d, err := h.bank.CreateAgreement(in)
 	if err != nil {
 		return err
 	}
@@ -370,8 +370,8 @@ func (s *server) createAgreement(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) listAgreements(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.Bank.Agreements()
+func (h *sandboxAPI) listAgreements(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.bank.Agreements()
 	if err != nil {
 		return err
 	}
@@ -383,8 +383,8 @@ func (s *server) listAgreements(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) getAgreement(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.Bank.Agreement(r.PathValue("mockAgreementId"))
+func (h *sandboxAPI) getAgreement(w http.ResponseWriter, r *http.Request) error {
+	d, err := h.bank.Agreement(r.PathValue("mockAgreementId"))
 	if err != nil {
 		return err
 	}
@@ -392,20 +392,20 @@ func (s *server) getAgreement(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) deleteAgreement(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteAgreement(r.PathValue("mockAgreementId")); err != nil {
+func (h *sandboxAPI) deleteAgreement(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteAgreement(r.PathValue("mockAgreementId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (s *server) createEngagement(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) createEngagement(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[bank.NewEngagement](r)
 	if err != nil {
 		return err
 	}
-	d, err := s.Bank.CreateEngagement(r.PathValue("mockAgreementId"), in)
+	d, err := h.bank.CreateEngagement(r.PathValue("mockAgreementId"), in)
 	if err != nil {
 		return err
 	}
@@ -413,8 +413,8 @@ func (s *server) createEngagement(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-func (s *server) listEngagements(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.Bank.Engagements(r.PathValue("mockAgreementId"))
+func (h *sandboxAPI) listEngagements(w http.ResponseWriter, r *http.Request) error {
+	list, err := h.bank.Engagements(r.PathValue("mockAgreementId"))
 	if err != nil {
 		return err
 	}
@@ -426,8 +426,8 @@ func (s *server) listEngagements(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) getEngagement(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.Bank.Engagement(r.PathValue("mockAgreementId"), r.PathValue("mockEngagementId"))
+func (h *sandboxAPI) getEngagement(w http.ResponseWriter, r *http.Request) error {
+	d, err := h.bank.Engagement(r.PathValue("mockAgreementId"), r.PathValue("mockEngagementId"))
 	if err != nil {
 		return err
 	}
@@ -435,37 +435,11 @@ func (s *server) getEngagement(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) deleteEngagement(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Bank.DeleteEngagement(r.PathValue("mockAgreementId"), r.PathValue("mockEngagementId")); err != nil {
+func (h *sandboxAPI) deleteEngagement(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteEngagement(r.PathValue("mockAgreementId"), r.PathValue("mockEngagementId")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-type contactBody struct {
-	Email string `json:"email"`
-}
-
-func (s *server) putContact(w http.ResponseWriter, r *http.Request) error {
-	in, err := decode[contactBody](r)
-	if err != nil {
-		return err
-	}
-	c, err := s.Bank.SetTPPContact(callerTPP(r), r.PathValue("tppId"), in.Email)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, contactBody{c.Email})
-	return nil
-}
-
-func (s *server) getContact(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.Bank.TPPContact(callerTPP(r), r.PathValue("tppId"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, contactBody{c.Email})
 	return nil
 }
 
@@ -483,13 +457,13 @@ func writePEM(w http.ResponseWriter, pem []byte) {
 	_, _ = w.Write(pem)
 }
 
-func (s *server) bankCertificate(w http.ResponseWriter, r *http.Request) error {
-	writePEM(w, pki.EncodeCert(s.BankSigner.Cert))
+func (h *sandboxAPI) bankCertificate(w http.ResponseWriter, r *http.Request) error {
+	writePEM(w, pki.EncodeCert(h.signer.Cert))
 	return nil
 }
 
-func (s *server) caCertificate(w http.ResponseWriter, r *http.Request) error {
-	writePEM(w, pki.EncodeCert(s.Authority.Cert))
+func (h *sandboxAPI) caCertificate(w http.ResponseWriter, r *http.Request) error {
+	writePEM(w, pki.EncodeCert(h.authority.Cert))
 	return nil
 }
 
@@ -503,7 +477,7 @@ type certRequest struct {
 	ValidDays          int      `json:"validDays,omitempty"`
 }
 
-func (s *server) issueCertificate(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) issueCertificate(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[certRequest](r)
 	if err != nil {
 		return err
@@ -512,8 +486,8 @@ func (s *server) issueCertificate(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return bank.PathError(bank.CodeFormatError, "publicKey", err.Error()+"; send the PEM of an RSA public key")
 	}
-	req := pki.TPPRequestFor(in.Name, in.OrganisationNumber, in.Roles, in.ValidDays, s.Now())
-	cert, err := s.Authority.IssueTPP(req, pub)
+	req := pki.TPPRequestFor(in.Name, in.OrganisationNumber, in.Roles, in.ValidDays, h.now())
+	cert, err := h.authority.IssueTPP(req, pub)
 	if err != nil {
 		return bank.Errorf(bank.CodeFormatError, "%v", err)
 	}
@@ -521,8 +495,8 @@ func (s *server) issueCertificate(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-func (s *server) exportScenario(w http.ResponseWriter, r *http.Request) error {
-	sc, err := s.Bank.ExportScenario(r.URL.Query().Get("note"))
+func (h *sandboxAPI) exportScenario(w http.ResponseWriter, r *http.Request) error {
+	sc, err := h.bank.ExportScenario(r.URL.Query().Get("note"))
 	if err != nil {
 		return err
 	}
@@ -530,12 +504,12 @@ func (s *server) exportScenario(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) importScenario(w http.ResponseWriter, r *http.Request) error {
+func (h *sandboxAPI) importScenario(w http.ResponseWriter, r *http.Request) error {
 	sc, err := decode[bank.Scenario](r)
 	if err != nil {
 		return err
 	}
-	n, err := s.Bank.ImportScenario(sc)
+	n, err := h.bank.ImportScenario(sc)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ var stepTitles = map[string]string{
 
 // scaPage serves GET and POST /sca/{id}. A POST that finishes the
 // authorisation, or a visit after its hour, sends the PSU on with 303.
-func (s *server) scaPage() http.Handler {
+func (h *psd2API) scaPage() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		var view bank.SCAView
@@ -68,18 +68,18 @@ func (s *server) scaPage() http.Handler {
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxSCAForm)
 			if perr := r.ParseForm(); perr != nil {
-				s.scaProblem(w, r, bank.Errorf(bank.CodeBadRequest, "the form could not be read; go back and try again").WithStatus(http.StatusBadRequest))
+				h.scaProblem(w, r, bank.Errorf(bank.CodeBadRequest, "the form could not be read; go back and try again").WithStatus(http.StatusBadRequest))
 				return
 			}
-			view, err = s.Bank.SCAStep(id, bank.SCAInput{
+			view, err = h.bank.SCAStep(id, bank.SCAInput{
 				Token: r.PostForm.Get("token"), NationalID: r.PostForm.Get("nationalId"), Context: r.PostForm.Get("context"),
 				Accounts: r.PostForm["accounts"], Decision: r.PostForm.Get("decision"),
 			})
 		} else {
-			view, err = s.Bank.SCAPage(id)
+			view, err = h.bank.SCAPage(id)
 		}
 		if err != nil {
-			s.scaProblem(w, r, err)
+			h.scaProblem(w, r, err)
 			return
 		}
 		setPageHeaders(w.Header(), view.RedirectURI)
@@ -142,10 +142,10 @@ func outcomeOf(code, message string) string {
 
 // scaProblem shows an error on the SCA page: an unknown authorisation, a
 // form of another authorisation, an unreadable post.
-func (s *server) scaProblem(w http.ResponseWriter, r *http.Request, err error) {
+func (h *psd2API) scaProblem(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := bank.AsError(err)
 	if !ok {
-		s.fail(w, r, err) // logged with its id; the PSU sees only the id
+		h.fail(w, r, err) // logged with its id; the PSU sees only the id
 		return
 	}
 	st := stateOf(r)
@@ -192,4 +192,17 @@ func scaStyle(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write(scaCSS)
+}
+
+func (h *psd2API) automatedSCA(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[bank.AutoSCA](r)
+	if err != nil {
+		return err
+	}
+	redirect, err := h.bank.AutomatedSCA(callerTPP(r), r.PathValue("authorisationId"), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"redirect": redirect})
+	return nil
 }

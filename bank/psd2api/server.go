@@ -38,7 +38,9 @@ const (
 
 // Config holds what the server needs.
 type Config struct {
-	Bank     *bank.Service
+	// Bank is the bank: the PSD2 routes get its PSD2 door only, the
+	// sandbox routes its Sandbox door and the operator's routes its Ops.
+	Bank     *bank.Bank
 	Verifier *httpsig.Verifier
 	// BankSigner signs every response with the bank's certificate.
 	BankSigner *httpsig.Signer
@@ -55,6 +57,11 @@ type Config struct {
 type server struct {
 	Config
 	mux *http.ServeMux
+	// The handlers of each kind of route, each with its door of the bank;
+	// psd2 also starts the fresh SCA of a 401's scaRedirect.
+	psd2    *psd2API
+	sandbox *sandboxAPI
+	ops     *opsAPI
 	// openAPIDoc builds the document of GET /v1/openapi.json from the
 	// routes on first use, not at start-up.
 	openAPIDoc func() ([]byte, error)
@@ -69,6 +76,9 @@ func NewServer(cfg Config) http.Handler {
 		cfg.Now = time.Now
 	}
 	s := &server{Config: cfg, mux: http.NewServeMux()}
+	s.psd2 = &psd2API{bank: cfg.Bank.PSD2, fail: s.fail}
+	s.sandbox = &sandboxAPI{bank: cfg.Bank.Sandbox, signer: cfg.BankSigner, authority: cfg.Authority, now: cfg.Now}
+	s.ops = &opsAPI{bank: cfg.Bank.Ops}
 	routes := s.routes()
 	for _, rt := range routes {
 		s.mux.Handle(rt.pattern, rt.handler)
@@ -151,7 +161,7 @@ func (s *server) fault(w http.ResponseWriter, r *http.Request) bool {
 	if !strings.HasPrefix(r.URL.Path, "/v1/") || r.URL.Path == "/v1/sandbox/faults" {
 		return false
 	}
-	f := s.Bank.Faults()
+	f := s.Bank.Ops.Faults()
 	if f.LatencyMs > 0 {
 		select {
 		case <-time.After(time.Duration(f.LatencyMs) * time.Millisecond):
@@ -441,7 +451,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if e.Status == http.StatusUnauthorized {
 		links := map[string]link{}
 		if e.NeedSCA {
-			if href := s.freshSCA(r); href != "" {
+			if href := s.psd2.freshSCA(r); href != "" {
 				links["scaRedirect"] = linkTo(href, "GET")
 			}
 		}

@@ -292,7 +292,7 @@ func TestSignature_RequireSignatureOff(t *testing.T) {
 	expect(t, b.Send(b.Request("GET", "/v1/sandbox/customers", nil)), 200, "")
 	req := handSigned(t, b, tpp, "GET", "/v1/sandbox/customers", nil, sig{key: apptest.Key(t, 1), cert: tpp.Cert})
 	expect(t, b.Send(req), 400, "SIGNATURE_INVALID")
-	st, err := b.Bank.Settings()
+	st, err := b.Bank.Ops.Settings()
 	if err != nil || st.RequireSignature {
 		t.Fatalf("settings %+v %v", st, err)
 	}

@@ -3,6 +3,12 @@
 // call these services, so every rule has one implementation. The package
 // imports no HTTP, storage or GUI code; storage is behind the Store
 // interface.
+//
+// The bank has three doors, one per kind of caller, over one shared core:
+// PSD2 is what a TPP may do (always scoped to that TPP and its PSU's
+// consent), Sandbox edits the test data, and Ops is what the operator may
+// do. A caller holds only the doors it needs: the PSD2 handlers hold PSD2
+// alone, so an unscoped read does not compile there.
 package bank
 
 import (
@@ -24,9 +30,35 @@ type SystemClock struct{}
 // Now returns the current time.
 func (SystemClock) Now() time.Time { return time.Now() }
 
-// Service is the bank. It is safe for concurrent use; the store serialises
-// writes.
-type Service struct {
+// Bank is the bank's three doors over one core. They are safe for
+// concurrent use; the store serialises writes.
+type Bank struct {
+	// PSD2 is what a TPP may do: account information, SCA, payment
+	// initiation, status and cancellation, authorisations, signing baskets
+	// and its contact information. Every method is scoped to the calling
+	// TPP and, for account information, its PSU's consent.
+	PSD2 *PSD2
+	// Sandbox edits the sandbox data: customers, agreements, engagements,
+	// accounts, card accounts, transactions, generation and scenarios.
+	Sandbox *Sandbox
+	// Ops is what the operator may do: settings, the clock, faults, batch
+	// runs, every TPP's payments and baskets, forced statuses, grants and
+	// their revocation, and the change events.
+	Ops *Ops
+}
+
+// PSD2 is the bank as a TPP sees it. See Bank.PSD2.
+type PSD2 struct{ *core }
+
+// Sandbox is the bank's test data. See Bank.Sandbox.
+type Sandbox struct{ *core }
+
+// Ops is the bank as its operator sees it. See Bank.Ops.
+type Ops struct{ *core }
+
+// core is the machinery the three doors share: the store, the clock, the
+// change events and the settings that hot paths read from memory.
+type core struct {
 	store  Store
 	clock  Clock
 	events hub
@@ -43,35 +75,53 @@ type Service struct {
 	batch sync.Mutex
 	// lastRun is the last scheduled batch run made (guarded by batch).
 	lastRun time.Time
+	// subjects are what each kind of authorisation is for (see
+	// scaSubject).
+	subjects map[string]scaSubject
 }
 
 // New returns the bank over a store. Its sandbox clock runs at clock's
 // pace, moved by the offset stored in the settings.
-func New(store Store, clock Clock) *Service {
-	s := &Service{store: store, clock: clock}
-	if st, err := s.Settings(); err == nil {
-		s.apply(st)
+func New(store Store, clock Clock) *Bank {
+	c := &core{store: store, clock: clock}
+	c.subjects = map[string]scaSubject{
+		AuthConsent: consent{c}, AuthUsers: identification{},
+		AuthPayment: payments{c}, AuthBasket: payments{c},
 	}
-	return s
+	if st, err := c.settings(); err == nil {
+		c.apply(st)
+	}
+	return &Bank{PSD2: &PSD2{c}, Sandbox: &Sandbox{c}, Ops: &Ops{c}}
 }
 
 // Now returns the sandbox clock's time: the real time moved by the clock
 // offset. Every rule that reads "now" uses it.
-func (s *Service) Now() time.Time {
+func (s *core) Now() time.Time {
 	return s.clock.Now().Add(time.Duration(s.offset.Load()) * time.Second)
 }
 
 // Today returns the bank's current calendar date on the sandbox clock.
-func (s *Service) Today() Date { return DateOf(s.Now()) }
+func (s *core) Today() Date { return DateOf(s.Now()) }
 
 // view runs fn in a read transaction and turns storage failures into errors
 // that say what failed.
-func (s *Service) view(what string, fn func(Tx) error) error {
+func (s *core) view(what string, fn func(Tx) error) error {
 	return wrapStorage(what, s.store.View(fn))
 }
 
+// read runs fn in a read transaction and returns what it found.
+func read[T any](s *core, what string, fn func(Tx) (T, error)) (T, error) {
+	var out T
+	err := s.view(what, func(tx Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}
+
 // update runs fn in a write transaction; fn's errors roll everything back.
-func (s *Service) update(what string, fn func(Tx) error) error {
+func (s *core) update(what string, fn func(Tx) error) error {
 	return wrapStorage(what, s.store.Update(fn))
 }
 

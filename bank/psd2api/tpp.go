@@ -1,0 +1,32 @@
+package psd2api
+
+import "net/http"
+
+// Handlers of a TPP's contact information (API.md 9).
+
+// contactBody is the body of PUT and GET /v1/tpps/{tppId}/contact-information.
+type contactBody struct {
+	Email string `json:"email"`
+}
+
+func (h *psd2API) putContact(w http.ResponseWriter, r *http.Request) error {
+	in, err := decode[contactBody](r)
+	if err != nil {
+		return err
+	}
+	c, err := h.bank.SetTPPContact(callerTPP(r), r.PathValue("tppId"), in.Email)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, contactBody{c.Email})
+	return nil
+}
+
+func (h *psd2API) getContact(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.bank.TPPContact(callerTPP(r), r.PathValue("tppId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, contactBody{c.Email})
+	return nil
+}
