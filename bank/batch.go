@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // Triggers of a batch run.
@@ -208,18 +206,19 @@ func (s *core) runBatch(at time.Time, trigger string, state *batchState) (run Ba
 	process := func(ids []string) ([]BatchOutcome, error) {
 		var outcomes []BatchOutcome
 		err := s.update("batch run", func(tx Tx) error {
-			c, err := newBatchCache(tx)
-			if err != nil {
-				return err
-			}
+			l := newLedger(tx)
 			for _, id := range ids {
-				o, err := s.processPayment(tx, c, id, at)
+				o, err := s.processPayment(l, id, at)
 				if err != nil {
 					return fmt.Errorf("payment %s: %w", id, err)
 				}
 				outcomes = append(outcomes, o...)
 			}
-			return c.flush(tx, touched)
+			moved, err := l.flush()
+			for _, id := range moved {
+				touched[id] = true
+			}
+			return err
 		})
 		return outcomes, err
 	}
@@ -273,57 +272,10 @@ func (s *core) runBatch(at time.Time, trigger string, state *batchState) (run Ba
 	return run, err == nil, err
 }
 
-// batchCache holds, for one storage transaction of a batch run, the
-// settings, the customers' names and the accounts it reads, so that an
-// account that many payments move is read and written once.
-type batchCache struct {
-	st        Settings
-	customers map[string]Customer
-	accounts  map[string]*Account
-	dirty     map[string]bool
-}
-
-func newBatchCache(tx Tx) (*batchCache, error) {
-	st, err := settingsIn(tx)
-	return &batchCache{st: st, customers: map[string]Customer{}, accounts: map[string]*Account{}, dirty: map[string]bool{}}, err
-}
-
-// account returns the cached account, reading it on first use.
-func (c *batchCache) account(tx Tx, id string) (*Account, error) {
-	if a, ok := c.accounts[id]; ok {
-		return a, nil
-	}
-	a, err := tx.Account(id)
-	if err != nil {
-		return nil, err
-	}
-	c.accounts[id] = &a
-	return &a, nil
-}
-
-func (c *batchCache) customer(tx Tx, id string) Customer {
-	if cu, ok := c.customers[id]; ok {
-		return cu
-	}
-	cu, _ := tx.Customer(id)
-	c.customers[id] = cu
-	return cu
-}
-
-// flush writes the accounts whose balances moved and adds them to touched.
-func (c *batchCache) flush(tx Tx, touched map[string]bool) error {
-	for id := range c.dirty {
-		if err := tx.PutAccount(*c.accounts[id]); err != nil {
-			return err
-		}
-		touched[id] = true
-	}
-	return nil
-}
-
 // processPayment moves one payment as a batch run at moment at would, and
 // says what changed.
-func (s *core) processPayment(tx Tx, c *batchCache, id string, at time.Time) ([]BatchOutcome, error) {
+func (s *core) processPayment(l *ledger, id string, at time.Time) ([]BatchOutcome, error) {
+	tx := l.tx
 	p, err := tx.Payment(id)
 	if errors.Is(err, ErrNotFound) {
 		return nil, nil
@@ -338,7 +290,7 @@ func (s *core) processPayment(tx Tx, c *batchCache, id string, at time.Time) ([]
 		if err := s.expireAuthorisations(tx, &p); err != nil {
 			return nil, err
 		}
-	} else if err := s.settle(tx, c, &p, at); err != nil {
+	} else if err := settle(l, &p, at); err != nil {
 		return nil, err
 	}
 	if p.Status == from && p.Status != StatusPDNG {
@@ -374,217 +326,6 @@ func (s *core) expireAuthorisations(tx Tx, p *Payment) error {
 		return err
 	}
 	*p = fresh
-	return nil
-}
-
-// settle moves an authorised payment at a batch run: a due payment with
-// cover settles (a cross-border transfer is first picked up, ACSP, and
-// settles at the next run); without cover it waits (PDNG) for
-// CoverRetryDays banking days, then is rejected.
-func (s *core) settle(tx Tx, c *batchCache, p *Payment, at time.Time) error {
-	day := DateOf(at)
-	if p.Status == StatusACCP && p.ExecutionDate.After(day) {
-		return nil // not due yet
-	}
-	st := c.st
-	by := "batch run " + at.In(Oslo).Format("2006-01-02 15:04")
-	debtor, err := c.account(tx, p.DebtorAccountID)
-	if errors.Is(err, ErrNotFound) {
-		return reject(tx, p, by, "the debtor account no longer exists", at, false)
-	} else if err != nil {
-		return err
-	}
-	if p.Product == ProductNCBCT && (p.Status == StatusACTC || p.Status == StatusACCP) {
-		if ok, why, err := covered(st, *debtor, p.Items[0], p.Fee); err != nil {
-			return err
-		} else if !ok {
-			return s.noCover(tx, p, by, why, day, at, st)
-		}
-		yes := true
-		p.FundsAvailable = &yes
-		setStatus(p, StatusACSP, by, "picked up; settles at the next batch run", at)
-		return nil
-	}
-	waiting := false
-	var why string
-	for i := range p.Items {
-		it := &p.Items[i]
-		if it.Status != "" {
-			continue
-		}
-		ok, reason, err := covered(st, *debtor, *it, p.Fee)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			waiting, why = true, reason
-			continue
-		}
-		if err := book(tx, c, p, it, debtor, day); err != nil {
-			return err
-		}
-	}
-	if waiting {
-		return s.noCover(tx, p, by, why, day, at, st)
-	}
-	yes := true
-	p.FundsAvailable = &yes
-	to, reason := StatusACSC, "settled"
-	if p.Service == ServiceBulk {
-		rejected := 0
-		for _, it := range p.Items {
-			if it.Status == StatusRJCT {
-				rejected++
-			}
-		}
-		switch {
-		case rejected == len(p.Items):
-			to, reason = StatusRJCT, "no item had cover in time"
-		case rejected > 0:
-			to, reason = StatusPART, fmt.Sprintf("%d of %d items settled; %d had no cover in time", len(p.Items)-rejected, len(p.Items), rejected)
-		}
-	}
-	setStatus(p, to, by, reason, at)
-	return nil
-}
-
-// noCover handles a run that found no cover: the payment waits (PDNG)
-// until its retry days are over, then it (or a bulk payment's waiting
-// items) is rejected.
-func (s *core) noCover(tx Tx, p *Payment, by, why string, day Date, at time.Time, st Settings) error {
-	no := false
-	p.FundsAvailable = &no
-	if p.Status != StatusPDNG {
-		p.RetryUntil = AddBankingDays(day, st.CoverRetryDays)
-		setStatus(p, StatusPDNG, by, why+"; retried at every batch run until "+p.RetryUntil.String(), at)
-		return nil
-	}
-	if !day.After(p.RetryUntil) {
-		return nil
-	}
-	if p.Service != ServiceBulk {
-		return reject(tx, p, by, why+"; no cover within the retry days", at, true)
-	}
-	settled := 0
-	for i := range p.Items {
-		switch p.Items[i].Status {
-		case "":
-			p.Items[i].Status = StatusRJCT
-		case StatusACSC:
-			settled++
-		}
-	}
-	if err := removePending(tx, p); err != nil {
-		return err
-	}
-	to := StatusRJCT
-	if settled > 0 {
-		to = StatusPART
-	}
-	setStatus(p, to, by, fmt.Sprintf("%d of %d items settled; the rest had no cover within the retry days", settled, len(p.Items)), at)
-	return nil
-}
-
-// covered checks cover for an item (and a fee): the debtor account's
-// expected balance plus its credit line must reach the amount in the
-// account's currency.
-func covered(st Settings, debtor Account, it PaymentItem, fee decimal.Decimal) (bool, string, error) {
-	need, err := convert(st.FX, it.Amount, it.Currency, debtor.Currency)
-	if err != nil {
-		return false, err.Error(), nil
-	}
-	if fee.IsPositive() {
-		f, err := convert(st.FX, fee, "NOK", debtor.Currency)
-		if err != nil {
-			return false, err.Error(), nil
-		}
-		need = need.Add(f)
-	}
-	available := debtor.Balances.Expected.Add(debtor.CreditLine)
-	if available.LessThan(need) {
-		return false, fmt.Sprintf("no cover: %s available (expected balance and credit line), %s needed", FormatAmount(available, debtor.Currency), FormatAmount(need, debtor.Currency)), nil
-	}
-	return true, "", nil
-}
-
-// book settles one item: the debit (and a cross-border fee) is booked on
-// the debtor account, replacing its pending entry, and the credit on the
-// creditor account when it is a sandbox account; both balances move.
-func book(tx Tx, c *batchCache, p *Payment, it *PaymentItem, debtor *Account, day Date) error {
-	st := c.st
-	debit, err := convert(st.FX, it.Amount, it.Currency, debtor.Currency)
-	if err != nil {
-		return err
-	}
-	owner := c.customer(tx, debtor.OwnerID)
-	debtorSeq, _ := SeqOf(KindAccount, debtor.ID)
-	newID := func(accountSeq uint64) (string, error) {
-		seq, err := tx.NextSeq(KindTransaction)
-		return FormatID(KindTransaction, accountSeq, seq), err
-	}
-	t := debitTransaction(*p, *it, *debtor, owner, debit.Neg(), day)
-	if t.ID = it.PendingTxID; t.ID == "" {
-		if t.ID, err = newID(debtorSeq); err != nil {
-			return err
-		}
-	}
-	txs := []Transaction{t}
-	total := debit
-	if p.Fee.IsPositive() {
-		fee, err := convert(st.FX, p.Fee, "NOK", debtor.Currency)
-		if err != nil {
-			return err
-		}
-		feeTx := Transaction{
-			Amount: fee.Neg(), Currency: debtor.Currency, BookingDate: day, ValueDate: day,
-			RemittanceInformationUnstructured: "Gebyr utenlandsbetaling " + p.ID, CreditorName: "Sandbank",
-			DebtorName: owner.Name, DebtorAccount: AccountRef{IBAN: debtor.IBAN, BBAN: debtor.BBAN},
-			BankTransactionCode: "ACMT-MDOP-CHRG", ProprietaryBankTransactionCode: "Gebyr",
-		}
-		if feeTx.ID, err = newID(debtorSeq); err != nil {
-			return err
-		}
-		txs = append(txs, feeTx)
-		total = total.Add(fee)
-	}
-	if err := tx.PutTransactions(debtor.ID, txs); err != nil {
-		return err
-	}
-	debtor.Balances.ClosingBooked = debtor.Balances.ClosingBooked.Sub(total)
-	debtor.Balances.Expected = debtor.Balances.Expected.Sub(total)
-	c.dirty[debtor.ID] = true
-	it.Status = StatusACSC
-	if it.CreditorAccountID == "" || it.CreditorAccountID == debtor.ID {
-		return nil
-	}
-	creditor, err := c.account(tx, it.CreditorAccountID)
-	if errors.Is(err, ErrNotFound) {
-		return nil // deleted since: the money leaves the sandbox
-	} else if err != nil {
-		return err
-	}
-	credit, err := convert(st.FX, it.Amount, it.Currency, creditor.Currency)
-	if err != nil {
-		return err
-	}
-	creditorSeq, _ := SeqOf(KindAccount, creditor.ID)
-	ct := Transaction{
-		Amount: credit, Currency: creditor.Currency, BookingDate: day, ValueDate: day,
-		RemittanceInformationUnstructured: t.RemittanceInformationUnstructured, CreditorName: it.CreditorName,
-		CreditorAccount: AccountRef{IBAN: creditor.IBAN, BBAN: creditor.BBAN}, DebtorName: owner.Name,
-		DebtorAccount: AccountRef{IBAN: debtor.IBAN, BBAN: debtor.BBAN}, EndToEndID: it.EndToEndID,
-		BankTransactionCode: "PMNT-RCDT-DMCT", ProprietaryBankTransactionCode: "Innbetaling",
-	}
-	if ct.ID, err = newID(creditorSeq); err != nil {
-		return err
-	}
-	it.CreditorTxID = ct.ID
-	if err := tx.PutTransactions(creditor.ID, []Transaction{ct}); err != nil {
-		return err
-	}
-	creditor.Balances.ClosingBooked = creditor.Balances.ClosingBooked.Add(credit)
-	creditor.Balances.Expected = creditor.Balances.Expected.Add(credit)
-	c.dirty[creditor.ID] = true
 	return nil
 }
 

@@ -2,6 +2,7 @@ package bank
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -106,4 +107,138 @@ func checkSandboxAmount(v *Violations, path string, n *Number, currency string) 
 		return n.Value, true
 	}
 	return decimal.Decimal{}, false
+}
+
+// errNoRate is the error of a conversion the FX table has no rate for.
+var errNoRate = errors.New("no FX rate")
+
+// convert converts an amount with the FX table (NOK per unit), rounded to
+// the target currency's minor units. A currency the table has no rate for
+// is an errNoRate whose text says what to do.
+func convert(fx map[string]decimal.Decimal, amount decimal.Decimal, from, to string) (decimal.Decimal, error) {
+	if from == to {
+		return amount, nil
+	}
+	for _, c := range []string{from, to} {
+		if _, ok := fx[c]; !ok {
+			return decimal.Decimal{}, fmt.Errorf("the sandbox FX table has no rate for %s; add one in the settings (NOK per one %s): %w", c, c, errNoRate)
+		}
+	}
+	minor := validate.MinorUnits(to)
+	if minor < 0 {
+		minor = 2
+	}
+	return amount.Mul(fx[from]).Div(fx[to]).Round(int32(minor)), nil
+}
+
+// Available is what the account has available: its expected balance plus
+// its credit line (the interimAvailable balance of account information).
+// Cover for a payment is checked against it.
+func (a Account) Available() decimal.Decimal { return a.Balances.Expected.Add(a.CreditLine) }
+
+// Available is what the card account has available: its expected balance
+// plus its credit limit.
+func (c CardAccount) Available() decimal.Decimal { return c.Balances.Expected.Add(c.CreditLimit) }
+
+// ledger moves money within one storage transaction: it reads each
+// account it moves once, keeps the changes, and writes the changed
+// accounts back at flush, so that an account many payments move (a batch
+// run) is read and written once. Every function that moves a payment's
+// money takes the ledger of its transaction.
+type ledger struct {
+	tx        Tx
+	st        *Settings
+	customers map[string]Customer
+	accounts  map[string]*Account
+	dirty     map[string]bool
+}
+
+func newLedger(tx Tx) *ledger {
+	return &ledger{tx: tx, customers: map[string]Customer{}, accounts: map[string]*Account{}, dirty: map[string]bool{}}
+}
+
+// settings returns the settings, read on first use.
+func (l *ledger) settings() (Settings, error) {
+	if l.st == nil {
+		st, err := settingsIn(l.tx)
+		if err != nil {
+			return st, err
+		}
+		l.st = &st
+	}
+	return *l.st, nil
+}
+
+// account returns the account to read and move, reading it on first use.
+func (l *ledger) account(id string) (*Account, error) {
+	if a, ok := l.accounts[id]; ok {
+		return a, nil
+	}
+	a, err := l.tx.Account(id)
+	if err != nil {
+		return nil, err
+	}
+	l.accounts[id] = &a
+	return &a, nil
+}
+
+// touch marks an account as changed.
+func (l *ledger) touch(id string) { l.dirty[id] = true }
+
+// customer returns a customer for the names on transactions; a missing one
+// gives an empty name.
+func (l *ledger) customer(id string) Customer {
+	if c, ok := l.customers[id]; ok {
+		return c
+	}
+	c, _ := l.tx.Customer(id)
+	l.customers[id] = c
+	return c
+}
+
+// newTxID hands out the id of a new transaction on an account.
+func (l *ledger) newTxID(a Account) (string, error) {
+	accountSeq, _ := SeqOf(KindAccount, a.ID)
+	seq, err := l.tx.NextSeq(KindTransaction)
+	return FormatID(KindTransaction, accountSeq, seq), err
+}
+
+// flush writes the accounts whose balances moved and returns their ids.
+func (l *ledger) flush() ([]string, error) {
+	ids := make([]string, 0, len(l.dirty))
+	for id := range l.dirty {
+		if err := l.tx.PutAccount(*l.accounts[id]); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	clear(l.dirty)
+	return ids, nil
+}
+
+// move runs fn in a write transaction with its ledger, writes the accounts
+// it moved, and announces events, and the moved accounts with their
+// transactions.
+func (s *core) move(what string, fn func(l *ledger) error, events ...Event) error {
+	var moved []string
+	err := s.update(what, func(tx Tx) error {
+		l := newLedger(tx)
+		if err := fn(l); err != nil {
+			return err
+		}
+		var err error
+		moved, err = l.flush()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range moved {
+		events = append(events, Event{Kind: EventTransactions, ID: id})
+	}
+	if len(moved) > 0 {
+		events = append(events, Event{Kind: EventAccounts})
+	}
+	s.publish(events...)
+	return nil
 }

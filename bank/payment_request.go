@@ -474,26 +474,3 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 func warning(path, text string) Message {
 	return Message{Category: "WARNING", Code: "WARNING", Path: path, Text: clip(text)}
 }
-
-// convert converts an amount with the FX table (NOK per unit), rounded to
-// the target currency's minor units.
-func convert(fx map[string]decimal.Decimal, amount decimal.Decimal, from, to string) (decimal.Decimal, error) {
-	if from == to {
-		return amount, nil
-	}
-	rf, ok1 := fx[from]
-	rt, ok2 := fx[to]
-	for _, miss := range []struct {
-		ok bool
-		c  string
-	}{{ok1, from}, {ok2, to}} {
-		if !miss.ok {
-			return decimal.Decimal{}, fmt.Errorf("the sandbox FX table has no rate for %s; add one in the settings (NOK per one %s)", miss.c, miss.c)
-		}
-	}
-	minor := validate.MinorUnits(to)
-	if minor < 0 {
-		minor = 2
-	}
-	return amount.Mul(rf).Div(rt).Round(int32(minor)), nil
-}

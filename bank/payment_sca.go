@@ -85,13 +85,14 @@ func (s payments) approve(tx Tx, a *Authorisation, _ SCAInput) (approval, error)
 		return approval{}, err
 	}
 	now := s.core.Now()
+	l := newLedger(tx)
 	var refused []string
 	for _, id := range a.PaymentIDs {
 		p, err := tx.Payment(id)
 		if err != nil {
 			return approval{}, err
 		}
-		why, err := s.core.approvePayment(tx, &p, c, a.Context, now)
+		why, err := approvePayment(l, &p, c, a.Context, now)
 		if err != nil {
 			return approval{}, err
 		}
@@ -101,6 +102,9 @@ func (s payments) approve(tx Tx, a *Authorisation, _ SCAInput) (approval, error)
 		if err := tx.PutPayment(p); err != nil {
 			return approval{}, err
 		}
+	}
+	if _, err := l.flush(); err != nil {
+		return approval{}, err
 	}
 	if len(refused) > 0 && (a.Kind == AuthPayment || len(refused) == len(a.PaymentIDs)) {
 		return approval{failCode: CodePaymentFailed, failMessage: strings.Join(refused, "; ")}, nil
@@ -112,6 +116,7 @@ func (s payments) approve(tx Tx, a *Authorisation, _ SCAInput) (approval, error)
 func (s payments) reject(tx Tx, a *Authorisation) (string, string, error) {
 	c, _ := tx.Customer(a.CustomerID)
 	now := s.core.Now()
+	l := newLedger(tx) // payments that await approval hold no reservation
 	for _, id := range a.PaymentIDs {
 		p, err := tx.Payment(id)
 		if err != nil {
@@ -120,7 +125,7 @@ func (s payments) reject(tx Tx, a *Authorisation) (string, string, error) {
 		if p.Status != StatusRCVD && p.Status != StatusPATC {
 			continue
 		}
-		if err := reject(tx, &p, fmt.Sprintf("PSU %s (%s)", c.Name, c.Number), "the PSU rejected the payment at SCA", now, false); err != nil {
+		if err := reject(l, &p, fmt.Sprintf("PSU %s (%s)", c.Name, c.Number), "the PSU rejected the payment at SCA", now, false); err != nil {
 			return "", "", err
 		}
 		if err := tx.PutPayment(p); err != nil {
@@ -135,6 +140,7 @@ func (s payments) reject(tx Tx, a *Authorisation) (string, string, error) {
 // for another approver.
 func (s payments) abandon(tx Tx, a Authorisation, message string) error {
 	now := s.core.Now()
+	l := newLedger(tx) // RCVD payments hold no reservation
 	for _, id := range a.PaymentIDs {
 		p, err := tx.Payment(id)
 		if errors.Is(err, ErrNotFound) {
@@ -145,7 +151,7 @@ func (s payments) abandon(tx Tx, a Authorisation, message string) error {
 		if p.Status != StatusRCVD {
 			continue
 		}
-		if err := reject(tx, &p, "SCA "+a.ID, "SCA failed: "+message, now, false); err != nil {
+		if err := reject(l, &p, "SCA "+a.ID, "SCA failed: "+message, now, false); err != nil {
 			return err
 		}
 		if err := tx.PutPayment(p); err != nil {

@@ -52,8 +52,13 @@ type PaymentItem struct {
 	Status string `json:"status,omitempty"`
 	// PendingTxID is the transaction that shows the authorised item as
 	// pending on the debtor account; settlement books it under the same id.
-	PendingTxID  string `json:"pendingTxId,omitempty"`
-	CreditorTxID string `json:"creditorTxId,omitempty"`
+	// PendingFeeTxID is the pending fee of a cross-border transfer, booked
+	// likewise. Reserved is what the pending items hold of the debtor
+	// account's expected balance, in its currency (see payment_status.go).
+	PendingTxID    string          `json:"pendingTxId,omitempty"`
+	PendingFeeTxID string          `json:"pendingFeeTxId,omitempty"`
+	Reserved       decimal.Decimal `json:"reserved"`
+	CreditorTxID   string          `json:"creditorTxId,omitempty"`
 }
 
 // StatusChange is one step of a payment's history: who or which batch run
@@ -170,7 +175,8 @@ func (s *PSD2) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 	if err := CheckProduct(in.Service, in.Product); err != nil {
 		return out, err
 	}
-	err := s.write("create payment", func(tx Tx) error {
+	err := s.move("create payment", func(l *ledger) error {
+		tx := l.tx
 		st, err := settingsIn(tx)
 		if err != nil {
 			return err
@@ -193,7 +199,7 @@ func (s *PSD2) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 			a.Status, a.Finished, a.CustomerID = ScaExempted, now, p.CustomerID
 			p.Context, a.Context = ContextPrivate, ContextPrivate
 			p.Approvals = []Approval{{CustomerID: p.CustomerID, Time: now, Full: true}}
-			if err := s.authorise(tx, &p, now, "SCA exemption (own accounts)"); err != nil {
+			if err := authorise(l, &p, now, "SCA exemption (own accounts)"); err != nil {
 				return err
 			}
 		}
@@ -424,12 +430,6 @@ func ownTransfer(tx Tx, p Payment) bool {
 	return err == nil && c.Type == Private
 }
 
-// setStatus moves a payment to a new status and records why.
-func setStatus(p *Payment, to, by, reason string, at time.Time) {
-	p.History = append(p.History, StatusChange{Time: at, From: p.Status, To: to, By: by, Reason: reason})
-	p.Status = to
-}
-
 // PaymentList is a page of payments for the desktop screens, with the
 // names of the customers and accounts they name.
 type PaymentList struct {
@@ -469,8 +469,8 @@ func (s *Ops) Payments(status string, offset, limit int) (PaymentList, error) {
 	return out, err
 }
 
-// PaymentDetail returns one payment with its request body, for the
-// desktop screens.
+// Payment returns one payment with its request body and fundsAvailable as
+// of now, for the desktop screens and support staff.
 func (s *Ops) Payment(id string) (Payment, error) {
 	var p Payment
 	err := s.view("read payment", func(tx Tx) error {
@@ -478,8 +478,10 @@ func (s *Ops) Payment(id string) (Payment, error) {
 		if p, err = tx.Payment(id); err != nil {
 			return found(err, "payment", id)
 		}
-		p.Request, err = tx.PaymentRequest(id)
-		return err
+		if p.Request, err = tx.PaymentRequest(id); err != nil {
+			return err
+		}
+		return fundsNow(newLedger(tx), &p)
 	})
 	return p, err
 }

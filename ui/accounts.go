@@ -237,7 +237,7 @@ func (s *accountsScreen) showDetail() {
 		s.acctStatus.SetSelected(a.Status)
 		s.acctClosing.SetText(a.Balances.ClosingBooked.String())
 		s.acctExpect.SetText(a.Balances.Expected.String())
-		s.acctAvail.SetText("Interim available (expected + credit line): " + bank.FormatAmount(a.Balances.Expected.Add(a.CreditLine), a.Currency) + " " + a.Currency)
+		s.acctAvail.SetText("Interim available (expected + credit line): " + bank.FormatAmount(a.Available(), a.Currency) + " " + a.Currency)
 		s.detail.Objects = []fyne.CanvasObject{s.acctBox}
 	} else if c, ok := s.card(); ok {
 		s.cardForm.clear()

@@ -81,7 +81,8 @@ func TestPayments_ListFilterHistoryAndForce(t *testing.T) {
 	if got := rowOf(s.paymentCell, 0, len(paymentColumns)); got[1] != "NDCT" || got[3] != "—" || got[4] != "250.50 NOK" || got[5] != bank.StatusRCVD || got[6] != "—" {
 		t.Fatalf("the waiting payment's row %q", got)
 	}
-	want := []string{when(approved.Created), "NDCT", payTPP, "Test Testperson 1 (13039319955)", "100.00 NOK", bank.StatusACTC, "—", day.String()}
+	// Authorisation held the money, so funds are available at once.
+	want := []string{when(approved.Created), "NDCT", payTPP, "Test Testperson 1 (13039319955)", "100.00 NOK", bank.StatusACTC, "yes", day.String()}
 	if got := rowOf(s.paymentCell, 1, len(paymentColumns)); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("the approved payment's row\n got %q\nwant %q", got, want)
 	}

@@ -137,12 +137,15 @@ type aisBalance struct {
 	ReferenceDate       *bank.Date     `json:"referenceDate,omitempty"`
 }
 
-func aisBalances(b bank.Balances, credit decimal.Decimal, currency string, today bank.Date, f bank.Fixes) []aisBalance {
+// aisBalances writes an account's balances: closingBooked, expected, and
+// what is available (expected plus the credit line or limit) as
+// interimAvailable.
+func aisBalances(b bank.Balances, available decimal.Decimal, currency string, today bank.Date, f bank.Fixes) []aisBalance {
 	yes := true
 	return []aisBalance{
 		{BalanceType: "closingBooked", BalanceAmount: amount(b.ClosingBooked, currency, f), ReferenceDate: &today},
 		{BalanceType: "expected", BalanceAmount: amount(b.Expected, currency, f)},
-		{BalanceType: "interimAvailable", BalanceAmount: amount(b.Expected.Add(credit), currency, f), CreditLimitIncluded: &yes},
+		{BalanceType: "interimAvailable", BalanceAmount: amount(available, currency, f), CreditLimitIncluded: &yes},
 	}
 }
 
@@ -167,7 +170,7 @@ func (h *psd2API) aisAccountOf(a bank.Account, withBalance bool, f bank.Fixes) a
 		Links: map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
 	}
 	if withBalance {
-		v.Balances = aisBalances(a.Balances, a.CreditLine, a.Currency, h.bank.Today(), f)
+		v.Balances = aisBalances(a.Balances, a.Available(), a.Currency, h.bank.Today(), f)
 	}
 	return v
 }
@@ -214,7 +217,7 @@ func (h *psd2API) getAISBalances(w http.ResponseWriter, r *http.Request) error {
 	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"account":  accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
-		"balances": aisBalances(acct.Balances, acct.CreditLine, acct.Currency, h.bank.Today(), f),
+		"balances": aisBalances(acct.Balances, acct.Available(), acct.Currency, h.bank.Today(), f),
 	})
 	return nil
 }
@@ -421,7 +424,7 @@ func (h *psd2API) aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes) 
 		Links:       map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
 	}
 	if withBalance {
-		v.Balances = aisBalances(c.Balances, c.CreditLimit, c.Currency, h.bank.Today(), f)
+		v.Balances = aisBalances(c.Balances, c.Available(), c.Currency, h.bank.Today(), f)
 	}
 	return v
 }
@@ -468,7 +471,7 @@ func (h *psd2API) getAISCardBalances(w http.ResponseWriter, r *http.Request) err
 	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"cardAccount": map[string]string{"maskedPan": c.MaskedPan},
-		"balances":    aisBalances(c.Balances, c.CreditLimit, c.Currency, h.bank.Today(), f),
+		"balances":    aisBalances(c.Balances, c.Available(), c.Currency, h.bank.Today(), f),
 	})
 	return nil
 }

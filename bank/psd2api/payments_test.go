@@ -198,15 +198,20 @@ func TestPayments_NDCTFromCreationToSettlement(t *testing.T) {
 		t.Fatalf("the authorised payment is not pending: %+v", txs.Transactions.Pending)
 	}
 
+	// The pending item holds its amount: the expected balance fell by it
+	// at authorisation, and fundsAvailable says the payment is covered.
 	before1, before2 := expectedBalance(t, b, tpp, ibanT1Bruk), expectedBalance(t, b, tpp, ibanT2Bruk)
+	if st, funds := status(t, b, tpp, ndctPath, c.PaymentID); st != "ACTC" || !funds || before1 != "24412.07" || before2 != "8940.12" {
+		t.Fatalf("authorised: %s, fundsAvailable %v, expected balances %s and %s, want 24512.37 - 100.30 and 8940.12", st, funds, before1, before2)
+	}
 	if counts := runBatch(t, b, tpp); counts["ACSC"] != 1 {
 		t.Fatalf("batch counts %v", counts)
 	}
 	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACSC")
-	if after := expectedBalance(t, b, tpp, ibanT1Bruk); after != "23588.57" || before1 != "23688.87" {
-		t.Fatalf("debtor balance %s → %s", before1, after)
+	if after := expectedBalance(t, b, tpp, ibanT1Bruk); after != before1 {
+		t.Fatalf("settling a reserved payment moved the debtor's expected balance: %s → %s", before1, after)
 	}
-	if after := expectedBalance(t, b, tpp, ibanT2Bruk); after != "8490.42" || before2 != "8390.12" {
+	if after := expectedBalance(t, b, tpp, ibanT2Bruk); after != "9040.42" {
 		t.Fatalf("creditor balance %s → %s", before2, after)
 	}
 	// Booked under the pending item's id, and no longer pending.
@@ -261,16 +266,19 @@ func TestPayments_NCBCTPickedUpThenSettled(t *testing.T) {
 	}
 	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
 	wantStatus(t, b, tpp, ncbctPath, c.PaymentID, "ACTC")
+	// Authorisation holds EUR 1,000 at NOK 11.65 plus the NOK 250 fee.
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "12612.37" {
+		t.Fatalf("authorised: expected balance %s, want 24512.37 - 11650.00 - 250.00", bal)
+	}
 	runBatch(t, b, tpp)
 	wantStatus(t, b, tpp, ncbctPath, c.PaymentID, "ACSP")
-	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "23688.87" {
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "12612.37" {
 		t.Fatalf("ACSP moved money: %s", bal)
 	}
 	runBatch(t, b, tpp)
 	wantStatus(t, b, tpp, ncbctPath, c.PaymentID, "ACSC")
-	// EUR 1,000 at NOK 11.65 plus the NOK 250 fee.
-	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "11788.87" {
-		t.Fatalf("after settlement %s, want 23688.87 - 11650.00 - 250.00", bal)
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "12612.37" {
+		t.Fatalf("after settlement %s, want 24512.37 - 11650.00 - 250.00", bal)
 	}
 	r = b.Do(tpp, "GET", ncbctPath+"/"+c.PaymentID, nil)
 	var got map[string]any
@@ -291,7 +299,7 @@ func TestPayments_PeriodicSkippedByTheBatchAndCancelled(t *testing.T) {
 	wantStatus(t, b, tpp, path, c.PaymentID, "ACTC")
 	runBatch(t, b, tpp)
 	wantStatus(t, b, tpp, path, c.PaymentID, "ACTC")
-	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "23688.87" {
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "24512.37" {
 		t.Fatalf("a standing order moved money: %s", bal)
 	}
 	expect(t, b.Do(tpp, "DELETE", path+"/"+c.PaymentID, nil), 204, "")
@@ -333,20 +341,28 @@ func TestPayments_BulkSettlesEachItem(t *testing.T) {
 	wantStatus(t, b, tpp, path, c.PaymentID, "ACTC")
 	runBatch(t, b, tpp)
 	wantStatus(t, b, tpp, path, c.PaymentID, "ACSC")
-	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "24688.87" {
+	if bal := expectedBalance(t, b, tpp, ibanT1Bruk); bal != "25512.37" {
 		t.Fatalf("the first creditor has %s", bal)
 	}
-	if bal := expectedBalance(t, b, tpp, ibanF1Drift); bal != "1275766.4" {
-		t.Fatalf("the debtor has %s, want 1279066.90 - 3300.50", bal)
+	if bal := expectedBalance(t, b, tpp, ibanF1Drift); bal != "1281266.4" {
+		t.Fatalf("the debtor has %s, want 1284566.90 - 3300.50", bal)
 	}
 }
 
 func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
 	b, tpp := setup(t)
 	day := onBankingMorning(t, b, tpp)
-	// Testperson 2 has NOK 8,390.12 and a credit line of 5,000.
+	// Testperson 2 has NOK 8,940.12 and a credit line of 5,000.
 	c := createPayment(t, b, tpp, ndctPath, ndct("20000", ibanT2Bruk, ibanT1Bruk))
 	autoSCA(t, b, tpp, c.authID(), t2Number, "approve")
+	// Authorised without cover: nothing is held, and the status says so
+	// before any batch run.
+	if st, funds := status(t, b, tpp, ndctPath, c.PaymentID); st != "ACTC" || funds {
+		t.Fatalf("authorised without cover: %s, fundsAvailable %v", st, funds)
+	}
+	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "8940.12" {
+		t.Fatalf("a payment without cover holds money: %s", bal)
+	}
 	runBatch(t, b, tpp)
 	if st, funds := status(t, b, tpp, ndctPath, c.PaymentID); st != "PDNG" || funds {
 		t.Fatalf("without cover: %s, fundsAvailable %v", st, funds)
@@ -364,7 +380,7 @@ func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
 	if st, funds := status(t, b, tpp, ndctPath, c.PaymentID); st != "RJCT" || funds {
 		t.Fatalf("after the retry days: %s, fundsAvailable %v", st, funds)
 	}
-	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "8390.12" {
+	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "8940.12" {
 		t.Fatalf("a rejected payment moved money: %s", bal)
 	}
 	// The catch-up run that rejected it is in the reports; the runs that
@@ -827,7 +843,7 @@ func TestFaults(t *testing.T) {
 func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 	b, tpp := setup(t)
 	day := onBankingMorning(t, b, tpp)
-	// Testperson 2 has NOK 8,390.12 and a credit line of 5,000: the first
+	// Testperson 2 has NOK 8,940.12 and a credit line of 5,000: the first
 	// item fits, the second does not.
 	item := func(amount string) map[string]any {
 		return map[string]any{"instructedAmount": map[string]string{"amount": amount, "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT1Bruk}, "creditorName": "Mottaker"}
@@ -842,7 +858,7 @@ func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 	if st, funds := status(t, b, tpp, path, c.PaymentID); st != "PDNG" || funds {
 		t.Fatalf("one item without cover: %s, fundsAvailable %v", st, funds)
 	}
-	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "7390.12" {
+	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "7940.12" {
 		t.Fatalf("the item with cover did not settle: %s", bal)
 	}
 	// The first run after the 3 retry days rejects the waiting item.
@@ -863,7 +879,7 @@ func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 	if len(read.Payments) != 2 || read.Payments[0].TransactionStatus != "ACSC" || read.Payments[1].TransactionStatus != "RJCT" {
 		t.Fatalf("items %+v", read.Payments)
 	}
-	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "7390.12" {
+	if bal := expectedBalance(t, b, tpp, ibanT2Bruk); bal != "7940.12" {
 		t.Fatalf("the rejected item moved money: %s", bal)
 	}
 	// A PART payment can no longer be cancelled.
