@@ -10,11 +10,12 @@ import (
 	"sandbank/bank"
 )
 
-// Booked transactions are the one record kind that counts in the millions,
-// so they are stored in a compact binary form rather than JSON: a version
-// byte, then the fields in a fixed order, strings as a uvarint length and
-// bytes, dates as YYYYMMDD uvarints. Fields added later go at the end and
-// are optional, so older records still decode.
+// An account's transactions, booked and pending, are the one record kind
+// that counts in the millions, so they are stored in a compact binary form
+// rather than JSON: a version byte, then the fields in a fixed order,
+// strings as a uvarint length and bytes, dates as YYYYMMDD uvarints. Fields
+// added later go at the end and are optional, so older records still
+// decode. The golden files testdata/schema/transaction-*.hex pin the form.
 const txCodecVersion = 1
 
 func appendString(b []byte, s string) []byte {

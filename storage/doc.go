@@ -4,10 +4,35 @@ bank.Store.
 
 # Bucket layout (schema version 1)
 
-One bbolt file holds everything. Values are JSON; keys are chosen so that
-the queries the bank makes are cursor seeks. "seq" is the 8-byte big-endian
-sequence number carried inside a resource id (see bank.FormatID): ids are
-opaque to clients but decode, without an index, to the key of their record.
+One bbolt file holds everything. Keys are chosen so that the queries the
+bank makes are cursor seeks. "seq" is the 8-byte big-endian sequence number
+carried inside a resource id (see bank.FormatID): ids are opaque to clients
+but decode, without an index, to the key of their record.
+
+Values come in three forms:
+
+  - Records are the encoding/json form of their bank type (bank.Customer,
+    bank.Payment, ...): the JSON tags of those types are the file format.
+    Fields tagged json:"-" are kept elsewhere (Payment.Request in
+    paymentRequests) or in the key (ids).
+  - An account's transactions, booked and pending, use the binary codec of
+    codec.go instead, since they count in the millions: a version byte
+    (txCodecVersion, now 1), the amount as decimal text, the currency, the
+    booking and value dates as YYYYMMDD uvarints, then sixteen strings in a
+    fixed order (remittance information, creditor, debtor, codes, agents);
+    each string is a uvarint byte length and its UTF-8 bytes. The id is in
+    the key, booked or pending is the sub-bucket. Fields added later go at
+    the end. Card transactions are JSON.
+  - Index entries, counters and the schema record are fixed-size big-endian
+    numbers, 4-byte statuses, or empty.
+
+The golden files under testdata/schema pin the stored form of every record
+type: TestSchema_RecordsRoundTrip fills each type's every field, stores it,
+reads it back and compares the bytes written with the golden file. Renaming
+a JSON tag or changing the codec fails it; a change on purpose needs a
+migration (a new schema version) and "go test ./storage -run Schema
+-update" to rewrite the files. Two settings are not covered there: pki and
+batchState hold the JSON of types private to packages app and bank.
 
 	meta
 	  schema                      -> uint64 schema version
@@ -33,13 +58,13 @@ opaque to clients but decode, without an index, to the key of their record.
 	cardAccounts       <seq>                  -> bank.CardAccount
 	cardAccountsByOwner <owner seq><seq>      -> (empty)
 
-	transactions/<account seq>/               one sub-bucket per account
+	transactions/<account seq>/               one sub-bucket per account; values in the binary codec
 	  b   <booking date YYYYMMDD, 4 bytes><tx seq>  -> bank.Transaction (booked)
 	  p   <tx seq>                                  -> bank.Transaction (pending)
 	  s   <tx seq>                                  -> <booking date>, or 0000 for a
 	                                                   pending one: lookup by id
 	  d   <booking date>                            -> uint32 count      paging by offset
-	cardTransactions/<card account seq>/
+	cardTransactions/<card account seq>/      values JSON
 	  b   <booking date><seq>   -> bank.CardTransaction (booked)
 	  p   <seq>                 -> bank.CardTransaction (pending)
 	  d   <booking date>        -> uint32 count
