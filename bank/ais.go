@@ -400,38 +400,6 @@ func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPag
 	return page, a, err
 }
 
-// CashAccountWords are the bank's own names for cash account types, which
-// the API wrote before the cash-account-type-iso fix.
-var CashAccountWords = map[string]string{
-	"CACC": "Brukskonto", "SVGS": "Sparekonto", "SACC": "Sparekonto", "TAXE": "Skattetrekkskonto",
-	"LOAN": "Lånekonto", "CASH": "Kassekonto", "SLRY": "Lønnskonto", "MGLD": "Margininnskudd",
-	"ODFT": "Kassekreditt", "TRAN": "Transaksjonskonto", "CARD": "Kortkonto",
-}
-
-// CashAccountType writes a cash account type as the fixes ask: ISO 20022,
-// or the bank's word.
-func (f Fixes) CashAccountType(iso string) string {
-	if f[FixCashAccountISO] {
-		return iso
-	}
-	if w, ok := CashAccountWords[iso]; ok {
-		return w
-	}
-	return "Annen konto"
-}
-
-// Name writes an account name as the fixes ask: up to 70 characters, or
-// cut to 35.
-func (f Fixes) Name(name string) string {
-	if f[FixLongerNames] {
-		return name
-	}
-	if r := []rune(name); len(r) > 35 {
-		return string(r[:35])
-	}
-	return name
-}
-
 // String describes the access for logs and the traffic screen.
 func (a Access) String() string {
 	if a.Customer.ID == "" {

@@ -4,18 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 )
-
-// Basket is a signing basket: payments of one TPP that one SCA approves,
-// each on its own (API.md 8).
-type Basket struct {
-	ID             string    `json:"id"`
-	TPPID          string    `json:"tppId"`
-	PaymentIDs     []string  `json:"paymentIds"`
-	Created        time.Time `json:"created"`
-	Authorisations []string  `json:"authorisations,omitempty"`
-}
 
 // MaxBasketPayments is how many payments a basket holds at most.
 const MaxBasketPayments = 10

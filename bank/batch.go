@@ -14,31 +14,6 @@ const (
 	TriggerManual   = "run now"  // the GUI's "Run batch now" or POST /v1/sandbox/batch-runs
 )
 
-// BatchOutcome is what a batch run did to one payment.
-type BatchOutcome struct {
-	PaymentID string `json:"paymentId"`
-	From      string `json:"from"`
-	To        string `json:"to"`
-	Reason    string `json:"reason,omitempty"`
-}
-
-// BatchRun is the report of one batch run.
-type BatchRun struct {
-	ID string `json:"id"`
-	// Time is the run's moment on the sandbox clock; its date is the
-	// booking date of what it settles.
-	Time    time.Time `json:"time"`
-	Trigger string    `json:"trigger"`
-	// Duration is how long the run took, on the real clock.
-	Duration time.Duration `json:"duration"`
-	// Counts are the payments that ended the run in each status.
-	Counts   map[string]int `json:"counts"`
-	Outcomes []BatchOutcome `json:"outcomes,omitempty"`
-	// Errors are payments the run could not process, with why; the next
-	// run tries them again.
-	Errors []string `json:"errors,omitempty"`
-}
-
 // MaxBatchOutcomes bounds the outcomes a run report keeps; Counts cover
 // every payment.
 const MaxBatchOutcomes = 1000
@@ -51,12 +26,6 @@ const MaxBatchRunsKept = 500
 // the chunk is then redone one payment per transaction, so one bad
 // payment never holds back the others.
 const batchChunk = 256
-
-// batchState is what the data file remembers of the schedule: the last
-// recorded scheduled run.
-type batchState struct {
-	LastRun time.Time `json:"lastRun"`
-}
 
 const batchStateKey = "batchState"
 

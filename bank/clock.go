@@ -1,7 +1,6 @@
 package bank
 
 import (
-	"strings"
 	"time"
 )
 
@@ -77,44 +76,4 @@ func (s *Ops) JumpClock(days int) (ClockState, error) {
 		return ClockState{}, err
 	}
 	return s.Clock(), s.catchUp()
-}
-
-// Fixes of the x-accept-fix header (spec 9) and the dates they became the
-// default.
-const (
-	FixAmountAsString = "amount-as-string"
-	FixCardSwitch     = "cardaccount-switch-originalamount-and-transactionamount"
-	FixLongerNames    = "longer-names"
-	FixCashAccountISO = "cash-account-type-iso"
-)
-
-var fixDefaults = map[string]Date{
-	FixAmountAsString: {2020, time.August, 1},
-	FixCardSwitch:     {2024, time.September, 5},
-	FixLongerNames:    {2024, time.September, 5},
-	FixCashAccountISO: {2024, time.September, 5},
-}
-
-// Fixes tells which x-accept-fix behaviours a request gets.
-type Fixes map[string]bool
-
-// FixesFor returns the fixes a request gets: every fix that is default on
-// the bank's date (today, or the legacy date when one is set), and every
-// fix the request names in x-accept-fix (comma separated; unknown names
-// are ignored).
-func (s *PSD2) FixesFor(header string) Fixes {
-	f := Fixes{}
-	date := Date{9999, time.December, 31}
-	if k := s.legacy.Load(); k != 0 {
-		date = DateFromKey(k)
-	}
-	for name, since := range fixDefaults {
-		f[name] = !date.Before(since)
-	}
-	for _, part := range strings.Split(header, ",") {
-		if _, ok := fixDefaults[strings.TrimSpace(part)]; ok {
-			f[strings.TrimSpace(part)] = true
-		}
-	}
-	return f
 }

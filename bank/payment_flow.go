@@ -6,12 +6,6 @@ import (
 	"slices"
 )
 
-// Kinds of authorisation for payments.
-const (
-	AuthPayment = "payment" // one payment: creation or POST .../authorisations
-	AuthBasket  = "basket"  // every payment of a signing basket
-)
-
 // Payment returns a TPP's payment for reading, with fundsAvailable as of
 // now. Another TPP's payment, or one under another service or product, is
 // 404 RESOURCE_UNKNOWN; so is a single NDCT payment that no PSU has

@@ -13,29 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// Kinds of authorisation (SCA process).
-const (
-	// AuthConsent grants account access: POST /v1/consents,
-	// POST /v1/bank-offered-consents, and the scaRedirect of a 401.
-	AuthConsent = "consent"
-	// AuthUsers identifies the PSU only (GET /v1/users), for a TPP that
-	// initiates payments and needs a PSU-ID; it grants no account access.
-	AuthUsers = "users"
-)
-
-// SCA statuses (spec 2.3).
-const (
-	ScaReceived      = "RECEIVED"
-	ScaIdentified    = "PSU_IDENTIFIED"
-	ScaAuthenticated = "PSU_AUTHENTICATED"
-	ScaFinalised     = "FINALISED"
-	ScaFailed        = "FAILED"
-	ScaExempted      = "EXEMPTED"
-)
-
-// Contexts a PSU acts in: ContextPrivate, or a corporate agreement's id.
-const ContextPrivate = "PRIVATE"
-
 // Durations of the SCA rules (API.md 5.3, spec 3 and 8).
 const (
 	ScaLifetime       = time.Hour            // an authorisation must finish within it
@@ -45,81 +22,6 @@ const (
 	HistoryWithoutSCA = 90 * 24 * time.Hour  // transactions older than this need an SCA session
 	maxIdentifyTries  = 3
 )
-
-// Authorisation is one SCA process: the PSU identifies, chooses a context
-// and accounts, and approves or rejects, on the SCA page or through the
-// automated-SCA endpoint.
-type Authorisation struct {
-	ID                string    `json:"id"`
-	TPPID             string    `json:"tppId"`
-	TPPName           string    `json:"tppName"`
-	Kind              string    `json:"kind"`
-	Status            string    `json:"status"`
-	Created           time.Time `json:"created"`
-	RedirectURI       string    `json:"redirectUri"`
-	SessionID         string    `json:"sessionId"`
-	RedirectPreferred bool      `json:"redirectPreferred"`
-	// Token is the authorisation's own form token: a form posted for one
-	// authorisation cannot drive another.
-	Token      string   `json:"token"`
-	Attempts   int      `json:"attempts"`
-	CustomerID string   `json:"customerId,omitempty"`
-	Context    string   `json:"context,omitempty"`
-	Accounts   []string `json:"accounts,omitempty"`
-	FailCode   string   `json:"failCode,omitempty"`
-	// FailMessage says why it failed, for the PSU and the TPP.
-	FailMessage string `json:"failMessage,omitempty"`
-	// Redirect is where the PSU was sent when the authorisation finished.
-	Redirect string    `json:"redirect,omitempty"`
-	Finished time.Time `json:"finished"`
-	// PaymentIDs are the payments a payment or basket authorisation
-	// approves; BasketID names the basket.
-	PaymentIDs []string `json:"paymentIds,omitempty"`
-	BasketID   string   `json:"basketId,omitempty"`
-	// PSURequired, when set, is the only customer who may identify: the
-	// PSU a payment was started for.
-	PSURequired string `json:"psuRequired,omitempty"`
-}
-
-// Expires is when an unfinished authorisation fails.
-func (a Authorisation) Expires() time.Time { return a.Created.Add(ScaLifetime) }
-
-// Open reports whether the authorisation has not finished.
-func (a Authorisation) Open() bool {
-	return a.Status != ScaFinalised && a.Status != ScaFailed && a.Status != ScaExempted
-}
-
-// Grant is a consent: a TPP may read these accounts of a PSU, in one
-// context, for GrantLifetime from Created.
-type Grant struct {
-	ID         string    `json:"id"`
-	TPPID      string    `json:"tppId"`
-	CustomerID string    `json:"customerId"`
-	Context    string    `json:"context"`
-	Accounts   []string  `json:"accounts"`
-	Created    time.Time `json:"created"`
-}
-
-// Expires is when the grant ends.
-func (g Grant) Expires() time.Time { return g.Created.Add(GrantLifetime) }
-
-// Session is a TPP's SCA session for a PSU: a completed SCA under
-// SessionID, valid until Expires.
-type Session struct {
-	TPPID      string    `json:"tppId"`
-	CustomerID string    `json:"customerId"`
-	SessionID  string    `json:"sessionId"`
-	Expires    time.Time `json:"expires"`
-}
-
-// PSU maps a PSU-ID (or, with AgreementID, a PSU-Corporate-ID) that the
-// bank gave a TPP back to the customer.
-type PSU struct {
-	ID          string `json:"id"`
-	TPPID       string `json:"tppId"`
-	CustomerID  string `json:"customerId"`
-	AgreementID string `json:"agreementId,omitempty"`
-}
 
 // psuNamespace makes PSU ids: a UUID derived from the TPP and the customer
 // (and the agreement), so it is stable for them, differs between TPPs and

@@ -1,5 +1,11 @@
 package bank
 
+// The records the store keeps for the sandbox data: customers, agreements,
+// engagements, accounts, card accounts, their transactions, and TPP
+// contacts. They are stored as their JSON, except transactions, which use
+// a compact binary form (storage/codec.go); storage/testdata/schema holds
+// their stored form, so a renamed tag fails a test.
+
 import (
 	"github.com/shopspring/decimal"
 )
