@@ -42,38 +42,16 @@ const (
 	CodePaymentFailed        = "PAYMENT_FAILED"
 )
 
-// statusOf maps an error code to its HTTP status: the one table of API.md
-// section 2. A code missing here is a programming error and maps to 500.
-var statusOf = map[string]int{
-	CodeBadRequest:            400,
-	CodeFormatError:           400,
-	CodeHeaderRequired:        400,
-	CodeQueryParamRequired:    400,
-	CodePeriodInvalid:         400,
-	CodeSignatureMissing:      400,
-	CodeSignatureInvalid:      400,
-	CodeCertificateInvalid:    400,
-	CodeCertificateExpired:    400,
-	CodeForbidden:             403,
-	CodeNotFound:              404,
-	CodeResourceUnknown:       404,
-	CodeConflict:              409,
-	CodeSystemError:           500,
-	CodeCorporateIDRequired:   400,
-	CodePSUCredentialsInvalid: 401,
-	CodeConsentInvalid:        401,
-	CodeConsentExpired:        401,
-	CodeSCAInvalid:            401,
-	CodeSCAExpired:            401,
-	CodeSCANotFound:           404,
-	CodeAccessExceeded:        429,
-	CodeProductUnknown:        404,
-	CodeProductInvalid:        400,
-	CodeKIDMissing:            400,
-	CodeKIDInvalid:            400,
-	CodeExecutionDateInvalid:  400,
-	CodeReferenceMixInvalid:   400,
-	CodePaymentFailed:         401,
+// Codes lists every error code, in the order of the constants above. The
+// HTTP API maps each to its status.
+var Codes = []string{
+	CodeBadRequest, CodeFormatError, CodeHeaderRequired, CodeQueryParamRequired, CodePeriodInvalid,
+	CodeSignatureMissing, CodeSignatureInvalid, CodeCertificateInvalid, CodeCertificateExpired,
+	CodeForbidden, CodeNotFound, CodeResourceUnknown, CodeConflict, CodeSystemError,
+	CodeCorporateIDRequired, CodePSUCredentialsInvalid, CodeConsentInvalid, CodeConsentExpired,
+	CodeSCAInvalid, CodeSCAExpired, CodeSCANotFound, CodeAccessExceeded,
+	CodeProductUnknown, CodeProductInvalid, CodeKIDMissing, CodeKIDInvalid, CodeExecutionDateInvalid,
+	CodeReferenceMixInvalid, CodePaymentFailed,
 }
 
 // MaxMessageText is the longest text a tppMessage may carry (spec 2.5).
@@ -88,13 +66,16 @@ type Message struct {
 }
 
 // Error is the bank's one error type. Every failure a client can cause is an
-// *Error with a code of API.md section 2; its Status is the HTTP status the
-// API answers with. Messages hold one entry per failing field.
+// *Error with a code of API.md section 2. Messages hold one entry per
+// failing field. The HTTP API maps the code to a status (bank/psd2api).
 type Error struct {
-	Status   int
 	Code     string
 	Message  string
 	Messages []Message
+	// Invalid is set on the findings of Violations: the request breaks the
+	// rules of its fields, whatever their codes (a customerNumber that names
+	// no customer is RESOURCE_UNKNOWN, and still a 400).
+	Invalid bool
 	// NeedSCA is set on a 401 that a new SCA would cure: the API answers
 	// it with an scaRedirect when the request says where to send the PSU.
 	NeedSCA bool
@@ -108,42 +89,23 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 func Errorf(code, format string, args ...any) *Error {
 	msg := clip(fmt.Sprintf(format, args...))
 	return &Error{
-		Status:   StatusOf(code),
 		Code:     code,
 		Message:  msg,
 		Messages: []Message{{Category: "ERROR", Code: code, Text: msg}},
 	}
 }
 
-// PathError returns an *Error about one field, at path, with the code's status.
+// PathError returns an *Error about one field, at path.
 func PathError(code, path, text string) *Error {
 	msg := text
 	if path != "" {
 		msg = path + ": " + text
 	}
 	return &Error{
-		Status:   StatusOf(code),
 		Code:     code,
 		Message:  clip(msg),
 		Messages: []Message{{Category: "ERROR", Code: code, Path: path, Text: clip(text)}},
 	}
-}
-
-// WithStatus returns a copy of e that answers with another HTTP status, for
-// the few places where the contract pairs a code with an unusual status
-// (405, 406, 413 and 415 with BAD_REQUEST).
-func (e *Error) WithStatus(status int) *Error {
-	c := *e
-	c.Status = status
-	return &c
-}
-
-// StatusOf returns the HTTP status of an error code (500 for an unknown code).
-func StatusOf(code string) int {
-	if s, ok := statusOf[code]; ok {
-		return s
-	}
-	return 500
 }
 
 // AsError returns err as an *Error when it is one.
@@ -187,10 +149,9 @@ func (v *Violations) Merge(prefix string, e *Error) {
 // Empty reports whether nothing failed.
 func (v *Violations) Empty() bool { return len(v.list) == 0 }
 
-// Err returns nil when nothing failed, otherwise one *Error holding every
-// violation. Its status is 400 (these are findings about the request); its
-// code is that of the first violation and its message lists the first few
-// findings.
+// Err returns nil when nothing failed, otherwise one Invalid *Error
+// holding every violation: findings about the request. Its code is that of
+// the first violation and its message lists the first few findings.
 func (v *Violations) Err() error {
 	if len(v.list) == 0 {
 		return nil
@@ -209,7 +170,7 @@ func (v *Violations) Err() error {
 		}
 	}
 	return &Error{
-		Status:   400,
+		Invalid:  true,
 		Code:     first.Code,
 		Message:  clip(strings.Join(parts, "; ")),
 		Messages: append([]Message(nil), v.list...),

@@ -549,6 +549,11 @@ func (s *core) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error) {
 	return v, nil
 }
 
+// scaFailedStatus is the status a failed SCA's redirect names: every code
+// an authorisation fails with (PSU_CREDENTIALS_INVALID, SCA_INVALID,
+// SCA_EXPIRED, PAYMENT_FAILED) is a 401 of API.md 2.
+const scaFailedStatus = 401
+
 // fail ends an authorisation without success and works out where the PSU
 // goes: the TPP's redirect URI with system, status, code and message.
 func (s *core) fail(tx Tx, a *Authorisation, code, message string) error {
@@ -558,7 +563,7 @@ func (s *core) fail(tx Tx, a *Authorisation, code, message string) error {
 	}
 	q := url.Values{}
 	q.Set("system", "sandbank")
-	q.Set("status", fmt.Sprint(StatusOf(code)))
+	q.Set("status", fmt.Sprint(scaFailedStatus))
 	q.Set("code", code)
 	q.Set("message", message)
 	a.Redirect = withQuery(a.RedirectURI, q)

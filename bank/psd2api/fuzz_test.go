@@ -19,6 +19,7 @@ import (
 	"sandbank/bank"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
+	"sandbank/bank/psd2api"
 )
 
 // fuzzTimeout bounds one request: a request that takes longer hangs.
@@ -151,7 +152,7 @@ func checkErrorBody(t *testing.T, what string, a answer) {
 		t.Fatalf("%s: no tppMessages: %s", what, a.body)
 	}
 	for _, m := range e.TPPMessages {
-		if m.Category != "ERROR" || bank.StatusOf(m.Code) == 500 {
+		if m.Category != "ERROR" || psd2api.StatusOf(&bank.Error{Code: m.Code}) == 500 {
 			t.Fatalf("%s: tppMessage %+v", what, m)
 		}
 		checkClientText(t, what+": tppMessage", m.Text)

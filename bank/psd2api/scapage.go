@@ -68,7 +68,7 @@ func (h *psd2API) scaPage() http.Handler {
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxSCAForm)
 			if perr := r.ParseForm(); perr != nil {
-				h.scaProblem(w, r, bank.Errorf(bank.CodeBadRequest, "the form could not be read; go back and try again").WithStatus(http.StatusBadRequest))
+				h.scaProblem(w, r, bank.Errorf(bank.CodeBadRequest, "the form could not be read; go back and try again"))
 				return
 			}
 			view, err = h.bank.SCAStep(id, bank.SCAInput{
@@ -143,7 +143,7 @@ func outcomeOf(code, message string) string {
 // scaProblem shows an error on the SCA page: an unknown authorisation, a
 // form of another authorisation, an unreadable post.
 func (h *psd2API) scaProblem(w http.ResponseWriter, r *http.Request, err error) {
-	e, ok := bank.AsError(err)
+	e, status, ok := errorStatus(err)
 	if !ok {
 		h.fail(w, r, err) // logged with its id; the PSU sees only the id
 		return
@@ -151,7 +151,7 @@ func (h *psd2API) scaProblem(w http.ResponseWriter, r *http.Request, err error) 
 	st := stateOf(r)
 	st.errCode = e.Code
 	setPageHeaders(w.Header(), "")
-	renderSCA(w, e.Status, scaPageData{Title: "Something went wrong", Problem: e.Message, Step: bank.StepDone, Outcome: "Return to the app you came from and start again."})
+	renderSCA(w, status, scaPageData{Title: "Something went wrong", Problem: e.Message, Step: bank.StepDone, Outcome: "Return to the app you came from and start again."})
 }
 
 // renderSCA writes the page.

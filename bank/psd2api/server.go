@@ -170,7 +170,7 @@ func (s *server) fault(w http.ResponseWriter, r *http.Request) bool {
 	}
 	switch {
 	case f.Outage:
-		s.fail(w, r, bank.Errorf(bank.CodeSystemError, "simulated outage (the faults setting): the bank answers 503 to everything; turn it off with PUT /v1/sandbox/faults {\"outage\": false} or on the Server screen").WithStatus(http.StatusServiceUnavailable))
+		s.fail(w, r, withStatus(bank.Errorf(bank.CodeSystemError, "simulated outage (the faults setting): the bank answers 503 to everything; turn it off with PUT /v1/sandbox/faults {\"outage\": false} or on the Server screen"), http.StatusServiceUnavailable))
 	case f.ErrorRate > 0 && rand.Float64() < f.ErrorRate:
 		s.fail(w, r, bank.Errorf(bank.CodeSystemError, "simulated fault (the faults setting answers %.0f%% of requests with 500); retry, or turn it off with PUT /v1/sandbox/faults", f.ErrorRate*100))
 	default:
@@ -190,7 +190,7 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(probe, r)
 	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
-		s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, probe.header.Get("Allow")).WithStatus(http.StatusMethodNotAllowed))
+		s.fail(w, r, withStatus(bank.Errorf(bank.CodeBadRequest, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, probe.header.Get("Allow")), http.StatusMethodNotAllowed))
 		return
 	}
 	s.fail(w, r, bank.Errorf(bank.CodeNotFound, "there is no route %s %s; paths start with /v1 (see API.md)", r.Method, r.URL.Path))
@@ -327,11 +327,11 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 			return
 		}
 		if !accepts(r.Header.Values("Accept"), produces) {
-			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces).WithStatus(http.StatusNotAcceptable))
+			s.fail(w, r, withStatus(bank.Errorf(bank.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces), http.StatusNotAcceptable))
 			return
 		}
 		tooLarge := func() {
-			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20).WithStatus(http.StatusRequestEntityTooLarge))
+			s.fail(w, r, withStatus(bank.Errorf(bank.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20), http.StatusRequestEntityTooLarge))
 		}
 		if r.ContentLength > maxBody { // refused before a byte of it is read
 			tooLarge()
@@ -339,7 +339,7 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
-			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read").WithStatus(http.StatusBadRequest))
+			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read"))
 			return
 		}
 		if int64(len(body)) > maxBody {
@@ -413,9 +413,9 @@ func checkContentType(ct string, body []byte) error {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	switch {
 	case strings.Contains(mt, "xml") || (len(trimmed) > 0 && trimmed[0] == '<'):
-		return bank.Errorf(bank.CodeBadRequest, "XML bodies are not supported; send JSON with Content-Type: application/json").WithStatus(http.StatusUnsupportedMediaType)
+		return withStatus(bank.Errorf(bank.CodeBadRequest, "XML bodies are not supported; send JSON with Content-Type: application/json"), http.StatusUnsupportedMediaType)
 	case params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8"):
-		return bank.Errorf(bank.CodeBadRequest, "charset %s is not supported; send JSON in UTF-8", params["charset"]).WithStatus(http.StatusUnsupportedMediaType)
+		return withStatus(bank.Errorf(bank.CodeBadRequest, "charset %s is not supported; send JSON in UTF-8", params["charset"]), http.StatusUnsupportedMediaType)
 	}
 	return nil
 }
@@ -437,18 +437,18 @@ type errorBody struct {
 // client sees only SYSTEM_ERROR and that id.
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	id := uuid.NewString()
-	e, ok := bank.AsError(err)
+	e, status, ok := errorStatus(err)
 	if !ok {
 		s.Logger.Error("internal error", "error_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		e = bank.Errorf(bank.CodeSystemError, "the bank failed to handle this request; quote error id %s when you report it", id)
 	}
 	st := stateOf(r)
 	st.errCode, st.errID = e.Code, id
-	body := errorBody{ID: id, System: "sandbank", Status: e.Status, Code: e.Code, Message: e.Message, TPPMessages: e.Messages}
+	body := errorBody{ID: id, System: "sandbank", Status: status, Code: e.Code, Message: e.Message, TPPMessages: e.Messages}
 	if body.TPPMessages == nil {
 		body.TPPMessages = []bank.Message{}
 	}
-	if e.Status == http.StatusUnauthorized {
+	if status == http.StatusUnauthorized {
 		links := map[string]link{}
 		if e.NeedSCA {
 			if href := s.psd2.freshSCA(r); href != "" {
@@ -457,7 +457,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		body.Links = links
 	}
-	writeJSON(w, e.Status, body)
+	writeJSON(w, status, body)
 }
 
 // errBadQuery is a FORMAT_ERROR about a query parameter.
