@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,7 +43,7 @@ func loadCredentials(store bank.Store, now time.Time) (*credentials, error) {
 	var creds *credentials
 	err := store.Update(func(tx bank.Tx) error {
 		var k keys
-		if err := tx.Setting(keysSetting, &k); err != nil && err != bank.ErrNotFound {
+		if err := tx.Setting(keysSetting, &k); err != nil && !errors.Is(err, bank.ErrNotFound) {
 			return err
 		}
 		changed := false

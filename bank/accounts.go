@@ -48,16 +48,14 @@ type AccountDetail struct {
 // private agreement at once; a corporate owner's becomes visible to PSUs
 // through engagements.
 func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
-	var d AccountDetail
-	err := s.write("create account", func(tx Tx) error {
+	return change(s.core, "create account", func(tx Tx) (d AccountDetail, err error) {
 		a, err := createAccount(tx, "", "", in)
 		if err != nil {
-			return err
+			return d, err
 		}
 		d, err = accountDetail(tx, a)
-		return err
+		return d, err
 	}, Event{Kind: EventAccounts}, Event{Kind: EventCustomers})
-	return d, err
 }
 
 func createAccount(tx Tx, path, id string, in NewAccount) (Account, error) {
@@ -187,46 +185,41 @@ func accountDetail(tx Tx, a Account) (AccountDetail, error) {
 
 // Accounts lists every account.
 func (s *Sandbox) Accounts() ([]AccountDetail, error) {
-	var out []AccountDetail
-	err := s.view("list accounts", func(tx Tx) error {
+	return read(s.core, "list accounts", func(tx Tx) (out []AccountDetail, err error) {
 		list, err := tx.Accounts()
 		if err != nil {
-			return err
+			return out, err
 		}
 		out = make([]AccountDetail, 0, len(list))
 		for _, a := range list {
 			d, err := accountDetail(tx, a)
 			if err != nil {
-				return err
+				return out, err
 			}
 			out = append(out, d)
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // Account returns one account.
 func (s *Sandbox) Account(id string) (AccountDetail, error) {
-	var d AccountDetail
-	err := s.view("read account", func(tx Tx) error {
+	return read(s.core, "read account", func(tx Tx) (d AccountDetail, err error) {
 		a, err := tx.Account(id)
 		if err != nil {
-			return found(err, "account", id)
+			return d, found(err, "account", id)
 		}
 		d, err = accountDetail(tx, a)
-		return err
+		return d, err
 	})
-	return d, err
 }
 
 // SetAccountBalances replaces the balances of the given types.
 func (s *Sandbox) SetAccountBalances(id string, in []BalanceInput) (AccountDetail, error) {
-	var d AccountDetail
-	err := s.write("set account balances", func(tx Tx) error {
+	return change(s.core, "set account balances", func(tx Tx) (d AccountDetail, err error) {
 		a, err := tx.Account(id)
 		if err != nil {
-			return found(err, "account", id)
+			return d, found(err, "account", id)
 		}
 		var v Violations
 		if len(in) == 0 {
@@ -234,9 +227,8 @@ func (s *Sandbox) SetAccountBalances(id string, in []BalanceInput) (AccountDetai
 		}
 		a.Balances = checkBalances(&v, "", in, a.Currency, a.Balances, false)
 		d, err = putAccount(tx, &v, a)
-		return err
+		return d, err
 	}, Event{Kind: EventAccounts, ID: id})
-	return d, err
 }
 
 // putAccount stores an edited account, unless v holds violations, and
@@ -265,11 +257,10 @@ type AccountChange struct {
 // UpdateAccount applies an edit to an account, with the rules of account
 // creation.
 func (s *Sandbox) UpdateAccount(id string, ch AccountChange) (AccountDetail, error) {
-	var d AccountDetail
-	err := s.write("update account", func(tx Tx) error {
+	return change(s.core, "update account", func(tx Tx) (d AccountDetail, err error) {
 		a, err := tx.Account(id)
 		if err != nil {
-			return found(err, "account", id)
+			return d, found(err, "account", id)
 		}
 		var v Violations
 		if ch.AccountName != nil {
@@ -294,9 +285,8 @@ func (s *Sandbox) UpdateAccount(id string, ch AccountChange) (AccountDetail, err
 			a.Status = checkStatus(&v, "status", *ch.Status)
 		}
 		d, err = putAccount(tx, &v, a)
-		return err
+		return d, err
 	}, Event{Kind: EventAccounts, ID: id})
-	return d, err
 }
 
 // DeleteAccount deletes an account, its transactions and the engagements

@@ -187,16 +187,14 @@ func customerAgreements(tx Tx, c Customer) ([]AgreementDetail, error) {
 // CreateAgreement adds a corporate agreement, with its engagements, in one
 // step: when any engagement fails, nothing is stored.
 func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
-	var d AgreementDetail
-	err := s.write("create agreement", func(tx Tx) error {
+	return change(s.core, "create agreement", func(tx Tx) (d AgreementDetail, err error) {
 		id, err := createAgreement(tx, "", "", in, nil)
 		if err != nil {
-			return err
+			return d, err
 		}
 		d, err = agreementDetail(tx, id)
-		return err
+		return d, err
 	}, Event{Kind: EventAgreements})
-	return d, err
 }
 
 // createAgreement stores an agreement; engagementIDs, when not nil, gives
@@ -252,46 +250,42 @@ func lookupCustomer(tx Tx, v *Violations, path, number string) Customer {
 // Agreements lists every agreement: each private customer's and every
 // corporate one.
 func (s *Sandbox) Agreements() ([]AgreementDetail, error) {
-	out := []AgreementDetail{}
-	err := s.view("list agreements", func(tx Tx) error {
+	return read(s.core, "list agreements", func(tx Tx) (out []AgreementDetail, err error) {
+		out = []AgreementDetail{}
 		customers, err := tx.Customers()
 		if err != nil {
-			return err
+			return out, err
 		}
 		for _, c := range customers {
 			if c.Type == Private {
 				d, err := privateAgreement(tx, c)
 				if err != nil {
-					return err
+					return out, err
 				}
 				out = append(out, d)
 			}
 		}
 		list, err := tx.Agreements()
 		if err != nil {
-			return err
+			return out, err
 		}
 		for _, a := range list {
 			d, err := agreementDetail(tx, a.ID)
 			if err != nil {
-				return err
+				return out, err
 			}
 			out = append(out, d)
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // Agreement returns one agreement.
 func (s *Sandbox) Agreement(id string) (AgreementDetail, error) {
-	var d AgreementDetail
-	err := s.view("read agreement", func(tx Tx) error {
-		var err error
+	return read(s.core, "read agreement", func(tx Tx) (d AgreementDetail, err error) {
 		d, err = agreementDetail(tx, id)
-		return err
+		return d, err
 	})
-	return d, err
 }
 
 // DeleteAgreement deletes a corporate agreement and its engagements.
@@ -325,20 +319,18 @@ func deleteAgreement(tx Tx, id string) error {
 
 // CreateEngagement adds an engagement to a corporate agreement.
 func (s *Sandbox) CreateEngagement(agreementID string, in NewEngagement) (EngagementDetail, error) {
-	var d EngagementDetail
-	err := s.write("create engagement", func(tx Tx) error {
+	return change(s.core, "create engagement", func(tx Tx) (d EngagementDetail, err error) {
 		a, seq, err := corporateAgreement(tx, agreementID, "add engagements to it")
 		if err != nil {
-			return err
+			return d, err
 		}
 		e, err := createEngagement(tx, "", "", a, seq, in)
 		if err != nil {
-			return err
+			return d, err
 		}
 		d, err = engagementDetail(tx, e)
-		return err
+		return d, err
 	}, Event{Kind: EventAgreements, ID: agreementID})
-	return d, err
 }
 
 // corporateAgreement loads a stored agreement for a change; a private

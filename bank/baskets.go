@@ -99,13 +99,10 @@ func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 
 // BasketOf returns a TPP's basket with its payments.
 func (s *PSD2) Basket(tppID, id string) (BasketView, error) {
-	var out BasketView
-	err := s.view("read basket", func(tx Tx) error {
-		var err error
+	return read(s.core, "read basket", func(tx Tx) (out BasketView, err error) {
 		out, err = basketView(tx, tppID, id)
-		return err
+		return out, err
 	})
-	return out, err
 }
 
 func basketView(tx Tx, tppID, id string) (BasketView, error) {
@@ -151,11 +148,10 @@ func (s *PSD2) DeleteBasket(tppID, id string) error {
 // StartBasketAuthorisation starts the SCA that approves a basket's
 // payments that await approval.
 func (s *PSD2) StartBasketAuthorisation(r SCARequest, basketID string) (Authorisation, error) {
-	var a Authorisation
-	err := s.write("start basket authorisation", func(tx Tx) error {
+	return change(s.core, "start basket authorisation", func(tx Tx) (a Authorisation, err error) {
 		v, err := basketView(tx, r.TPPID, basketID)
 		if err != nil {
-			return err
+			return a, err
 		}
 		var waiting []string
 		for _, p := range v.Payments {
@@ -164,20 +160,19 @@ func (s *PSD2) StartBasketAuthorisation(r SCARequest, basketID string) (Authoris
 			}
 		}
 		if len(waiting) == 0 {
-			return Errorf(CodeConflict, "no payment of basket %s awaits approval (the basket is %s)", basketID, v.Status)
+			return a, Errorf(CodeConflict, "no payment of basket %s awaits approval (the basket is %s)", basketID, v.Status)
 		}
 		r.Kind = AuthBasket
 		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
-			return err
+			return a, err
 		}
 		a.PaymentIDs, a.BasketID = waiting, basketID
 		v.Authorisations = append(v.Authorisations, a.ID)
 		if err := tx.PutBasket(v.Basket); err != nil {
-			return err
+			return a, err
 		}
-		return tx.PutAuthorisation(a)
+		return a, tx.PutAuthorisation(a)
 	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
-	return a, err
 }
 
 // BasketAuthorisation returns an authorisation of a TPP's basket.
@@ -199,20 +194,18 @@ func (s *PSD2) BasketAuthorisation(tppID, basketID, authID string) (Authorisatio
 
 // Baskets lists every basket, newest first, with its status.
 func (s *Ops) Baskets() ([]BasketView, error) {
-	var out []BasketView
-	err := s.view("list baskets", func(tx Tx) error {
+	return read(s.core, "list baskets", func(tx Tx) (out []BasketView, err error) {
 		list, err := tx.Baskets()
 		if err != nil {
-			return err
+			return out, err
 		}
 		for i := len(list) - 1; i >= 0; i-- {
 			v, err := basketView(tx, list[i].TPPID, list[i].ID)
 			if err != nil {
-				return err
+				return out, err
 			}
 			out = append(out, v)
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }

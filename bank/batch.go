@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -137,6 +138,26 @@ func dueRuns(times []string, last, now time.Time) []time.Time {
 	return out
 }
 
+// duePayments lists the payments a batch run looks at, in creation order:
+// those that await approval (their authorisations may expire) and those
+// that are authorised and not settled.
+func duePayments(tx Tx) ([]string, error) {
+	var ids []string
+	for _, status := range []string{StatusRCVD, StatusACCP, StatusACTC, StatusACSP, StatusPDNG} {
+		list, err := tx.PaymentIDs(status)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, list...)
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		sa, _ := SeqOf(KindPayment, a)
+		sb, _ := SeqOf(KindPayment, b)
+		return cmp.Compare(sa, sb)
+	})
+	return ids, nil
+}
+
 // runBatch runs one batch at a moment of the sandbox clock: authorisations
 // past their hour fail, then due payments settle in creation order.
 // state, when given, is stored with the report (a scheduled run). A
@@ -145,31 +166,10 @@ func dueRuns(times []string, last, now time.Time) []time.Time {
 func (s *core) runBatch(at time.Time, trigger string, state *batchState) (run BatchRun, recorded bool, err error) {
 	started := time.Now()
 	run = BatchRun{Time: at, Trigger: trigger, Counts: map[string]int{}}
-	var ids []string
-	err = s.view("list due payments", func(tx Tx) error {
-		for _, status := range []string{StatusRCVD, StatusACCP, StatusACTC, StatusACSP, StatusPDNG} {
-			list, err := tx.PaymentIDs(status)
-			if err != nil {
-				return err
-			}
-			ids = append(ids, list...)
-		}
-		return nil
-	})
+	ids, err := read(s, "list due payments", duePayments)
 	if err != nil {
 		return run, false, err
 	}
-	slices.SortFunc(ids, func(a, b string) int {
-		sa, _ := SeqOf(KindPayment, a)
-		sb, _ := SeqOf(KindPayment, b)
-		switch {
-		case sa < sb:
-			return -1
-		case sa > sb:
-			return 1
-		}
-		return 0
-	})
 	touched := map[string]bool{} // accounts whose balances moved
 	// process runs payments in one storage transaction.
 	process := func(ids []string) ([]BatchOutcome, error) {
@@ -216,19 +216,7 @@ func (s *core) runBatch(at time.Time, trigger string, state *batchState) (run Ba
 	if trigger != TriggerManual && len(run.Outcomes) == 0 && len(run.Errors) == 0 {
 		return run, false, nil
 	}
-	err = s.update("record batch run", func(tx Tx) error {
-		seq, err := tx.NextSeq(KindBatchRun)
-		if err != nil {
-			return err
-		}
-		run.ID = FormatID(KindBatchRun, 0, seq)
-		if state != nil {
-			if err := tx.PutSetting(batchStateKey, *state); err != nil {
-				return err
-			}
-		}
-		return tx.PutBatchRun(run)
-	})
+	err = s.update("record batch run", func(tx Tx) error { return recordRun(tx, &run, state) })
 	events := []Event{{Kind: EventBatchRuns}}
 	if len(run.Outcomes) > 0 {
 		events = append(events, Event{Kind: EventPayments}, Event{Kind: EventConsents})
@@ -239,6 +227,22 @@ func (s *core) runBatch(at time.Time, trigger string, state *batchState) (run Ba
 	}
 	s.publish(events...)
 	return run, err == nil, err
+}
+
+// recordRun stores a run's report under a new id and, for a scheduled
+// run, the schedule's state.
+func recordRun(tx Tx, run *BatchRun, state *batchState) error {
+	seq, err := tx.NextSeq(KindBatchRun)
+	if err != nil {
+		return err
+	}
+	run.ID = FormatID(KindBatchRun, 0, seq)
+	if state != nil {
+		if err := tx.PutSetting(batchStateKey, *state); err != nil {
+			return err
+		}
+	}
+	return tx.PutBatchRun(*run)
 }
 
 // processPayment moves one payment as a batch run at moment at would, and
@@ -300,11 +304,5 @@ func (s *core) expireAuthorisations(tx Tx, p *Payment) error {
 
 // BatchRuns returns the newest batch run reports, newest first.
 func (s *Ops) BatchRuns(limit int) ([]BatchRun, error) {
-	var out []BatchRun
-	err := s.view("list batch runs", func(tx Tx) error {
-		var err error
-		out, err = tx.BatchRuns(limit)
-		return err
-	})
-	return out, err
+	return read(s.core, "list batch runs", func(tx Tx) ([]BatchRun, error) { return tx.BatchRuns(limit) })
 }

@@ -82,16 +82,14 @@ var (
 
 // CreateCardAccount adds a card account.
 func (s *Sandbox) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error) {
-	var d CardAccountDetail
-	err := s.write("create card account", func(tx Tx) error {
+	return change(s.core, "create card account", func(tx Tx) (d CardAccountDetail, err error) {
 		c, err := createCardAccount(tx, "", "", in)
 		if err != nil {
-			return err
+			return d, err
 		}
 		d, err = cardDetail(tx, c)
-		return err
+		return d, err
 	}, Event{Kind: EventCardAccounts}, Event{Kind: EventCustomers})
-	return d, err
 }
 
 func createCardAccount(tx Tx, path, id string, in NewCardAccount) (CardAccount, error) {
@@ -156,46 +154,41 @@ func cardDetail(tx Tx, c CardAccount) (CardAccountDetail, error) {
 
 // CardAccounts lists every card account.
 func (s *Sandbox) CardAccounts() ([]CardAccountDetail, error) {
-	var out []CardAccountDetail
-	err := s.view("list card accounts", func(tx Tx) error {
+	return read(s.core, "list card accounts", func(tx Tx) (out []CardAccountDetail, err error) {
 		list, err := tx.CardAccounts()
 		if err != nil {
-			return err
+			return out, err
 		}
 		out = make([]CardAccountDetail, 0, len(list))
 		for _, c := range list {
 			d, err := cardDetail(tx, c)
 			if err != nil {
-				return err
+				return out, err
 			}
 			out = append(out, d)
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // CardAccount returns one card account.
 func (s *Sandbox) CardAccount(id string) (CardAccountDetail, error) {
-	var d CardAccountDetail
-	err := s.view("read card account", func(tx Tx) error {
+	return read(s.core, "read card account", func(tx Tx) (d CardAccountDetail, err error) {
 		c, err := tx.CardAccount(id)
 		if err != nil {
-			return found(err, "card account", id)
+			return d, found(err, "card account", id)
 		}
 		d, err = cardDetail(tx, c)
-		return err
+		return d, err
 	})
-	return d, err
 }
 
 // SetCardBalances replaces the card account balances of the given types.
 func (s *Sandbox) SetCardBalances(id string, in []BalanceInput) (CardAccountDetail, error) {
-	var d CardAccountDetail
-	err := s.write("set card balances", func(tx Tx) error {
+	return change(s.core, "set card balances", func(tx Tx) (d CardAccountDetail, err error) {
 		c, err := tx.CardAccount(id)
 		if err != nil {
-			return found(err, "card account", id)
+			return d, found(err, "card account", id)
 		}
 		var v Violations
 		if len(in) == 0 {
@@ -203,9 +196,8 @@ func (s *Sandbox) SetCardBalances(id string, in []BalanceInput) (CardAccountDeta
 		}
 		c.Balances = checkBalances(&v, "", in, c.Currency, c.Balances, false)
 		d, err = putCardAccount(tx, &v, c)
-		return err
+		return d, err
 	}, Event{Kind: EventCardAccounts, ID: id})
-	return d, err
 }
 
 // putCardAccount stores an edited card account, unless v holds
@@ -232,11 +224,10 @@ type CardAccountChange struct {
 // UpdateCardAccount applies an edit to a card account, with the rules of
 // card account creation.
 func (s *Sandbox) UpdateCardAccount(id string, ch CardAccountChange) (CardAccountDetail, error) {
-	var d CardAccountDetail
-	err := s.write("update card account", func(tx Tx) error {
+	return change(s.core, "update card account", func(tx Tx) (d CardAccountDetail, err error) {
 		c, err := tx.CardAccount(id)
 		if err != nil {
-			return found(err, "card account", id)
+			return d, found(err, "card account", id)
 		}
 		var v Violations
 		if ch.Name != nil {
@@ -260,9 +251,8 @@ func (s *Sandbox) UpdateCardAccount(id string, ch CardAccountChange) (CardAccoun
 			c.Expiry = *ch.Expiry
 		}
 		d, err = putCardAccount(tx, &v, c)
-		return err
+		return d, err
 	}, Event{Kind: EventCardAccounts, ID: id})
-	return d, err
 }
 
 // DeleteCardAccount deletes a card account and its transactions.
@@ -278,19 +268,17 @@ func (s *Sandbox) DeleteCardAccount(id string) error {
 // AddCardTransactions posts card transactions: all or, when any fails a
 // rule, none.
 func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransaction) (CardPostResult, error) {
-	var res CardPostResult
-	err := s.write("post card transactions", func(tx Tx) error {
+	return change(s.core, "post card transactions", func(tx Tx) (res CardPostResult, err error) {
 		c, err := tx.CardAccount(cardAccountID)
 		if err != nil {
-			return found(err, "card account", cardAccountID)
+			return res, found(err, "card account", cardAccountID)
 		}
 		if len(in) == 0 {
-			return PathError(CodeFormatError, "", "send an array of at least one card transaction")
+			return res, PathError(CodeFormatError, "", "send an array of at least one card transaction")
 		}
 		res, err = addCardTransactions(tx, c, "", in, s.Today())
-		return err
+		return res, err
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
-	return res, err
 }
 
 func addCardTransactions(tx Tx, c CardAccount, path string, in []NewCardTransaction, today Date) (CardPostResult, error) {

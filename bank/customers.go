@@ -1,6 +1,9 @@
 package bank
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // NewCustomer is the body of a customer creation (API.md 9).
 type NewCustomer struct {
@@ -44,13 +47,10 @@ func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id strin
 // CreateCustomer adds a customer. A private customer has a private
 // agreement from the start (PrivateAgreementID).
 func (s *Sandbox) CreateCustomer(in NewCustomer) (Customer, error) {
-	var c Customer
-	err := s.write("create customer", func(tx Tx) error {
-		var err error
+	return change(s.core, "create customer", func(tx Tx) (c Customer, err error) {
 		c, err = createCustomerIn(tx, "", "", in)
-		return err
+		return c, err
 	}, Event{Kind: EventCustomers})
-	return c, err
 }
 
 func createCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) {
@@ -74,7 +74,7 @@ func createCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) 
 	}
 	if old, err := tx.CustomerByNumber(in.CustomerNumber); err == nil {
 		return Customer{}, PathError(CodeConflict, JoinPath(path, "customerNumber"), "customer "+old.ID+" has customerNumber "+in.CustomerNumber+" already")
-	} else if err != ErrNotFound {
+	} else if !errors.Is(err, ErrNotFound) {
 		return Customer{}, err
 	}
 	if _, err := tx.Customer(id); err == nil {
@@ -87,37 +87,33 @@ func createCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) 
 // Customers lists every customer, with their accounts and card accounts
 // when withAccounts is set and their agreements when withAgreements is set.
 func (s *Sandbox) Customers(withAccounts, withAgreements bool) ([]CustomerDetail, error) {
-	var out []CustomerDetail
-	err := s.view("list customers", func(tx Tx) error {
+	return read(s.core, "list customers", func(tx Tx) (out []CustomerDetail, err error) {
 		list, err := tx.Customers()
 		if err != nil {
-			return err
+			return out, err
 		}
 		out = make([]CustomerDetail, 0, len(list))
 		for _, c := range list {
 			d, err := customerDetail(tx, c, withAccounts, withAgreements)
 			if err != nil {
-				return err
+				return out, err
 			}
 			out = append(out, d)
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // Customer returns one customer with everything that belongs to them.
 func (s *Sandbox) Customer(id string) (CustomerDetail, error) {
-	var d CustomerDetail
-	err := s.view("read customer", func(tx Tx) error {
+	return read(s.core, "read customer", func(tx Tx) (d CustomerDetail, err error) {
 		c, err := tx.Customer(id)
 		if err != nil {
-			return found(err, "customer", id)
+			return d, found(err, "customer", id)
 		}
 		d, err = customerDetail(tx, c, true, true)
-		return err
+		return d, err
 	})
-	return d, err
 }
 
 func customerDetail(tx Tx, c Customer, withAccounts, withAgreements bool) (CustomerDetail, error) {
@@ -166,21 +162,18 @@ func (s *Sandbox) DeleteCustomer(id string) error {
 // UpdateCustomer renames a customer. The customerNumber and type are the
 // customer's identity and do not change; create another customer instead.
 func (s *Sandbox) UpdateCustomer(id, name string) (Customer, error) {
-	var c Customer
-	err := s.write("update customer", func(tx Tx) error {
-		var err error
+	return change(s.core, "update customer", func(tx Tx) (c Customer, err error) {
 		if c, err = tx.Customer(id); err != nil {
-			return found(err, "customer", id)
+			return c, found(err, "customer", id)
 		}
 		var v Violations
 		checkText(&v, "name", name, 1, 70)
 		if err := v.Err(); err != nil {
-			return err
+			return c, err
 		}
 		c.Name = name
-		return tx.PutCustomer(c)
+		return c, tx.PutCustomer(c)
 	}, Event{Kind: EventCustomers, ID: id})
-	return c, err
 }
 
 func deleteCustomer(tx Tx, id string) error {

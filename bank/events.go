@@ -67,6 +67,18 @@ func (s *core) publish(events ...Event) {
 	}
 }
 
+// change runs fn in a write transaction and, when it commits, announces
+// events; it returns what fn made.
+func change[T any](s *core, what string, fn func(Tx) (T, error), events ...Event) (T, error) {
+	var out T
+	err := s.write(what, func(tx Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	}, events...)
+	return out, err
+}
+
 // write runs fn in a write transaction and, when it commits, announces
 // events.
 func (s *core) write(what string, fn func(Tx) error, events ...Event) error {

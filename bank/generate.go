@@ -3,6 +3,7 @@ package bank
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -20,7 +21,7 @@ func (s *Sandbox) NewAccountNumber() (bban, iban string, err error) {
 				return err
 			}
 			bban = norwegianBBAN(fmt.Sprintf("1503%06d", n.Int64()))
-			if _, err := tx.AccountByBBAN(bban); err == ErrNotFound {
+			if _, err := tx.AccountByBBAN(bban); errors.Is(err, ErrNotFound) {
 				iban, err = validate.NorwegianIBAN(bban)
 				return err
 			}

@@ -84,56 +84,96 @@ func approvePayment(l *ledger, p *Payment, c Customer, context string, now time.
 	if err != nil {
 		return err.Error(), reject(l, p, by, err.Error(), now, false)
 	}
-	var eng *Engagement
-	if context != ContextPrivate {
-		engagements, err := l.tx.EngagementsByAccount(acct.ID)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range engagements {
-			if e.CustomerID == c.ID && e.AgreementID == context {
-				eng = &e
-				break
-			}
-		}
+	eng, err := engagementOf(l.tx, acct, c, context)
+	if err != nil {
+		return "", err
 	}
-	limitText := func(d decimal.Decimal) string { return FormatAmount(d, acct.Currency) + " " + acct.Currency }
+	a := approver{by: by, customer: c, account: acct, engagement: eng, amount: amount}
 	if p.Status == StatusPATC {
-		switch {
-		case slices.ContainsFunc(p.Approvals, func(ap Approval) bool { return ap.CustomerID == c.ID }):
-			return fmt.Sprintf("%s has approved payment %s already; another approver must approve it", c.Name, p.ID), nil
-		case eng == nil || !eng.HasRole(RoleApprove):
-			return fmt.Sprintf("%s may not approve payments from %s (no engagement with APPROVE)", c.Name, acct.IBAN), nil
-		case eng.ApprovalLimit.LessThan(amount):
-			return fmt.Sprintf("%s's approval limit of %s is below the payment's %s", c.Name, limitText(eng.ApprovalLimit), limitText(amount)), nil
-		}
-		p.Approvals = append(p.Approvals, Approval{CustomerID: c.ID, Time: now, Full: true})
-		return "", authorise(l, p, now, by+", second approver")
+		return a.second(l, p, now)
 	}
+	return a.first(l, p, context, now)
+}
+
+// engagementOf is the engagement that gives a customer a role on an
+// account in a corporate context; nil in the private context or when
+// there is none.
+func engagementOf(tx Tx, acct Account, c Customer, context string) (*Engagement, error) {
+	if context == ContextPrivate {
+		return nil, nil
+	}
+	engagements, err := tx.EngagementsByAccount(acct.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range engagements {
+		if e.CustomerID == c.ID && e.AgreementID == context {
+			return &e, nil
+		}
+	}
+	return nil, nil
+}
+
+// approver is a PSU approving a payment: who, from which account, through
+// which engagement, and the payment's amount in the account's currency.
+type approver struct {
+	by         string
+	customer   Customer
+	account    Account
+	engagement *Engagement
+	amount     decimal.Decimal
+}
+
+func (a approver) text(d decimal.Decimal) string {
+	return FormatAmount(d, a.account.Currency) + " " + a.account.Currency
+}
+
+// first applies the first approval of an RCVD payment: enough on its own
+// for the account's owner or a PSU within their approval limit (the
+// payment is authorised), over it (PATC), or not allowed (RJCT).
+func (a approver) first(l *ledger, p *Payment, context string, now time.Time) (string, error) {
+	c, eng := a.customer, a.engagement
 	if p.CustomerID != "" && p.CustomerID != c.ID {
 		why := "the payment was started for another PSU"
-		return why, reject(l, p, by, why, now, false)
+		return why, reject(l, p, a.by, why, now, false)
 	}
 	full := false
 	switch {
-	case context == ContextPrivate && acct.OwnerID == c.ID && c.Type == Private:
+	case context == ContextPrivate && a.account.OwnerID == c.ID && c.Type == Private:
 		full = true
 	case eng == nil || !eng.HasRole(RoleRegister):
-		why := fmt.Sprintf("%s may not pay from %s in this context", c.Name, acct.IBAN)
-		return why, reject(l, p, by, why, now, false)
-	case eng.RegisterLimit.LessThan(amount):
-		why := fmt.Sprintf("the payment's %s is over %s's register limit of %s", limitText(amount), c.Name, limitText(eng.RegisterLimit))
-		return why, reject(l, p, by, why, now, false)
+		why := fmt.Sprintf("%s may not pay from %s in this context", c.Name, a.account.IBAN)
+		return why, reject(l, p, a.by, why, now, false)
+	case eng.RegisterLimit.LessThan(a.amount):
+		why := fmt.Sprintf("the payment's %s is over %s's register limit of %s", a.text(a.amount), c.Name, a.text(eng.RegisterLimit))
+		return why, reject(l, p, a.by, why, now, false)
 	default:
-		full = eng.HasRole(RoleApprove) && !eng.ApprovalLimit.LessThan(amount)
+		full = eng.HasRole(RoleApprove) && !eng.ApprovalLimit.LessThan(a.amount)
 	}
 	p.CustomerID, p.Context = c.ID, context
 	p.Approvals = append(p.Approvals, Approval{CustomerID: c.ID, Time: now, Full: full})
 	if !full {
-		setStatus(p, StatusPATC, by, fmt.Sprintf("approved; the amount %s is over %s's approval limit, so a second approver with a high enough limit must approve", limitText(amount), c.Name), now)
+		setStatus(p, StatusPATC, a.by, fmt.Sprintf("approved; the amount %s is over %s's approval limit, so a second approver with a high enough limit must approve", a.text(a.amount), c.Name), now)
 		return "", nil
 	}
-	return "", authorise(l, p, now, by)
+	return "", authorise(l, p, now, a.by)
+}
+
+// second applies the approval of a PATC payment by another PSU with
+// APPROVE and a high enough approval limit, which authorises it; any other
+// leaves it PATC.
+func (a approver) second(l *ledger, p *Payment, now time.Time) (string, error) {
+	c, eng := a.customer, a.engagement
+	switch {
+	case slices.ContainsFunc(p.Approvals, func(ap Approval) bool { return ap.CustomerID == c.ID }):
+		return fmt.Sprintf("%s has approved payment %s already; another approver must approve it", c.Name, p.ID), nil
+	case eng == nil || !eng.HasRole(RoleApprove):
+		return fmt.Sprintf("%s may not approve payments from %s (no engagement with APPROVE)", c.Name, a.account.IBAN), nil
+	case eng.ApprovalLimit.LessThan(a.amount):
+		return fmt.Sprintf("%s's approval limit of %s is below the payment's %s", c.Name, a.text(eng.ApprovalLimit), a.text(a.amount)), nil
+	}
+	p.Approvals = append(p.Approvals, Approval{CustomerID: c.ID, Time: now, Full: true})
+	return "", authorise(l, p, now, a.by+", second approver")
 }
 
 // reject ends a payment as RJCT and releases its reservations; noFunds
@@ -193,19 +233,7 @@ func settle(l *ledger, p *Payment, at time.Time) error {
 		return err
 	}
 	if p.Product == ProductNCBCT && (p.Status == StatusACTC || p.Status == StatusACCP) {
-		it := &p.Items[0]
-		if ok, why, err := covered(l, p, *it, *debtor); err != nil {
-			return err
-		} else if !ok {
-			return noCover(l, p, by, why, day, at)
-		}
-		if _, _, err := hold(l, p, it, debtor); err != nil {
-			return err
-		}
-		yes := true
-		p.FundsAvailable = &yes
-		setStatus(p, StatusACSP, by, "picked up; settles at the next batch run", at)
-		return nil
+		return pickUp(l, p, debtor, by, at)
 	}
 	waiting := false
 	var why string
@@ -247,6 +275,24 @@ func settle(l *ledger, p *Payment, at time.Time) error {
 		}
 	}
 	setStatus(p, to, by, reason, at)
+	return nil
+}
+
+// pickUp moves a due cross-border transfer with cover to ACSP, holding its
+// money until the next run settles it; without cover it waits (PDNG).
+func pickUp(l *ledger, p *Payment, debtor *Account, by string, at time.Time) error {
+	it := &p.Items[0]
+	if ok, why, err := covered(l, p, *it, *debtor); err != nil {
+		return err
+	} else if !ok {
+		return noCover(l, p, by, why, DateOf(at), at)
+	}
+	if _, _, err := hold(l, p, it, debtor); err != nil {
+		return err
+	}
+	yes := true
+	p.FundsAvailable = &yes
+	setStatus(p, StatusACSP, by, "picked up; settles at the next batch run", at)
 	return nil
 }
 

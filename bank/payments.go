@@ -348,16 +348,13 @@ func (s *Ops) Payments(status string, offset, limit int) (PaymentList, error) {
 // Payment returns one payment with its request body and fundsAvailable as
 // of now, for the desktop screens and support staff.
 func (s *Ops) Payment(id string) (Payment, error) {
-	var p Payment
-	err := s.view("read payment", func(tx Tx) error {
-		var err error
+	return read(s.core, "read payment", func(tx Tx) (p Payment, err error) {
 		if p, err = tx.Payment(id); err != nil {
-			return found(err, "payment", id)
+			return p, found(err, "payment", id)
 		}
 		if p.Request, err = tx.PaymentRequest(id); err != nil {
-			return err
+			return p, err
 		}
-		return fundsNow(newLedger(tx), &p)
+		return p, fundsNow(newLedger(tx), &p)
 	})
-	return p, err
 }

@@ -55,15 +55,12 @@ type SCARequest struct {
 // StartSCA starts an authorisation for a TPP: the PSU will be sent to the
 // SCA page and, when it finishes, to the request's redirect URI.
 func (s *PSD2) StartSCA(r SCARequest) (Authorisation, error) {
-	var a Authorisation
-	err := s.write("start SCA", func(tx Tx) error {
-		var err error
+	return change(s.core, "start SCA", func(tx Tx) (a Authorisation, err error) {
 		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
-			return err
+			return a, err
 		}
-		return tx.PutAuthorisation(a)
+		return a, tx.PutAuthorisation(a)
 	}, Event{Kind: EventConsents})
-	return a, err
 }
 
 // CheckSCARequest checks the redirect headers of a request that starts
@@ -300,50 +297,47 @@ func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisati
 // SCAStep applies one step of the SCA page: the answer to the step the
 // authorisation is at. A form token of another authorisation is refused.
 func (s *PSD2) SCAStep(id string, in SCAInput) (SCAView, error) {
-	var view SCAView
-	err := s.write("SCA step", func(tx Tx) error {
+	return change(s.core, "SCA step", func(tx Tx) (view SCAView, err error) {
 		a, expired, err := s.loadAuthorisation(tx, id, true)
 		if err != nil {
-			return err
+			return view, err
 		}
 		if !a.Open() { // finished before, or expired just now
 			view, err = s.viewOf(tx, a, "")
 			view.Ended = expired
-			return err
+			return view, err
 		}
 		if subtle.ConstantTimeCompare([]byte(in.Token), []byte(a.Token)) != 1 {
-			return Errorf(CodeBadRequest, "this form does not belong to authorisation %s; reload the page and try again", clip(id))
+			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s; reload the page and try again", clip(id))
 		}
 		problem, err := s.step(tx, &a, in)
 		if err != nil {
-			return err
+			return view, err
 		}
 		view, err = s.viewOf(tx, a, problem)
 		view.Ended = !a.Open()
-		return err
-	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
-	return view, err
+		return view, err
+	}, Event{Kind: EventConsents}, Event{Kind: EventPayments}, Event{Kind: EventAccounts}, Event{Kind: EventTransactions})
 }
 
 // AutomatedSCA runs every step of an authorisation at once for a TPP's test
 // suite and returns where the PSU would be sent. Accounts default to every
 // account offered; the context may be left out when there is one.
 func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
-	var redirect string
-	err := s.write("automated SCA", func(tx Tx) error {
+	return change(s.core, "automated SCA", func(tx Tx) (redirect string, err error) {
 		a, _, err := s.loadAuthorisation(tx, id, true)
 		if err != nil {
-			return err
+			return redirect, err
 		}
 		if a.TPPID != tppID {
-			return Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
+			return redirect, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
 		}
 		if a.FailCode == CodeSCAExpired {
 			redirect = a.Redirect // the PSU would be sent back with SCA_EXPIRED
-			return nil
+			return redirect, nil
 		}
 		if !a.Open() {
-			return Errorf(CodeConflict, "authorisation %s has finished (%s); start a new one", id, a.Status)
+			return redirect, Errorf(CodeConflict, "authorisation %s has finished (%s); start a new one", id, a.Status)
 		}
 		var v Violations
 		if in.Decision != "approve" && in.Decision != "reject" {
@@ -353,18 +347,18 @@ func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 			v.Format("nationalId", "is required: the customerNumber of a sandbox customer")
 		}
 		if err := v.Err(); err != nil {
-			return err
+			return redirect, err
 		}
 		input := SCAInput{Token: a.Token, NationalID: in.NationalID, Context: in.Context, Accounts: in.Accounts, Decision: in.Decision}
 		for a.Open() {
 			view, err := s.viewOf(tx, a, "")
 			if err != nil {
-				return err
+				return redirect, err
 			}
 			switch view.Step {
 			case StepContext:
 				if input.Context == "" {
-					return PathError(CodeFormatError, "context", "this PSU acts in more than one context; give one of "+optionValues(view.Contexts))
+					return redirect, PathError(CodeFormatError, "context", "this PSU acts in more than one context; give one of "+optionValues(view.Contexts))
 				}
 			case StepConsent:
 				if input.Accounts == nil {
@@ -375,16 +369,15 @@ func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 			}
 			problem, err := s.step(tx, &a, input)
 			if err != nil {
-				return err
+				return redirect, err
 			}
 			if problem != "" && a.Open() {
-				return PathError(stepCode(view.Step), stepPath(view.Step), problem)
+				return redirect, PathError(stepCode(view.Step), stepPath(view.Step), problem)
 			}
 		}
 		redirect = a.Redirect
-		return nil
-	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
-	return redirect, err
+		return redirect, nil
+	}, Event{Kind: EventConsents}, Event{Kind: EventPayments}, Event{Kind: EventAccounts}, Event{Kind: EventTransactions})
 }
 
 func stepCode(step string) string {

@@ -1,6 +1,9 @@
 package bank
 
-import "net/mail"
+import (
+	"errors"
+	"net/mail"
+)
 
 // SetTPPContact registers the e-mail address a TPP wants operational
 // notices at. Only the TPP itself (caller) may set its own.
@@ -26,16 +29,13 @@ func (s *PSD2) TPPContact(caller, tppID string) (TPPContact, error) {
 	if err := ownTPP(caller, tppID); err != nil {
 		return TPPContact{}, err
 	}
-	var c TPPContact
-	err := s.view("read TPP contact", func(tx Tx) error {
-		var err error
+	return read(s.core, "read TPP contact", func(tx Tx) (c TPPContact, err error) {
 		c, err = tx.TPPContact(tppID)
-		if err == ErrNotFound {
-			return Errorf(CodeResourceUnknown, "TPP %s has no contact information; register it with PUT", tppID)
+		if errors.Is(err, ErrNotFound) {
+			return c, Errorf(CodeResourceUnknown, "TPP %s has no contact information; register it with PUT", tppID)
 		}
-		return err
+		return c, err
 	})
-	return c, err
 }
 
 func ownTPP(caller, tppID string) error {

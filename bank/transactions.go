@@ -51,19 +51,17 @@ var purposeCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 // AddTransactions posts booked transactions to an account: all of them or,
 // when any fails a rule, none. Balances do not change.
 func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) ([]Transaction, error) {
-	var out []Transaction
-	err := s.write("post transactions", func(tx Tx) error {
+	return change(s.core, "post transactions", func(tx Tx) (out []Transaction, err error) {
 		a, err := tx.Account(accountID)
 		if err != nil {
-			return found(err, "account", accountID)
+			return out, found(err, "account", accountID)
 		}
 		if len(in) == 0 {
-			return PathError(CodeFormatError, "", "send an array of at least one transaction")
+			return out, PathError(CodeFormatError, "", "send an array of at least one transaction")
 		}
 		out, err = addTransactions(tx, a, "", in, nil, s.Today())
-		return err
+		return out, err
 	}, Event{Kind: EventTransactions, ID: accountID})
-	return out, err
 }
 
 // addTransactions checks and stores transactions on account a; ids, when
@@ -234,30 +232,24 @@ func (s *Sandbox) Transactions(accountID string, q TxQuery) (TxPage, error) {
 	if err := checkQuery(q, MaxSandboxPageSize); err != nil {
 		return TxPage{}, err
 	}
-	var page TxPage
-	err := s.view("list transactions", func(tx Tx) error {
+	return read(s.core, "list transactions", func(tx Tx) (page TxPage, err error) {
 		if _, err := tx.Account(accountID); err != nil {
-			return found(err, "account", accountID)
+			return page, found(err, "account", accountID)
 		}
-		var err error
 		page, err = tx.Transactions(accountID, q)
-		return err
+		return page, err
 	})
-	return page, err
 }
 
 // Transaction returns one transaction of an account.
 func (s *Sandbox) Transaction(accountID, id string) (Transaction, error) {
-	var t Transaction
-	err := s.view("read transaction", func(tx Tx) error {
+	return read(s.core, "read transaction", func(tx Tx) (t Transaction, err error) {
 		if _, err := tx.Account(accountID); err != nil {
-			return found(err, "account", accountID)
+			return t, found(err, "account", accountID)
 		}
-		var err error
 		t, err = tx.Transaction(accountID, id)
-		return found(err, "transaction", id)
+		return t, found(err, "transaction", id)
 	})
-	return t, err
 }
 
 // DeleteTransactions deletes every transaction of an account.

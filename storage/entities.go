@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 
 	"sandbank/bank"
@@ -333,7 +334,7 @@ func putIndexed[T any](t *txn, bucket, k []byte, v T, indexes func(T, []byte) ([
 		if err := removeIndexes(t, old, k, indexes); err != nil {
 			return err
 		}
-	} else if err != bank.ErrNotFound {
+	} else if !errors.Is(err, bank.ErrNotFound) {
 		return err
 	}
 	entries, err := indexes(v, k)
