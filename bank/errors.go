@@ -63,6 +63,29 @@ type Message struct {
 	Code     string `json:"code"`
 	Path     string `json:"path,omitempty"`
 	Text     string `json:"text"`
+	// Refuse is set on a WARNING about something odd that the bank accepts
+	// as the real bank does (API.md 11): the code strict mode refuses it
+	// with. An ordinary warning (a date moved to a banking day) has none.
+	Refuse string `json:"-"`
+}
+
+// Oddity is a WARNING about something odd that the bank accepts, as the
+// real bank does; strict mode refuses it with the code refuse. text says
+// what to change.
+func Oddity(refuse, path, text string) Message {
+	return Message{Category: "WARNING", Code: "WARNING", Path: path, Text: clip(text), Refuse: refuse}
+}
+
+// Refusal is the error strict mode answers oddities with: one ERROR per
+// oddity, with its refuse code, path and text; nil when there are none.
+func Refusal(oddities []Message) error {
+	var v Violations
+	for _, m := range oddities {
+		if m.Refuse != "" {
+			v.Add(m.Refuse, m.Path, m.Text+" (strict mode refuses what the bank accepts with a warning)")
+		}
+	}
+	return v.Err()
 }
 
 // Error is the bank's one error type. Every failure a client can cause is an
