@@ -1,0 +1,286 @@
+package sandbank.examples;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A TPP's whole path through Sandbank, signed with Signer: a consent with
+ * automated SCA, accounts, balances and paged transactions, a payment with
+ * its SCA, a batch run and the settled payment. Every response's signature
+ * is verified with the bank's certificate.
+ *
+ * <p>Usage: java sandbank.examples.Walkthrough BASE_URL CERT_PEM KEY_PEM. Exits
+ * 0 when every answer was what the contract says, 1 otherwise.
+ */
+public final class Walkthrough {
+    static final String NATIONAL_ID = "13039319955";       // Test Testperson 1 of the known state
+    static final String DEBTOR_IBAN = "NO3815030123457";   // their Brukskonto
+    static final String CREDITOR_IBAN = "NO3015030234569"; // Test Testperson 2's Brukskonto
+    static final String AMOUNT = "100.30";
+    static final String REDIRECT_URI = "https://tpp.example/callback";
+    static final String PSU_IP_ADDRESS = "192.0.2.10";
+    static final int PAGE_LIMIT = 5;
+    static final String NDCT = "/v1/payments/norwegian-domestic-credit-transfers";
+
+    /** An answer that is not what the contract says. */
+    static final class Failure extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Failure(String message) {
+            super(message);
+        }
+    }
+
+    /** One answer: status, headers, the exact body and, for JSON, the parsed body. */
+    record Answer(int status, HttpHeaders headers, byte[] body, String requestId, Object data) {
+    }
+
+    private final String base;
+    private final Signer signer;
+    // HTTP/1.1: for http:// URLs HttpClient would otherwise ask to upgrade to HTTP/2.
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    private ResponseVerifier verifier;
+    private int requests;
+    private int verified;
+
+    Walkthrough(String base, Signer signer) {
+        this.base = base;
+        this.signer = signer;
+    }
+
+    /** Sends one signed request and checks the answer's signature and status. */
+    Answer call(String method, String target, int expect, Object json, Map<String, String> extra)
+            throws IOException, InterruptedException, GeneralSecurityException, Failure {
+        Map<String, String> headers = Signer.headers();
+        headers.putAll(extra);
+        byte[] body = null;
+        if (json != null) {
+            body = Json.write(json).getBytes(StandardCharsets.UTF_8); // the exact bytes that are hashed and sent
+            headers.put("Content-Type", "application/json");
+        }
+        requests++;
+        HttpResponse<byte[]> r = signer.send(client, URI.create(base + target), method, headers, body);
+        String requestId = headers.get("X-Request-ID");
+        if (verifier != null) {
+            try {
+                verifier.verify(r.headers(), r.body(), requestId);
+            } catch (ResponseVerifier.SignatureException e) {
+                throw new Failure(method + " " + target + ": " + e.getMessage());
+            }
+            verified++;
+        }
+        String text = new String(r.body(), StandardCharsets.UTF_8);
+        if (r.statusCode() != expect) {
+            throw new Failure(method + " " + target + ": expected " + expect + ", the bank answered " + r.statusCode() + ": " + text);
+        }
+        boolean isJson = r.headers().firstValue("Content-Type").orElse("").startsWith("application/json");
+        return new Answer(r.statusCode(), r.headers(), r.body(), requestId, isJson ? Json.parse(text) : null);
+    }
+
+    Answer call(String method, String target, int expect) throws Exception {
+        return call(method, target, expect, null, Map.of());
+    }
+
+    /** Stops the walkthrough unless condition holds. */
+    static void check(boolean condition, String what, Object data) throws Failure {
+        if (!condition) {
+            throw new Failure(what + "; the bank answered: " + Json.write(data));
+        }
+    }
+
+    /**
+     * The authorisation id is the path segment after /sca/ in scaRedirect; a
+     * query or further segments are not part of it.
+     */
+    static String scaAuthorisationId(String scaRedirect) throws Failure {
+        List<String> parts = List.of(URI.create(scaRedirect).getRawPath().split("/"));
+        int at = parts.indexOf("sca");
+        if (at < 0 || at + 1 >= parts.size() || parts.get(at + 1).isEmpty()) {
+            throw new Failure("scaRedirect " + scaRedirect + " has no /sca/<authorisationId>");
+        }
+        return parts.get(at + 1);
+    }
+
+    /** A query parameter of a URL, or "". */
+    static String queryParameter(String url, String name) {
+        String query = URI.create(url).getRawQuery();
+        for (String pair : query == null ? new String[0] : query.split("&")) {
+            String[] kv = pair.split("=", 2);
+            if (URLDecoder.decode(kv[0], StandardCharsets.UTF_8).equals(name) && kv.length == 2) {
+                return URLDecoder.decode(kv[1], StandardCharsets.UTF_8);
+            }
+        }
+        return "";
+    }
+
+    /** Automated SCA: the PSU approves at once. Returns the psu-id of the redirect the PSU would be sent to. */
+    String approve(String scaRedirect) throws Exception {
+        String auth = scaAuthorisationId(scaRedirect);
+        Answer r = call("POST", "/v1/sandbox/sca/" + auth, 200, Map.of("nationalId", NATIONAL_ID, "decision", "approve"), Map.of());
+        String redirect = Json.str(r.data(), "redirect");
+        String psuId = redirect.isEmpty() ? "" : queryParameter(redirect, "psu-id");
+        check(redirect.startsWith(REDIRECT_URI) && !psuId.isEmpty(), "the automated SCA answers a redirect with a psu-id", r.data());
+        return psuId;
+    }
+
+    static BigDecimal closingBooked(Object data) throws Failure {
+        for (Object b : Json.list(data, "balances")) {
+            if (Json.str(b, "balanceType").equals("closingBooked")) {
+                return new BigDecimal(Json.str(b, "balanceAmount", "amount"));
+            }
+        }
+        throw new Failure("no closingBooked balance in " + Json.write(data));
+    }
+
+    void run(String certPath) throws Exception {
+        long started = System.nanoTime();
+        // 1. The certificate and key (loaded in main), and the bank's certificate.
+        System.out.println("1. certificate " + certPath);
+        System.out.println("   keyId " + signer.keyId());
+        Answer r = call("GET", "/v1/sandbox/bank-certificate", 200);
+        verifier = new ResponseVerifier(Signer.certificate(r.body()));
+        try { // the first answer, checked once the certificate is in hand
+            verifier.verify(r.headers(), r.body(), r.requestId());
+        } catch (ResponseVerifier.SignatureException e) {
+            throw new Failure("GET /v1/sandbox/bank-certificate: " + e.getMessage());
+        }
+        verified++;
+        System.out.println("   bank certificate SN=" + verifier.certificate().getSerialNumber().toString(16).toUpperCase()
+                + ": every response's signature is verified");
+
+        // 2. A consent; it answers with the SCA page.
+        String session = "java-" + System.currentTimeMillis() / 1000;
+        r = call("POST", "/v1/consents", 201, null, Map.of("TPP-Redirect-URI", REDIRECT_URI, "TPP-Session-ID", session));
+        String href = Json.str(r.data(), "_links", "scaRedirect", "href");
+        check(href.contains("/sca/"), "POST /v1/consents answers a scaRedirect", r.data());
+        System.out.println("2. consent: 201, scaRedirect " + href);
+
+        // 3. Automated SCA in place of the PSU's browser.
+        String psuId = approve(href);
+        System.out.println("3. SCA approved by " + NATIONAL_ID + ": psu-id " + psuId);
+        Map<String, String> psu = Map.of("PSU-ID", psuId, "TPP-Session-ID", session, "PSU-IP-Address", PSU_IP_ADDRESS);
+
+        // 4. Accounts, balances and transactions, page by page.
+        r = call("GET", "/v1/accounts?withBalance=true", 200, null, psu);
+        String accountId = "";
+        List<String> names = new ArrayList<>();
+        for (Object a : Json.list(r.data(), "accounts")) {
+            names.add(Json.str(a, "name") + " " + Json.str(a, "iban"));
+            if (Json.str(a, "iban").equals(DEBTOR_IBAN)) {
+                accountId = Json.str(a, "resourceId");
+            }
+        }
+        check(!accountId.isEmpty(), "GET /v1/accounts lists " + DEBTOR_IBAN, r.data());
+        System.out.println("4. accounts: " + String.join(", ", names));
+        r = call("GET", "/v1/accounts/" + accountId + "/balances", 200, null, psu);
+        BigDecimal before = closingBooked(r.data());
+        System.out.println("   balances of " + DEBTOR_IBAN + ": closingBooked " + before + " NOK");
+        String target = "/v1/accounts/" + accountId + "/transactions?limit=" + PAGE_LIMIT;
+        Set<String> seen = new HashSet<>();
+        for (int page = 1; page <= 2; page++) {
+            r = call("GET", target, 200, null, psu);
+            List<?> booked = Json.list(r.data(), "transactions", "booked");
+            check(!booked.isEmpty() && booked.size() <= PAGE_LIMIT, "page " + page + " of transactions has 1 to " + PAGE_LIMIT + " booked items", r.data());
+            for (Object t : booked) {
+                check(seen.add(Json.str(t, "transactionId")), "page " + page + " of transactions repeats no item of the page before", r.data());
+            }
+            System.out.println("   transactions page " + page + ": " + booked.size() + " booked, "
+                    + Json.str(booked.get(0), "bookingDate") + " to " + Json.str(booked.get(booked.size() - 1), "bookingDate"));
+            if (page == 1) {
+                target = Json.str(r.data(), "transactions", "_links", "next", "href");
+                check(target.startsWith("/v1/"), "the first page links to the next", r.data());
+            }
+        }
+
+        // 5. A payment; its creation starts its SCA, which the PSU approves.
+        Map<String, Object> payment = new LinkedHashMap<>();
+        payment.put("instructedAmount", Map.of("amount", AMOUNT, "currency", "NOK"));
+        payment.put("debtorAccount", Map.of("iban", DEBTOR_IBAN));
+        payment.put("creditorAccount", Map.of("iban", CREDITOR_IBAN));
+        payment.put("creditorName", "Test Testperson 2");
+        payment.put("remittanceInformationUnstructured", "Java example");
+        Map<String, String> headers = new LinkedHashMap<>(psu);
+        headers.put("TPP-Redirect-URI", REDIRECT_URI);
+        r = call("POST", NDCT + "?allowLogicalDuplicate=true", 201, payment, headers);
+        String scaRedirect = Json.str(r.data(), "_links", "scaRedirect", "href");
+        String scaStatus = Json.str(r.data(), "_links", "scaStatus", "href");
+        check(Json.str(r.data(), "transactionStatus").equals("RCVD") && !scaRedirect.isEmpty() && !scaStatus.isEmpty(),
+                "the payment is RCVD with a scaRedirect and a scaStatus", r.data());
+        String paymentId = Json.str(r.data(), "paymentId");
+        approve(scaRedirect);
+        r = call("GET", scaStatus, 200);
+        check(Json.str(r.data(), "scaStatus").equals("FINALISED"), "the payment's SCA is FINALISED", r.data());
+        r = call("GET", NDCT + "/" + paymentId + "/status", 200);
+        String status = Json.str(r.data(), "transactionStatus");
+        check(status.equals("ACTC") || status.equals("ACCP"), "the approved payment is ACTC or ACCP", r.data());
+        System.out.println("5. payment " + paymentId + " of " + AMOUNT + " NOK to " + CREDITOR_IBAN + ": RCVD, SCA FINALISED, " + status);
+
+        // 6. A batch run. ACCP: today (sandbox clock, Europe/Oslo) is not a
+        // banking day, so the sandbox clock moves to the execution date,
+        // before that day's first batch run, and back to the real clock at
+        // the end.
+        boolean moved = false;
+        try {
+            if (status.equals("ACCP")) {
+                String day = Json.str(call("GET", NDCT + "/" + paymentId, 200).data(), "requestedExecutionDate");
+                r = call("PUT", "/v1/sandbox/clock", 200, Map.of("now", day + "T03:00:00Z"), Map.of());
+                moved = true;
+                check(Json.str(r.data(), "now").startsWith(day), "the sandbox clock moves to " + day, r.data());
+                System.out.println("6. today is not a banking day: the sandbox clock moves to " + Json.str(r.data(), "now"));
+            }
+            r = call("POST", "/v1/sandbox/batch-runs", 200);
+            check(Json.at(r.data(), "errors") instanceof List<?> errors && errors.isEmpty(), "the batch run has no errors", r.data());
+            System.out.println((moved ? "  " : "6.") + " batch run " + Json.str(r.data(), "runId") + ": " + Json.write(Json.at(r.data(), "counts")));
+
+            // 7. The payment is settled and the balance moved.
+            r = call("GET", NDCT + "/" + paymentId + "/status", 200);
+            check(Json.str(r.data(), "transactionStatus").equals("ACSC"), "the payment is ACSC after the batch run", r.data());
+            r = call("GET", "/v1/accounts/" + accountId + "/balances", 200, null, psu);
+            BigDecimal after = closingBooked(r.data());
+            check(after.compareTo(before.subtract(new BigDecimal(AMOUNT))) <= 0,
+                    "closingBooked fell by at least " + AMOUNT + " NOK from " + before, r.data());
+            System.out.println("7. payment " + paymentId + ": ACSC; closingBooked " + before + " -> " + after + " NOK");
+        } finally {
+            if (moved) {
+                r = call("PUT", "/v1/sandbox/clock", 200, Map.of("offsetSeconds", 0), Map.of());
+                System.out.println("   the sandbox clock is back on the real clock: " + Json.str(r.data(), "now"));
+            }
+        }
+        System.out.printf("The walkthrough held: %d requests, %d response signatures verified, %.1f s.%n",
+                requests, verified, (System.nanoTime() - started) / 1e9);
+    }
+
+    public static void main(String[] args) {
+        if (args.length != 3) {
+            System.err.println("usage: java sandbank.examples.Walkthrough BASE_URL CERT_PEM KEY_PEM");
+            System.exit(2);
+        }
+        String base = args[0].replaceAll("/+$", "").replaceAll("/v1$", "");
+        try {
+            Signer signer = Signer.load(Path.of(args[1]), Path.of(args[2]));
+            new Walkthrough(base, signer).run(args[1]);
+        } catch (Failure | ResponseVerifier.SignatureException | GeneralSecurityException e) {
+            System.err.println("FAILED: " + e.getMessage());
+            System.exit(1);
+        } catch (Exception e) {
+            System.err.println("FAILED: " + e);
+            System.exit(1);
+        }
+    }
+}

@@ -1,0 +1,222 @@
+"""A TPP's whole path through Sandbank, signed with sandbank_signer.py:
+a consent with automated SCA, accounts, balances and paged transactions, a
+payment with its SCA, a batch run and the settled payment. Every response's
+signature is verified with the bank's certificate.
+
+Usage: python3 walkthrough.py BASE_URL CERT_PEM KEY_PEM
+Exits 0 when every answer was what the contract says, 1 otherwise.
+"""
+
+import json
+import sys
+import time
+from decimal import Decimal
+from urllib.parse import parse_qs, urlsplit
+
+import requests
+
+from sandbank_signer import ResponseVerifier, SandbankAuth, SignatureError, Signer
+
+NATIONAL_ID = "13039319955"            # Test Testperson 1 of the known state
+DEBTOR_IBAN = "NO3815030123457"        # their Brukskonto
+CREDITOR_IBAN = "NO3015030234569"      # Test Testperson 2's Brukskonto
+AMOUNT = "100.30"
+REDIRECT_URI = "https://tpp.example/callback"
+PSU_IP_ADDRESS = "192.0.2.10"
+PAGE_LIMIT = 5
+NDCT = "/v1/payments/norwegian-domestic-credit-transfers"
+
+
+class Failure(Exception):
+    """An answer that is not what the contract says."""
+
+
+class Bank:
+    """Sends signed requests and checks every answer's signature and status."""
+
+    def __init__(self, base_url: str, signer: Signer):
+        self.base = base_url
+        self.session = requests.Session()
+        self.session.auth = SandbankAuth(signer)
+        self.verifier = None
+        self.requests = 0
+        self.verified = 0
+
+    def call(self, method, target, expect, body=None, headers=None):
+        """Sends one signed request and returns the response; its JSON body,
+        when there is one, is in response.data."""
+        headers = dict(headers or {})
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")  # the exact bytes that are hashed and sent
+            headers["Content-Type"] = "application/json"
+        self.requests += 1
+        r = self.session.request(method, self.base + target, data=data, headers=headers, timeout=20)
+        if self.verifier is not None:
+            try:
+                self.verifier.verify(r.headers, r.content, r.request.headers["X-Request-ID"])
+            except SignatureError as e:
+                raise Failure(f"{method} {target}: {e}") from e
+            self.verified += 1
+        if r.status_code != expect:
+            raise Failure(f"{method} {target}: expected {expect}, the bank answered {r.status_code}: {r.text}")
+        r.data = r.json() if r.headers.get("Content-Type", "").startswith("application/json") else None
+        return r
+
+
+def check(condition, what, data):
+    """Stops the walkthrough unless condition holds."""
+    if not condition:
+        raise Failure(f"{what}; the bank answered: {json.dumps(data)}")
+
+
+def sca_authorisation_id(sca_redirect: str) -> str:
+    """The authorisation id is the path segment after /sca/ in scaRedirect;
+    a query or further segments are not part of it."""
+    parts = urlsplit(sca_redirect).path.split("/")
+    if "sca" not in parts or parts.index("sca") + 1 >= len(parts) or not parts[parts.index("sca") + 1]:
+        raise Failure(f"scaRedirect {sca_redirect} has no /sca/<authorisationId>")
+    return parts[parts.index("sca") + 1]
+
+
+def approve(bank, sca_redirect):
+    """Automated SCA: the PSU approves at once. Returns the psu-id of the
+    redirect the PSU would be sent to."""
+    auth = sca_authorisation_id(sca_redirect)
+    r = bank.call("POST", f"/v1/sandbox/sca/{auth}", 200, {"nationalId": NATIONAL_ID, "decision": "approve"})
+    redirect = (r.data or {}).get("redirect", "")
+    psu_id = parse_qs(urlsplit(redirect).query).get("psu-id", [""])[0]
+    check(redirect.startswith(REDIRECT_URI) and psu_id, "the automated SCA answers a redirect with a psu-id", r.data)
+    return psu_id
+
+
+def closing_booked(balances):
+    for b in balances:
+        if b.get("balanceType") == "closingBooked":
+            return Decimal(b["balanceAmount"]["amount"])
+    raise Failure(f"no closingBooked balance in {json.dumps(balances)}")
+
+
+def walkthrough(base_url, cert_path, key_path):
+    started = time.monotonic()
+    # 1. The certificate and key.
+    with open(cert_path, "rb") as c, open(key_path, "rb") as k:
+        signer = Signer(c.read(), k.read())
+    print(f"1. certificate {cert_path}")
+    print(f"   keyId {signer.key_id}")
+    bank = Bank(base_url, signer)
+    r = bank.call("GET", "/v1/sandbox/bank-certificate", 200)
+    bank.verifier = ResponseVerifier(r.content)
+    try:  # the first answer, checked once the certificate is in hand
+        bank.verifier.verify(r.headers, r.content, r.request.headers["X-Request-ID"])
+    except SignatureError as e:
+        raise Failure(f"GET /v1/sandbox/bank-certificate: {e}") from e
+    bank.verified += 1
+    print(f"   bank certificate SN={bank.verifier.cert.serial_number:X}: every response's signature is verified")
+
+    # 2. A consent; it answers with the SCA page.
+    session = f"python-{int(time.time())}"
+    r = bank.call("POST", "/v1/consents", 201,
+                  headers={"TPP-Redirect-URI": REDIRECT_URI, "TPP-Session-ID": session})
+    href = ((r.data or {}).get("_links", {}).get("scaRedirect") or {}).get("href", "")
+    check("/sca/" in href, "POST /v1/consents answers a scaRedirect", r.data)
+    print(f"2. consent: 201, scaRedirect {href}")
+
+    # 3. Automated SCA in place of the PSU's browser.
+    psu_id = approve(bank, href)
+    print(f"3. SCA approved by {NATIONAL_ID}: psu-id {psu_id}")
+    psu = {"PSU-ID": psu_id, "TPP-Session-ID": session, "PSU-IP-Address": PSU_IP_ADDRESS}
+
+    # 4. Accounts, balances and transactions, page by page.
+    r = bank.call("GET", "/v1/accounts?withBalance=true", 200, headers=psu)
+    accounts = {a.get("iban"): a for a in (r.data or {}).get("accounts", [])}
+    check(DEBTOR_IBAN in accounts, f"GET /v1/accounts lists {DEBTOR_IBAN}", r.data)
+    account = accounts[DEBTOR_IBAN]
+    account_id = account["resourceId"]
+    print("4. accounts: " + ", ".join(f"{a.get('name')} {iban}" for iban, a in accounts.items()))
+    r = bank.call("GET", f"/v1/accounts/{account_id}/balances", 200, headers=psu)
+    before = closing_booked((r.data or {}).get("balances", []))
+    print(f"   balances of {DEBTOR_IBAN}: closingBooked {before} NOK")
+    target = f"/v1/accounts/{account_id}/transactions?limit={PAGE_LIMIT}"
+    seen = set()
+    for page in (1, 2):
+        r = bank.call("GET", target, 200, headers=psu)
+        transactions = (r.data or {}).get("transactions", {})
+        booked = transactions.get("booked", [])
+        check(0 < len(booked) <= PAGE_LIMIT, f"page {page} of transactions has 1 to {PAGE_LIMIT} booked items", r.data)
+        ids = {t["transactionId"] for t in booked}
+        check(not ids & seen, f"page {page} of transactions repeats no item of the page before", r.data)
+        seen |= ids
+        print(f"   transactions page {page}: {len(booked)} booked, {booked[0]['bookingDate']} to {booked[-1]['bookingDate']}")
+        if page == 1:
+            target = (transactions.get("_links", {}).get("next") or {}).get("href", "")
+            check(target.startswith("/v1/"), "the first page links to the next", r.data)
+
+    # 5. A payment; its creation starts its SCA, which the PSU approves.
+    payment = {
+        "instructedAmount": {"amount": AMOUNT, "currency": "NOK"},
+        "debtorAccount": {"iban": DEBTOR_IBAN},
+        "creditorAccount": {"iban": CREDITOR_IBAN},
+        "creditorName": "Test Testperson 2",
+        "remittanceInformationUnstructured": "Python example",
+    }
+    r = bank.call("POST", f"{NDCT}?allowLogicalDuplicate=true", 201, payment,
+                  headers={"TPP-Redirect-URI": REDIRECT_URI, **psu})
+    links = (r.data or {}).get("_links", {})
+    check(r.data.get("transactionStatus") == "RCVD" and "scaRedirect" in links and "scaStatus" in links,
+          "the payment is RCVD with a scaRedirect and a scaStatus", r.data)
+    payment_id = r.data["paymentId"]
+    approve(bank, links["scaRedirect"]["href"])
+    r = bank.call("GET", links["scaStatus"]["href"], 200)
+    check(r.data.get("scaStatus") == "FINALISED", "the payment's SCA is FINALISED", r.data)
+    r = bank.call("GET", f"{NDCT}/{payment_id}/status", 200)
+    status = r.data.get("transactionStatus")
+    check(status in ("ACTC", "ACCP"), "the approved payment is ACTC or ACCP", r.data)
+    print(f"5. payment {payment_id} of {AMOUNT} NOK to {CREDITOR_IBAN}: RCVD, SCA FINALISED, {status}")
+
+    # 6. A batch run. ACCP: today (sandbox clock, Europe/Oslo) is not a
+    # banking day, so the sandbox clock moves to the execution date, before
+    # that day's first batch run, and back to the real clock at the end.
+    moved = False
+    try:
+        if status == "ACCP":
+            day = bank.call("GET", f"{NDCT}/{payment_id}", 200).data.get("requestedExecutionDate", "")
+            r = bank.call("PUT", "/v1/sandbox/clock", 200, {"now": f"{day}T03:00:00Z"})
+            moved = True
+            check(r.data.get("now", "").startswith(day), f"the sandbox clock moves to {day}", r.data)
+            print(f"6. today is not a banking day: the sandbox clock moves to {r.data['now']}")
+        r = bank.call("POST", "/v1/sandbox/batch-runs", 200)
+        check(r.data.get("errors") == [], "the batch run has no errors", r.data)
+        print(f"{'  ' if moved else '6.'} batch run {r.data.get('runId')}: {json.dumps(r.data.get('counts'))}")
+
+        # 7. The payment is settled and the balance moved.
+        r = bank.call("GET", f"{NDCT}/{payment_id}/status", 200)
+        check(r.data.get("transactionStatus") == "ACSC", "the payment is ACSC after the batch run", r.data)
+        r = bank.call("GET", f"/v1/accounts/{account_id}/balances", 200, headers=psu)
+        after = closing_booked(r.data.get("balances", []))
+        check(after <= before - Decimal(AMOUNT), f"closingBooked fell by at least {AMOUNT} NOK from {before}", r.data)
+        print(f"7. payment {payment_id}: ACSC; closingBooked {before} -> {after} NOK")
+    finally:
+        if moved:
+            r = bank.call("PUT", "/v1/sandbox/clock", 200, {"offsetSeconds": 0})
+            print(f"   the sandbox clock is back on the real clock: {r.data.get('now')}")
+    print(f"The walkthrough held: {bank.requests} requests, {bank.verified} response signatures verified, "
+          f"{time.monotonic() - started:.1f} s.")
+
+
+def main(argv):
+    if len(argv) != 4:
+        print("usage: walkthrough.py BASE_URL CERT_PEM KEY_PEM", file=sys.stderr)
+        return 2
+    base = argv[1].rstrip("/")
+    base = base[:-3] if base.endswith("/v1") else base
+    try:
+        walkthrough(base, argv[2], argv[3])
+    except (Failure, SignatureError, ValueError, OSError, requests.RequestException) as e:
+        print(f"FAILED: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
