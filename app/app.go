@@ -23,6 +23,7 @@ import (
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/psd2api"
+	"sandbank/bank/reqlog"
 	"sandbank/storage"
 )
 
@@ -30,14 +31,6 @@ import (
 const (
 	DefaultAddr    = "127.0.0.1:7380"
 	DefaultTLSAddr = "127.0.0.1:7443"
-)
-
-// The request log keeps the last RequestLogSize requests, fewer when their
-// bodies (at most psd2api.MaxLoggedBody each) hold more than
-// RequestLogBytes.
-const (
-	RequestLogSize  = 2000
-	RequestLogBytes = 32 << 20
 )
 
 // DefaultDataPath returns sandbank/sandbank.db under the user's config
@@ -72,7 +65,7 @@ type App struct {
 	Authority *pki.Authority
 	BankCert  *httpsig.Signer
 	// Log keeps the recent requests for the traffic screen.
-	Log *psd2api.Log
+	Log *reqlog.Log
 
 	logger   *slog.Logger
 	verifier *httpsig.Verifier
@@ -120,7 +113,7 @@ func Open(cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{
-		DB: db, Bank: bank.New(db, cfg.Clock), Log: psd2api.NewLog(RequestLogSize, RequestLogBytes),
+		DB: db, Bank: bank.New(db, cfg.Clock), Log: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
 		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr,
 	}
 	if err := a.prepare(cfg); err != nil {

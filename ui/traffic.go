@@ -17,8 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"sandbank/app"
-	"sandbank/bank/psd2api"
+	"sandbank/bank/reqlog"
 )
 
 var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "Signature", "PSU and grant"}
@@ -28,9 +27,9 @@ var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "
 type trafficScreen struct {
 	u *UI
 
-	entries  []psd2api.Entry // newest last
-	shown    []int           // indexes of entries that match the filter, newest first
-	selected uint64          // Seq of the selected entry
+	entries  []reqlog.Entry // newest last
+	shown    []int          // indexes of entries that match the filter, newest first
+	selected uint64         // Seq of the selected entry
 
 	filter     *entry
 	errorsOnly *widget.Check
@@ -88,7 +87,7 @@ func readOnlyText() *widget.Entry {
 	return e
 }
 
-func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
+func (s *trafficScreen) cell(e reqlog.Entry, col int) string {
 	switch col {
 	case 0:
 		return e.Time.Format("15:04:05.000")
@@ -111,8 +110,8 @@ func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
 }
 
 // add takes new requests from the log.
-func (s *trafficScreen) add(entries []psd2api.Entry) {
-	s.entries = psd2api.Trim(append(s.entries, entries...), app.RequestLogSize, app.RequestLogBytes)
+func (s *trafficScreen) add(entries []reqlog.Entry) {
+	s.entries = reqlog.Trim(append(s.entries, entries...), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
 	s.apply()
 }
 
@@ -130,17 +129,17 @@ func (s *trafficScreen) apply() {
 		}
 		s.shown = append(s.shown, i)
 	}
-	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %d MiB)", len(s.shown), len(s.entries), app.RequestLogSize, app.RequestLogBytes>>20))
+	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %d MiB)", len(s.shown), len(s.entries), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes>>20))
 	s.table.Refresh()
 }
 
-func (s *trafficScreen) entry() (psd2api.Entry, bool) {
+func (s *trafficScreen) entry() (reqlog.Entry, bool) {
 	for _, e := range s.entries {
 		if e.Seq == s.selected {
 			return e, true
 		}
 	}
-	return psd2api.Entry{}, false
+	return reqlog.Entry{}, false
 }
 
 // showDetail explains the selected request.
@@ -156,7 +155,7 @@ func (s *trafficScreen) showDetail() {
 }
 
 // explain writes the signature check of a request step by step.
-func explain(e psd2api.Entry) string {
+func explain(e reqlog.Entry) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s answered %d in %s ms, request id %s\n", e.Method, e.Path, e.Status, msText(e.Duration), e.RequestID)
 	if e.ErrorCode != "" {
@@ -245,12 +244,12 @@ func (s *trafficScreen) exportDialog() {
 
 // export writes the requests the filter shows, oldest first, to a file.
 func (s *trafficScreen) export(path string) (int, error) {
-	list := make([]psd2api.Entry, 0, len(s.shown))
+	list := make([]reqlog.Entry, 0, len(s.shown))
 	for i := len(s.shown) - 1; i >= 0; i-- {
 		list = append(list, s.entries[s.shown[i]])
 	}
 	var buf bytes.Buffer
-	if err := psd2api.WriteJSON(&buf, list); err != nil {
+	if err := reqlog.WriteJSON(&buf, list); err != nil {
 		return 0, err
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {

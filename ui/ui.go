@@ -18,7 +18,7 @@ import (
 
 	"sandbank/app"
 	"sandbank/bank"
-	"sandbank/bank/psd2api"
+	"sandbank/bank/reqlog"
 )
 
 // UI is the window content.
@@ -60,7 +60,7 @@ type UI struct {
 type changes struct {
 	mu        sync.Mutex
 	kinds     map[bank.EventKind]map[string]bool
-	entries   []psd2api.Entry
+	entries   []reqlog.Entry
 	scenarios []app.ScenarioFile
 	scenSet   bool
 }
@@ -154,9 +154,9 @@ func (u *UI) noteEvent(e bank.Event) {
 	u.poke()
 }
 
-func (u *UI) noteEntry(e psd2api.Entry) {
+func (u *UI) noteEntry(e reqlog.Entry) {
 	u.changes.mu.Lock()
-	u.changes.entries = psd2api.Trim(append(u.changes.entries, e), app.RequestLogSize, app.RequestLogBytes)
+	u.changes.entries = reqlog.Trim(append(u.changes.entries, e), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
 	u.changes.mu.Unlock()
 	u.poke()
 }

@@ -1,4 +1,8 @@
-package psd2api
+// Package reqlog is the request log: the bank's HTTP server hands it each
+// finished request, and it keeps the most recent ones in memory, bounded by
+// their count and the bytes of their bodies, for the traffic screen and an
+// export.
+package reqlog
 
 import (
 	"encoding/json"
@@ -13,6 +17,14 @@ import (
 // MaxLoggedBody is how much of each request and response body the request
 // log keeps.
 const MaxLoggedBody = 64 << 10
+
+// The bounds a log and the screens that copy it keep by default: the last
+// DefaultMaxCount requests, fewer when their bodies (at most MaxLoggedBody
+// each) hold more than DefaultMaxBytes.
+const (
+	DefaultMaxCount = 2000
+	DefaultMaxBytes = 32 << 20
+)
 
 // Entry is one finished request, as the request log keeps it.
 type Entry struct {
