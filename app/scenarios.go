@@ -15,6 +15,7 @@ import (
 
 	"sandbank/assets"
 	"sandbank/bank"
+	"sandbank/bank/hub"
 )
 
 // ScenarioFile is a scenario file in the scenarios folder: its summary, or
@@ -61,8 +62,7 @@ func count(n int, noun string) string {
 type scenarios struct {
 	mu      sync.Mutex
 	files   []ScenarioFile
-	subs    map[int]func([]ScenarioFile)
-	nextSub int
+	changed hub.Hub[[]ScenarioFile]
 }
 
 // ScenarioDir is the folder of scenario files.
@@ -121,14 +121,8 @@ func (a *App) rescanScenarios() {
 	slices.SortFunc(files, func(x, y ScenarioFile) int { return strings.Compare(x.Name, y.Name) })
 	a.scen.mu.Lock()
 	a.scen.files = files
-	subs := make([]func([]ScenarioFile), 0, len(a.scen.subs))
-	for _, fn := range a.scen.subs {
-		subs = append(subs, fn)
-	}
 	a.scen.mu.Unlock()
-	for _, fn := range subs {
-		fn(slices.Clone(files))
-	}
+	a.scen.changed.Publish(files)
 }
 
 // readScenarioFile reads and summarises one file.
@@ -194,19 +188,8 @@ func (a *App) Scenarios() []ScenarioFile {
 // SubscribeScenarios calls fn with the list whenever the folder changes,
 // until cancel. fn must not block.
 func (a *App) SubscribeScenarios(fn func([]ScenarioFile)) (cancel func()) {
-	a.scen.mu.Lock()
-	defer a.scen.mu.Unlock()
-	if a.scen.subs == nil {
-		a.scen.subs = map[int]func([]ScenarioFile){}
-	}
-	id := a.scen.nextSub
-	a.scen.nextSub++
-	a.scen.subs[id] = fn
-	return func() {
-		a.scen.mu.Lock()
-		defer a.scen.mu.Unlock()
-		delete(a.scen.subs, id)
-	}
+	// Each subscriber gets its own copy of the list.
+	return a.scen.changed.Subscribe(func(files []ScenarioFile) { fn(slices.Clone(files)) })
 }
 
 // LoadScenario replaces the sandbox data with a scenario file of the
