@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"sandbank/app"
 	"sandbank/bank"
 )
 
@@ -18,7 +17,7 @@ import (
 type scenariosScreen struct {
 	u *UI
 
-	files    []app.ScenarioFile
+	files    []bank.ScenarioFile
 	selected string // file name
 
 	list    *widget.List
@@ -65,19 +64,19 @@ func (s *scenariosScreen) build() fyne.CanvasObject {
 }
 
 // set shows a new list of files, keeping the selection.
-func (s *scenariosScreen) set(files []app.ScenarioFile) {
+func (s *scenariosScreen) set(files []bank.ScenarioFile) {
 	s.files = files
 	reselectItem(s.list, len(files), func(i int) bool { return files[i].Name == s.selected })
 	s.showDetail()
 }
 
-func (s *scenariosScreen) file() (app.ScenarioFile, bool) {
+func (s *scenariosScreen) file() (bank.ScenarioFile, bool) {
 	for _, f := range s.files {
 		if f.Name == s.selected {
 			return f, true
 		}
 	}
-	return app.ScenarioFile{}, false
+	return bank.ScenarioFile{}, false
 }
 
 func (s *scenariosScreen) showDetail() {

@@ -61,7 +61,7 @@ type changes struct {
 	mu        sync.Mutex
 	kinds     map[bank.EventKind]map[string]bool
 	entries   []reqlog.Entry
-	scenarios []app.ScenarioFile
+	scenarios []bank.ScenarioFile
 	scenSet   bool
 }
 
@@ -161,7 +161,7 @@ func (u *UI) noteEntry(e reqlog.Entry) {
 	u.poke()
 }
 
-func (u *UI) noteScenarios(files []app.ScenarioFile) {
+func (u *UI) noteScenarios(files []bank.ScenarioFile) {
 	u.changes.mu.Lock()
 	u.changes.scenarios, u.changes.scenSet = files, true
 	u.changes.mu.Unlock()
