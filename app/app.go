@@ -64,9 +64,9 @@ type App struct {
 	Bank      *bank.Bank
 	Authority *pki.Authority
 	BankCert  *httpsig.Signer
-	// Log keeps the recent requests for the traffic screen.
-	Log *reqlog.Log
 
+	// requests keeps the recent requests (RequestLog).
+	requests *reqlog.Log
 	logger   *slog.Logger
 	verifier *httpsig.Verifier
 	trust    *trustStore
@@ -113,7 +113,7 @@ func Open(cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{
-		DB: db, Bank: bank.New(db, cfg.Clock), Log: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
+		DB: db, Bank: bank.New(db, cfg.Clock), requests: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
 		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr,
 	}
 	if err := a.prepare(cfg); err != nil {
@@ -149,7 +149,7 @@ func (a *App) prepare(cfg Config) error {
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
 		Bank: a.Bank, Verifier: a.verifier, BankSigner: creds.bank, Authority: creds.ca,
-		Logger: a.logger, Now: time.Now, OnRequest: a.Log.Add,
+		Logger: a.logger, Now: time.Now, OnRequest: a.requests.Add,
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
 	a.unsub = a.Bank.Ops.Subscribe(func(e bank.Event) {
@@ -179,6 +179,15 @@ func (a *App) policy(s bank.Settings) httpsig.Policy {
 	}
 	return p
 }
+
+// Sandbox is the bank's door to the test data.
+func (a *App) Sandbox() *bank.Sandbox { return a.Bank.Sandbox }
+
+// Ops is the bank's door for the operator.
+func (a *App) Ops() *bank.Ops { return a.Bank.Ops }
+
+// RequestLog keeps the recent requests for the traffic screen.
+func (a *App) RequestLog() *reqlog.Log { return a.requests }
 
 // DataDir is the folder of the data file; the trust and scenarios folders
 // are in it.

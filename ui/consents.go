@@ -277,7 +277,7 @@ func (s *consentsScreen) scaLink() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("select an open authorisation first")
 	}
-	urls := s.u.core.URLs()
+	urls := s.u.host.URLs()
 	if len(urls) == 0 {
 		return "", fmt.Errorf("the bank is stopped: start it on the Server screen, then open the SCA page")
 	}

@@ -56,8 +56,8 @@ func (s *scenariosScreen) build() fyne.CanvasObject {
 	s.detail = helpText("Select a scenario file.")
 	s.loadBtn = widget.NewButtonWithIcon("Load…", theme.DownloadIcon(), s.load)
 	save := widget.NewButtonWithIcon("Save current as…", theme.DocumentSaveIcon(), s.saveDialog)
-	folder := helpText("Folder: " + s.u.core.ScenarioDir() + " (watched: a .json file written there appears here)")
-	s.set(s.u.core.Scenarios())
+	folder := helpText("Folder: " + s.u.host.ScenarioDir() + " (watched: a .json file written there appears here)")
+	s.set(s.u.host.Scenarios())
 	split := container.NewHSplit(s.list, container.NewVScroll(s.detail))
 	split.Offset = 0.45
 	return container.NewBorder(container.NewVBox(folder, container.NewHBox(s.loadBtn, save)), nil, nil, nil, split)
@@ -106,7 +106,7 @@ func (s *scenariosScreen) load() {
 		start := time.Now()
 		var n bank.Counts
 		s.u.longWork("Loading "+f.Name, func() (err error) {
-			n, err = s.u.core.LoadScenario(f.Name)
+			n, err = s.u.host.LoadScenario(f.Name)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -126,14 +126,14 @@ func (s *scenariosScreen) saveDialog() {
 	var m *modal
 	m = s.u.showModal("Save the current data as a scenario", "Save", f, nil, func() {
 		fileName, text := name.Text, note.Text
-		if err := s.u.core.CheckScenarioName(fileName); err != nil {
+		if err := s.u.host.CheckScenarioName(fileName); err != nil {
 			f.show(err)
 			return
 		}
 		m.d.Hide()
 		var path string
 		s.u.longWork("Saving "+fileName, func() (err error) {
-			path, err = s.u.core.SaveScenario(fileName, text)
+			path, err = s.u.host.SaveScenario(fileName, text)
 			return err
 		}, func(err error) {
 			if err != nil {

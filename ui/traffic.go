@@ -74,7 +74,7 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 	)
 	split := container.NewVSplit(s.table, container.NewBorder(container.NewHBox(s.grantBtn), nil, nil, nil, detail))
 	split.Offset = 0.55
-	s.entries = s.u.core.Log.Entries()
+	s.entries = s.u.host.RequestLog().Entries()
 	s.apply()
 	return container.NewBorder(container.NewVBox(top, s.count), nil, nil, nil, split)
 }
@@ -217,7 +217,7 @@ func prettyBody(body []byte) string {
 }
 
 func (s *trafficScreen) clearLog() {
-	s.u.core.Log.Clear()
+	s.u.host.RequestLog().Clear()
 	s.entries, s.selected = nil, 0
 	s.steps.SetText("")
 	s.grantBtn.Disable()
@@ -230,7 +230,7 @@ func (s *trafficScreen) clearLog() {
 // exportDialog asks where to write the shown requests as JSON.
 func (s *trafficScreen) exportDialog() {
 	f := newForm(nil)
-	path := f.text("File", "file", filepath.Join(s.u.core.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+".json"), "")
+	path := f.text("File", "file", filepath.Join(s.u.host.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+".json"), "")
 	var m *modal
 	m = s.u.showModal("Export the requests as JSON", "Export", f, nil, func() {
 		n, err := s.export(path.Text)
