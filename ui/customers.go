@@ -205,14 +205,6 @@ func (s *customersScreen) updateButtons() {
 	enable(s.delEng, agrOK && !a.Private && s.engSel != "")
 }
 
-func enable(b *widget.Button, on bool) {
-	if on {
-		b.Enable()
-	} else {
-		b.Disable()
-	}
-}
-
 func (s *customersScreen) create() {
 	f := newForm(nil)
 	number := f.text("Customer number", "customerNumber", "", "the national id used at SCA, e.g. 01017012345")
@@ -293,9 +285,6 @@ func (s *customersScreen) deleteAgreement() {
 	})
 }
 
-// customerLabel names a customer as "Name (number)", in lists and selects.
-func customerLabel(c bank.Customer) string { return fmt.Sprintf("%s (%s)", c.Name, c.Number) }
-
 // customerChoices lists every customer as "Name (number)" for a select.
 func (s *customersScreen) customerChoices() ([]string, map[string]string) {
 	var labels []string
@@ -361,21 +350,6 @@ func (s *customersScreen) createEngagement() {
 	})
 }
 
-// parseNumber reads an amount typed into an entry ("1 000 000,50" works);
-// a text that is no number is shown at the field and bad is true. Empty
-// text is nil, which the bank reports as missing.
-func parseNumber(f *form, e *entry, path string) (n *bank.Number, bad bool) {
-	if strings.TrimSpace(e.Text) == "" {
-		return nil, false
-	}
-	d, err := decimalText(e.Text)
-	if err != nil {
-		f.show(bank.PathError(bank.CodeFormatError, path, "must be a number, e.g. 1000.50"))
-		return nil, true
-	}
-	return bank.NumberOf(d), false
-}
-
 func (s *customersScreen) deleteEngagement() {
 	a, ok := s.currentAgreement()
 	if !ok || s.engSel == "" {
@@ -390,12 +364,4 @@ func (s *customersScreen) deleteEngagement() {
 		s.engSel = ""
 		s.reload()
 	})
-}
-
-// plural returns "1 thing" or "n things".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -213,23 +212,6 @@ func totalText(p bank.Payment) string {
 		return "—"
 	}
 	return bank.FormatAmount(p.Total(), p.Currency()) + " " + p.Currency()
-}
-
-func fundsText(f *bool) string {
-	switch {
-	case f == nil:
-		return "—"
-	case *f:
-		return "yes"
-	}
-	return "no"
-}
-
-func dateText(d bank.Date) string {
-	if d.IsZero() {
-		return "—"
-	}
-	return d.String()
 }
 
 func refString(r bank.AccountRef) string {
@@ -475,9 +457,6 @@ func countsText(counts map[string]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// msText writes a duration in milliseconds with one decimal.
-func msText(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
 // runSummary says in a sentence or two what a batch run did.
 func runSummary(r bank.BatchRun) string {

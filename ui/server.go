@@ -351,12 +351,6 @@ func (s *serverScreen) showPayments(st bank.Settings) {
 	s.outage.SetChecked(st.Faults.Outage)
 }
 
-// decimalText reads a number as a tester types it: spaces as thousands
-// separators and a decimal comma are fine.
-func decimalText(text string) (decimal.Decimal, error) {
-	return decimal.NewFromString(strings.NewReplacer(" ", "", "\u00a0", "", ",", ".").Replace(strings.TrimSpace(text)))
-}
-
 // parseFX reads the exchange table, one "EUR 11.65" a line; a line that
 // does not read is reported with the path of its currency.
 func parseFX(v *bank.Violations, text string) (map[string]decimal.Decimal, bool) {

@@ -362,21 +362,6 @@ func renamePaths(err error, names map[string]string) error {
 	})
 }
 
-// editMessages returns a copy of a bank error with each finding changed by
-// edit; any other error as it is.
-func editMessages(err error, edit func(*bank.Message)) error {
-	e, ok := bank.AsError(err)
-	if !ok {
-		return err
-	}
-	c := *e
-	c.Messages = append([]bank.Message(nil), e.Messages...)
-	for i := range c.Messages {
-		edit(&c.Messages[i])
-	}
-	return &c
-}
-
 // generate asks how many transactions to generate and runs the generation
 // in the background with a progress bar and a Cancel button.
 func (s *transactionsScreen) generate() {

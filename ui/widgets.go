@@ -170,6 +170,21 @@ func (f *form) show(err error) bool {
 	return true
 }
 
+// editMessages returns a copy of a bank error with each finding changed by
+// edit; any other error as it is.
+func editMessages(err error, edit func(*bank.Message)) error {
+	e, ok := bank.AsError(err)
+	if !ok {
+		return err
+	}
+	c := *e
+	c.Messages = append([]bank.Message(nil), e.Messages...)
+	for i := range c.Messages {
+		edit(&c.Messages[i])
+	}
+	return &c
+}
+
 // fieldFor finds the field a JSON path names: the field with the longest
 // path that is the path or a prefix of it.
 func (f *form) fieldFor(path string) *field {
@@ -314,6 +329,15 @@ func (u *UI) showError(err error) {
 // info shows a message.
 func (u *UI) info(title, message string) {
 	u.open(dialog.NewInformation(title, message, u.win))
+}
+
+// enable enables or disables a button.
+func enable(b *widget.Button, on bool) {
+	if on {
+		b.Enable()
+	} else {
+		b.Disable()
+	}
 }
 
 // textTable is a read-only table of text cells with a header row: rows
