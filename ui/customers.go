@@ -212,14 +212,14 @@ func (s *customersScreen) create() {
 	typ := widget.NewSelect([]string{"private", "corporate"}, nil)
 	typ.SetSelected("private")
 	f.add("Type", "type", typ)
-	var m *modal
-	m = s.u.showModal("New customer", "Create", f, nil, func() {
+	s.u.showModal("New customer", "Create", f, nil, func() error {
 		c, err := s.u.sandbox.CreateCustomer(bank.NewCustomer{CustomerNumber: strings.TrimSpace(number.Text), Name: name.Text, Type: typ.Selected})
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.selected = c.ID
+		return nil
+	}, func() {
 		s.search.SetText("")
 		s.reload()
 	})
@@ -258,16 +258,14 @@ func (s *customersScreen) createAgreement() {
 	}
 	f := newForm(nil)
 	name := f.text("Name", "name", c.Name+" agreement", "")
-	var m *modal
-	m = s.u.showModal("New agreement for "+c.Name, "Create", f, nil, func() {
+	s.u.showModal("New agreement for "+c.Name, "Create", f, nil, func() error {
 		a, err := s.u.sandbox.CreateAgreement(bank.NewAgreement{Owner: c.Number, Name: name.Text})
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.agrSel = a.ID
-		s.reload()
-	})
+		return nil
+	}, s.reload)
 }
 
 func (s *customersScreen) deleteAgreement() {
@@ -330,24 +328,22 @@ func (s *customersScreen) createEngagement() {
 	f.add("Roles", "roles", roles)
 	register := f.text("Register limit", "registerLimit", "100000", "largest amount the PSU may register")
 	approval := f.text("Approval limit", "approvalLimit", "0", "largest amount the PSU may approve")
-	var m *modal
-	m = s.u.showModal("Add engagement to "+a.Name, "Add", f, nil, func() {
+	s.u.showModal("Add engagement to "+a.Name, "Add", f, nil, func() error {
 		in := bank.NewEngagement{Customer: numbers[psu.Selected], Account: bank.IBANRef{IBAN: ibans[account.Selected]}, Roles: roles.Selected}
-		var bad bool
-		if in.RegisterLimit, bad = parseNumber(f, register, "registerLimit"); bad {
-			return
+		var err error
+		if in.RegisterLimit, err = parseNumber(register, "registerLimit"); err != nil {
+			return err
 		}
-		if in.ApprovalLimit, bad = parseNumber(f, approval, "approvalLimit"); bad {
-			return
+		if in.ApprovalLimit, err = parseNumber(approval, "approvalLimit"); err != nil {
+			return err
 		}
 		e, err := s.u.sandbox.CreateEngagement(a.ID, in)
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.engSel = e.ID
-		s.reload()
-	})
+		return nil
+	}, s.reload)
 }
 
 func (s *customersScreen) deleteEngagement() {

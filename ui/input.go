@@ -18,16 +18,16 @@ func decimalText(text string) (decimal.Decimal, error) {
 }
 
 // parseNumber reads an amount typed into an entry ("1 000 000,50" works);
-// a text that is no number is shown at the field and bad is true. Empty
-// text is nil, which the bank reports as missing.
-func parseNumber(f *form, e *entry, path string) (n *bank.Number, bad bool) {
+// a text that is no number is an error that names path, the field's, for
+// the form to show there. Empty text is nil, which the bank reports as
+// missing.
+func parseNumber(e *entry, path string) (*bank.Number, error) {
 	if strings.TrimSpace(e.Text) == "" {
-		return nil, false
+		return nil, nil
 	}
 	d, err := decimalText(e.Text)
 	if err != nil {
-		f.show(bank.PathError(bank.CodeFormatError, path, "must be a number, e.g. 1000.50"))
-		return nil, true
+		return nil, bank.PathError(bank.CodeFormatError, path, "must be a number, e.g. 1000.50")
 	}
-	return bank.NumberOf(d), false
+	return bank.NumberOf(d), nil
 }

@@ -123,14 +123,11 @@ func (s *scenariosScreen) saveDialog() {
 	f := newForm(nil)
 	name := f.text("File name", "name", "", "e.g. support-case-4711")
 	note := f.text("Note", "note", "", "what the scenario shows")
-	var m *modal
-	m = s.u.showModal("Save the current data as a scenario", "Save", f, nil, func() {
-		fileName, text := name.Text, note.Text
-		if err := s.u.host.CheckScenarioName(fileName); err != nil {
-			f.show(err)
-			return
-		}
-		m.d.Hide()
+	var fileName, text string
+	s.u.showModal("Save the current data as a scenario", "Save", f, nil, func() error {
+		fileName, text = name.Text, note.Text
+		return s.u.host.CheckScenarioName(fileName)
+	}, func() {
 		var path string
 		s.u.longWork("Saving "+fileName, func() (err error) {
 			path, err = s.u.host.SaveScenario(fileName, text)

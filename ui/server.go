@@ -260,13 +260,12 @@ func (s *serverScreen) saveSettings() {
 func (s *serverScreen) saveCADialog() {
 	f := newForm(nil)
 	path := f.text("File", "file", filepath.Join(s.u.host.DataDir(), "sandbank-ca.pem"), "")
-	var m *modal
-	m = s.u.showModal("Save the CA certificate", "Save", f, nil, func() {
+	s.u.showModal("Save the CA certificate", "Save", f, nil, func() error {
 		if err := os.WriteFile(path.Text, s.u.host.CACertPEM(), 0o644); err != nil {
-			f.show(fmt.Errorf("write %s: %w", path.Text, err))
-			return
+			return fmt.Errorf("write %s: %w", path.Text, err)
 		}
-		m.d.Hide()
+		return nil
+	}, func() {
 		s.u.info("Saved", "The CA certificate is in "+path.Text)
 	})
 }

@@ -231,13 +231,11 @@ func (s *trafficScreen) clearLog() {
 func (s *trafficScreen) exportDialog() {
 	f := newForm(nil)
 	path := f.text("File", "file", filepath.Join(s.u.host.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+".json"), "")
-	var m *modal
-	m = s.u.showModal("Export the requests as JSON", "Export", f, nil, func() {
-		n, err := s.export(path.Text)
-		if f.show(err) {
-			return
-		}
-		m.d.Hide()
+	var n int
+	s.u.showModal("Export the requests as JSON", "Export", f, nil, func() (err error) {
+		n, err = s.export(path.Text)
+		return err
+	}, func() {
 		s.u.info("Exported", fmt.Sprintf("%d requests written to %s", n, path.Text))
 	})
 }

@@ -278,15 +278,27 @@ func (u *UI) newModal(title, action string, f *form, body fyne.CanvasObject, sub
 }
 
 // showModal shows a form in a dialog, with optional extra content below
-// it. Enter in an entry submits; Escape closes.
-func (u *UI) showModal(title, action string, f *form, extra fyne.CanvasObject, submit func()) *modal {
-	f.submit = submit
+// it. The action button, and Enter in an entry, call submit: when it fails,
+// its error shows at the form's fields and the dialog stays open; else the
+// dialog closes and done (may be nil) runs. Escape closes.
+func (u *UI) showModal(title, action string, f *form, extra fyne.CanvasObject, submit func() error, done func()) *modal {
+	var m *modal
+	send := func() {
+		if f.show(submit()) {
+			return
+		}
+		m.d.Hide()
+		if done != nil {
+			done()
+		}
+	}
+	f.submit = send
 	f.onEscape(u.closeTop)
 	body := container.NewVBox(f.object())
 	if extra != nil {
 		body.Add(extra)
 	}
-	m := u.newModal(title, action, f, body, submit)
+	m = u.newModal(title, action, f, body, send)
 	m.extra = extra
 	for _, fl := range f.fields {
 		if e, ok := fl.input.(*entry); ok {
