@@ -23,6 +23,7 @@ import (
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/psd2api"
+	"sandbank/bank/reqlog"
 	"sandbank/storage"
 )
 
@@ -30,14 +31,6 @@ import (
 const (
 	DefaultAddr    = "127.0.0.1:7380"
 	DefaultTLSAddr = "127.0.0.1:7443"
-)
-
-// The request log keeps the last RequestLogSize requests, fewer when their
-// bodies (at most psd2api.MaxLoggedBody each) hold more than
-// RequestLogBytes.
-const (
-	RequestLogSize  = 2000
-	RequestLogBytes = 32 << 20
 )
 
 // DefaultDataPath returns sandbank/sandbank.db under the user's config
@@ -71,9 +64,9 @@ type App struct {
 	Bank      *bank.Bank
 	Authority *pki.Authority
 	BankCert  *httpsig.Signer
-	// Log keeps the recent requests for the traffic screen.
-	Log *psd2api.Log
 
+	// requests keeps the recent requests (RequestLog).
+	requests *reqlog.Log
 	logger   *slog.Logger
 	verifier *httpsig.Verifier
 	trust    *trustStore
@@ -120,7 +113,7 @@ func Open(cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{
-		DB: db, Bank: bank.New(db, cfg.Clock), Log: psd2api.NewLog(RequestLogSize, RequestLogBytes),
+		DB: db, Bank: bank.New(db, cfg.Clock), requests: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
 		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr,
 	}
 	if err := a.prepare(cfg); err != nil {
@@ -156,7 +149,7 @@ func (a *App) prepare(cfg Config) error {
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
 		Bank: a.Bank, Verifier: a.verifier, BankSigner: creds.bank, Authority: creds.ca,
-		Logger: a.logger, Now: time.Now, OnRequest: a.Log.Add,
+		Logger: a.logger, Now: time.Now, OnRequest: a.requests.Add,
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
 	a.unsub = a.Bank.Ops.Subscribe(func(e bank.Event) {
@@ -186,6 +179,15 @@ func (a *App) policy(s bank.Settings) httpsig.Policy {
 	}
 	return p
 }
+
+// Sandbox is the bank's door to the test data.
+func (a *App) Sandbox() *bank.Sandbox { return a.Bank.Sandbox }
+
+// Ops is the bank's door for the operator.
+func (a *App) Ops() *bank.Ops { return a.Bank.Ops }
+
+// RequestLog keeps the recent requests for the traffic screen.
+func (a *App) RequestLog() *reqlog.Log { return a.requests }
 
 // DataDir is the folder of the data file; the trust and scenarios folders
 // are in it.

@@ -38,3 +38,20 @@ func WriteTPPFiles(dir string, cert *x509.Certificate, key *rsa.PrivateKey) (cer
 	}
 	return certPath, keyPath, nil
 }
+
+// CACertPEM returns the local CA's certificate, PEM encoded, for TPP apps
+// to trust.
+func (a *App) CACertPEM() []byte { return pki.EncodeCert(a.Authority.Cert) }
+
+// IssueTPP issues a TPP test certificate from the local CA and writes it
+// with its key into dir (see WriteTPPFiles).
+func (a *App) IssueTPP(req pki.TPPRequest, dir string) (cert *x509.Certificate, certPath, keyPath string, err error) {
+	cert, key, err := a.Authority.NewTPP(req)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if certPath, keyPath, err = WriteTPPFiles(dir, cert, key); err != nil {
+		return nil, "", "", err
+	}
+	return cert, certPath, keyPath, nil
+}

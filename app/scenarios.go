@@ -11,58 +11,17 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"sandbank/assets"
 	"sandbank/bank"
+	"sandbank/bank/hub"
 )
-
-// ScenarioFile is a scenario file in the scenarios folder: its summary, or
-// why it cannot be loaded.
-type ScenarioFile struct {
-	Name     string // the file name, e.g. corporate-two-approvers.json
-	Path     string
-	Modified time.Time
-	Size     int64
-	Note     string
-	Counts   bank.Counts
-	// History is set when the file asks for generated history; those
-	// transactions are counted only when Count is given.
-	History bool
-	// Err says why the file cannot be loaded; nothing is loaded from it.
-	Err error
-}
-
-// Summary describes the file in one line.
-func (f ScenarioFile) Summary() string {
-	if f.Err != nil {
-		return "cannot be loaded: " + f.Err.Error()
-	}
-	c := f.Counts
-	s := strings.Join([]string{
-		count(c.Customers, "customer"), count(c.Accounts, "account"), count(c.CardAccounts, "card account"),
-		count(c.Agreements, "agreement"), count(c.Transactions+c.CardTransactions, "transaction"),
-	}, ", ")
-	if f.History {
-		s += " plus generated history"
-	}
-	return s
-}
-
-// count writes n and a noun, plural unless n is 1.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
 
 // scenarios watches the scenarios folder.
 type scenarios struct {
 	mu      sync.Mutex
-	files   []ScenarioFile
-	subs    map[int]func([]ScenarioFile)
-	nextSub int
+	files   []bank.ScenarioFile
+	changed hub.Hub[[]bank.ScenarioFile]
 }
 
 // ScenarioDir is the folder of scenario files.
@@ -111,29 +70,23 @@ func (a *App) rescanScenarios() {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		a.logger.Warn("read the scenarios folder", "err", err)
 	}
-	var files []ScenarioFile
+	var files []bank.ScenarioFile
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(e.Name()), ".json") {
 			continue
 		}
 		files = append(files, readScenarioFile(filepath.Join(a.ScenarioDir(), e.Name())))
 	}
-	slices.SortFunc(files, func(x, y ScenarioFile) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(files, func(x, y bank.ScenarioFile) int { return strings.Compare(x.Name, y.Name) })
 	a.scen.mu.Lock()
 	a.scen.files = files
-	subs := make([]func([]ScenarioFile), 0, len(a.scen.subs))
-	for _, fn := range a.scen.subs {
-		subs = append(subs, fn)
-	}
 	a.scen.mu.Unlock()
-	for _, fn := range subs {
-		fn(slices.Clone(files))
-	}
+	a.scen.changed.Publish(files)
 }
 
 // readScenarioFile reads and summarises one file.
-func readScenarioFile(path string) ScenarioFile {
-	f := ScenarioFile{Name: filepath.Base(path), Path: path}
+func readScenarioFile(path string) bank.ScenarioFile {
+	f := bank.ScenarioFile{Name: filepath.Base(path), Path: path}
 	info, err := os.Stat(path)
 	if err != nil {
 		f.Err = err
@@ -185,7 +138,7 @@ func readScenario(path string) (bank.Scenario, error) {
 }
 
 // Scenarios returns the scenario files as last read.
-func (a *App) Scenarios() []ScenarioFile {
+func (a *App) Scenarios() []bank.ScenarioFile {
 	a.scen.mu.Lock()
 	defer a.scen.mu.Unlock()
 	return slices.Clone(a.scen.files)
@@ -193,20 +146,9 @@ func (a *App) Scenarios() []ScenarioFile {
 
 // SubscribeScenarios calls fn with the list whenever the folder changes,
 // until cancel. fn must not block.
-func (a *App) SubscribeScenarios(fn func([]ScenarioFile)) (cancel func()) {
-	a.scen.mu.Lock()
-	defer a.scen.mu.Unlock()
-	if a.scen.subs == nil {
-		a.scen.subs = map[int]func([]ScenarioFile){}
-	}
-	id := a.scen.nextSub
-	a.scen.nextSub++
-	a.scen.subs[id] = fn
-	return func() {
-		a.scen.mu.Lock()
-		defer a.scen.mu.Unlock()
-		delete(a.scen.subs, id)
-	}
+func (a *App) SubscribeScenarios(fn func([]bank.ScenarioFile)) (cancel func()) {
+	// Each subscriber gets its own copy of the list.
+	return a.scen.changed.Subscribe(func(files []bank.ScenarioFile) { fn(slices.Clone(files)) })
 }
 
 // LoadScenario replaces the sandbox data with a scenario file of the

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"sandbank/app"
+	"sandbank/bank"
 )
 
 // The security tests of docs/SECURITY.md for the folders and listeners.
@@ -117,7 +118,7 @@ func TestSecurity_ScenarioSymlinksAreNotFollowed(t *testing.T) {
 	if _, err := a.LoadScenario("sub/elsewhere"); err == nil {
 		t.Fatal("a scenario in a linked folder is loaded")
 	}
-	if slices.ContainsFunc(a.Scenarios(), func(f app.ScenarioFile) bool { return f.Name == "linked.json" || f.Name == "new.json" }) {
+	if slices.ContainsFunc(a.Scenarios(), func(f bank.ScenarioFile) bool { return f.Name == "linked.json" || f.Name == "new.json" }) {
 		t.Fatal("the folder's list shows a symlink")
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"sandbank/bank/hub"
 )
 
 // Clock tells the bank what time it is. Every rule that reads "now" asks it.
@@ -61,7 +63,7 @@ type Ops struct{ *core }
 type core struct {
 	store  Store
 	clock  Clock
-	events hub
+	events hub.Hub[Event]
 	offset atomic.Int64  // the sandbox clock's offset, in seconds
 	legacy atomic.Uint32 // the legacy date's Key, 0 when none
 	faults atomic.Pointer[Faults]

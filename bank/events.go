@@ -1,7 +1,5 @@
 package bank
 
-import "sync"
-
 // EventKind tells what kind of records changed.
 type EventKind string
 
@@ -27,44 +25,15 @@ type Event struct {
 	ID   string
 }
 
-// hub delivers events to subscribers.
-type hub struct {
-	mu   sync.Mutex
-	next int
-	subs map[int]func(Event)
-}
-
 // Subscribe calls fn with every event from now on, until cancel is called.
 // fn runs on the goroutine that made the change and must not block; a GUI
 // hands the event to its own thread (fyne.Do).
 func (s *Ops) Subscribe(fn func(Event)) (cancel func()) {
-	s.events.mu.Lock()
-	defer s.events.mu.Unlock()
-	if s.events.subs == nil {
-		s.events.subs = map[int]func(Event){}
-	}
-	id := s.events.next
-	s.events.next++
-	s.events.subs[id] = fn
-	return func() {
-		s.events.mu.Lock()
-		defer s.events.mu.Unlock()
-		delete(s.events.subs, id)
-	}
+	return s.events.Subscribe(fn)
 }
 
 func (s *core) publish(events ...Event) {
-	s.events.mu.Lock()
-	subs := make([]func(Event), 0, len(s.events.subs))
-	for _, fn := range s.events.subs {
-		subs = append(subs, fn)
-	}
-	s.events.mu.Unlock()
-	for _, e := range events {
-		for _, fn := range subs {
-			fn(e)
-		}
-	}
+	s.events.Publish(events...)
 }
 
 // change runs fn in a write transaction and, when it commits, announces

@@ -262,12 +262,12 @@ func (s *accountsScreen) saveAccount() {
 	if !ok {
 		return
 	}
-	credit, bad := parseNumber(s.acctForm, s.acctCredit, "creditLine")
-	if bad {
+	credit, err := parseNumber(s.acctCredit, "creditLine")
+	if s.acctForm.show(err) {
 		return
 	}
 	name, product, typ, status, kid := s.acctName.Text, s.acctProduct.Text, s.acctType.Selected, s.acctStatus.Selected, s.acctKID.Checked
-	_, err := s.u.sandbox.UpdateAccount(a.ID, bank.AccountChange{AccountName: &name, Product: &product, CashAccountType: &typ, CreditLine: credit, KIDRequired: &kid, Status: &status})
+	_, err = s.u.sandbox.UpdateAccount(a.ID, bank.AccountChange{AccountName: &name, Product: &product, CashAccountType: &typ, CreditLine: credit, KIDRequired: &kid, Status: &status})
 	if s.acctForm.show(err) {
 		return
 	}
@@ -275,21 +275,21 @@ func (s *accountsScreen) saveAccount() {
 }
 
 // balanceInputs reads two balance entries into the bank's balance inputs,
-// whose paths are list+"[0]" and list+"[1]"; bad is true when one is not a
-// number (shown at its field).
-func balanceInputs(f *form, list string, closing, expected *entry, currency string) (in []bank.BalanceInput, bad bool) {
-	c, bad := parseNumber(f, closing, list+"[0]")
-	if bad {
-		return nil, true
+// whose paths are list+"[0]" and list+"[1]"; it fails, naming the field's
+// path, when one is not a number.
+func balanceInputs(list string, closing, expected *entry, currency string) ([]bank.BalanceInput, error) {
+	c, err := parseNumber(closing, list+"[0]")
+	if err != nil {
+		return nil, err
 	}
-	e, bad := parseNumber(f, expected, list+"[1]")
-	if bad {
-		return nil, true
+	e, err := parseNumber(expected, list+"[1]")
+	if err != nil {
+		return nil, err
 	}
 	return []bank.BalanceInput{
 		{BalanceType: bank.BalanceClosingBooked, BalanceAmount: bank.AmountInput{Amount: c, Currency: currency}},
 		{BalanceType: bank.BalanceExpected, BalanceAmount: bank.AmountInput{Amount: e, Currency: currency}},
-	}, false
+	}, nil
 }
 
 func (s *accountsScreen) saveAccountBalances() {
@@ -297,8 +297,8 @@ func (s *accountsScreen) saveAccountBalances() {
 	if !ok {
 		return
 	}
-	in, bad := balanceInputs(s.acctBal, "", s.acctClosing, s.acctExpect, a.Currency)
-	if bad {
+	in, err := balanceInputs("", s.acctClosing, s.acctExpect, a.Currency)
+	if s.acctBal.show(err) {
 		return
 	}
 	if _, err := s.u.sandbox.SetAccountBalances(a.ID, in); s.acctBal.show(err) {
@@ -312,12 +312,12 @@ func (s *accountsScreen) saveCard() {
 	if !ok {
 		return
 	}
-	limit, bad := parseNumber(s.cardForm, s.cardLimit, "creditLimit")
-	if bad {
+	limit, err := parseNumber(s.cardLimit, "creditLimit")
+	if s.cardForm.show(err) {
 		return
 	}
 	name, product, expiry, status := s.cardName.Text, s.cardProduct.Text, s.cardExpiry.Text, s.cardStatus.Selected
-	_, err := s.u.sandbox.UpdateCardAccount(c.ID, bank.CardAccountChange{Name: &name, Product: &product, CreditLimit: limit, Expiry: &expiry, Status: &status})
+	_, err = s.u.sandbox.UpdateCardAccount(c.ID, bank.CardAccountChange{Name: &name, Product: &product, CreditLimit: limit, Expiry: &expiry, Status: &status})
 	if s.cardForm.show(err) {
 		return
 	}
@@ -329,8 +329,8 @@ func (s *accountsScreen) saveCardBalances() {
 	if !ok {
 		return
 	}
-	in, bad := balanceInputs(s.cardBal, "", s.cardClosing, s.cardExpect, c.Currency)
-	if bad {
+	in, err := balanceInputs("", s.cardClosing, s.cardExpect, c.Currency)
+	if s.cardBal.show(err) {
 		return
 	}
 	if _, err := s.u.sandbox.SetCardBalances(c.ID, in); s.cardBal.show(err) {
@@ -404,27 +404,25 @@ func (s *accountsScreen) createAccount() {
 	f.add("KID", "kidRequired", kid)
 	closing := f.text("Closing booked balance", "balances[0]", "0", "")
 	expected := f.text("Expected balance", "balances[1]", "0", "")
-	var m *modal
-	m = s.u.showModal("New account", "Create", f, generate, func() {
+	s.u.showModal("New account", "Create", f, generate, func() error {
 		in := bank.NewAccount{
 			CustomerNumber: owner, AccountName: name.Text, BBAN: strings.TrimSpace(bban.Text), IBAN: strings.TrimSpace(iban.Text),
 			Currency: strings.ToUpper(strings.TrimSpace(currency.Text)), Product: product.Text, CashAccountType: typ.Selected, KIDRequired: kid.Checked,
 		}
-		var bad bool
-		if in.CreditLine, bad = parseNumber(f, credit, "creditLine"); bad {
-			return
+		var err error
+		if in.CreditLine, err = parseNumber(credit, "creditLine"); err != nil {
+			return err
 		}
-		if in.Balances, bad = balanceInputs(f, "balances", closing, expected, in.Currency); bad {
-			return
+		if in.Balances, err = balanceInputs("balances", closing, expected, in.Currency); err != nil {
+			return err
 		}
 		a, err := s.u.sandbox.CreateAccount(in)
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.selected = a.ID
-		s.reload()
-	})
+		return nil
+	}, s.reload)
 }
 
 func (s *accountsScreen) createCard() {
@@ -445,23 +443,21 @@ func (s *accountsScreen) createCard() {
 	status := widget.NewSelect(bank.Statuses, nil)
 	status.SetSelected(bank.StatusEnabled)
 	f.add("Status", "status", status)
-	var m *modal
-	m = s.u.showModal("New card account", "Create", f, nil, func() {
+	s.u.showModal("New card account", "Create", f, nil, func() error {
 		cur := strings.ToUpper(strings.TrimSpace(currency.Text))
-		l, bad := parseNumber(f, limit, "creditLimit")
-		if bad {
-			return
+		l, err := parseNumber(limit, "creditLimit")
+		if err != nil {
+			return err
 		}
 		in := bank.NewCardAccount{
 			CustomerNumber: owner, MaskedPan: strings.TrimSpace(pan.Text), Currency: cur, Name: name.Text, Product: product.Text,
 			Expiry: strings.TrimSpace(expiry.Text), Status: status.Selected, CreditLimit: &bank.AmountInput{Amount: l, Currency: cur},
 		}
 		c, err := s.u.sandbox.CreateCardAccount(in)
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.selected = c.ID
-		s.reload()
-	})
+		return nil
+	}, s.reload)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -110,31 +109,6 @@ func (s *consentsScreen) reload() {
 	enable(s.openBtn, s.auth != "")
 	enable(s.copyBtn, s.auth != "")
 }
-
-// offsetText writes a clock offset as days, hours and minutes.
-func offsetText(seconds int64) string {
-	sign := "+"
-	if seconds < 0 {
-		sign, seconds = "-", -seconds
-	}
-	return sign + duration(time.Duration(seconds)*time.Second)
-}
-
-// duration writes a duration as days, hours and minutes.
-func duration(d time.Duration) string {
-	days := int(d / (24 * time.Hour))
-	hours := int(d % (24 * time.Hour) / time.Hour)
-	minutes := int(d % time.Hour / time.Minute)
-	switch {
-	case days > 0:
-		return fmt.Sprintf("%d d %d h", days, hours)
-	case hours > 0:
-		return fmt.Sprintf("%d h %d min", hours, minutes)
-	}
-	return fmt.Sprintf("%d min", minutes)
-}
-
-func when(t time.Time) string { return t.In(bank.Oslo).Format("2006-01-02 15:04") }
 
 func (s *consentsScreen) grantCell(row, col int) string {
 	g := s.data.Grants[row]
@@ -277,7 +251,7 @@ func (s *consentsScreen) scaLink() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("select an open authorisation first")
 	}
-	urls := s.u.core.URLs()
+	urls := s.u.host.URLs()
 	if len(urls) == 0 {
 		return "", fmt.Errorf("the bank is stopped: start it on the Server screen, then open the SCA page")
 	}

@@ -205,14 +205,6 @@ func (s *customersScreen) updateButtons() {
 	enable(s.delEng, agrOK && !a.Private && s.engSel != "")
 }
 
-func enable(b *widget.Button, on bool) {
-	if on {
-		b.Enable()
-	} else {
-		b.Disable()
-	}
-}
-
 func (s *customersScreen) create() {
 	f := newForm(nil)
 	number := f.text("Customer number", "customerNumber", "", "the national id used at SCA, e.g. 01017012345")
@@ -220,14 +212,14 @@ func (s *customersScreen) create() {
 	typ := widget.NewSelect([]string{"private", "corporate"}, nil)
 	typ.SetSelected("private")
 	f.add("Type", "type", typ)
-	var m *modal
-	m = s.u.showModal("New customer", "Create", f, nil, func() {
+	s.u.showModal("New customer", "Create", f, nil, func() error {
 		c, err := s.u.sandbox.CreateCustomer(bank.NewCustomer{CustomerNumber: strings.TrimSpace(number.Text), Name: name.Text, Type: typ.Selected})
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.selected = c.ID
+		return nil
+	}, func() {
 		s.search.SetText("")
 		s.reload()
 	})
@@ -266,16 +258,14 @@ func (s *customersScreen) createAgreement() {
 	}
 	f := newForm(nil)
 	name := f.text("Name", "name", c.Name+" agreement", "")
-	var m *modal
-	m = s.u.showModal("New agreement for "+c.Name, "Create", f, nil, func() {
+	s.u.showModal("New agreement for "+c.Name, "Create", f, nil, func() error {
 		a, err := s.u.sandbox.CreateAgreement(bank.NewAgreement{Owner: c.Number, Name: name.Text})
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.agrSel = a.ID
-		s.reload()
-	})
+		return nil
+	}, s.reload)
 }
 
 func (s *customersScreen) deleteAgreement() {
@@ -292,9 +282,6 @@ func (s *customersScreen) deleteAgreement() {
 		s.reload()
 	})
 }
-
-// customerLabel names a customer as "Name (number)", in lists and selects.
-func customerLabel(c bank.Customer) string { return fmt.Sprintf("%s (%s)", c.Name, c.Number) }
 
 // customerChoices lists every customer as "Name (number)" for a select.
 func (s *customersScreen) customerChoices() ([]string, map[string]string) {
@@ -341,39 +328,22 @@ func (s *customersScreen) createEngagement() {
 	f.add("Roles", "roles", roles)
 	register := f.text("Register limit", "registerLimit", "100000", "largest amount the PSU may register")
 	approval := f.text("Approval limit", "approvalLimit", "0", "largest amount the PSU may approve")
-	var m *modal
-	m = s.u.showModal("Add engagement to "+a.Name, "Add", f, nil, func() {
+	s.u.showModal("Add engagement to "+a.Name, "Add", f, nil, func() error {
 		in := bank.NewEngagement{Customer: numbers[psu.Selected], Account: bank.IBANRef{IBAN: ibans[account.Selected]}, Roles: roles.Selected}
-		var bad bool
-		if in.RegisterLimit, bad = parseNumber(f, register, "registerLimit"); bad {
-			return
+		var err error
+		if in.RegisterLimit, err = parseNumber(register, "registerLimit"); err != nil {
+			return err
 		}
-		if in.ApprovalLimit, bad = parseNumber(f, approval, "approvalLimit"); bad {
-			return
+		if in.ApprovalLimit, err = parseNumber(approval, "approvalLimit"); err != nil {
+			return err
 		}
 		e, err := s.u.sandbox.CreateEngagement(a.ID, in)
-		if f.show(err) {
-			return
+		if err != nil {
+			return err
 		}
-		m.d.Hide()
 		s.engSel = e.ID
-		s.reload()
-	})
-}
-
-// parseNumber reads an amount typed into an entry ("1 000 000,50" works);
-// a text that is no number is shown at the field and bad is true. Empty
-// text is nil, which the bank reports as missing.
-func parseNumber(f *form, e *entry, path string) (n *bank.Number, bad bool) {
-	if strings.TrimSpace(e.Text) == "" {
-		return nil, false
-	}
-	d, err := decimalText(e.Text)
-	if err != nil {
-		f.show(bank.PathError(bank.CodeFormatError, path, "must be a number, e.g. 1000.50"))
-		return nil, true
-	}
-	return bank.NumberOf(d), false
+		return nil
+	}, s.reload)
 }
 
 func (s *customersScreen) deleteEngagement() {
@@ -390,12 +360,4 @@ func (s *customersScreen) deleteEngagement() {
 		s.engSel = ""
 		s.reload()
 	})
-}
-
-// plural returns "1 thing" or "n things".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

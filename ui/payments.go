@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -215,23 +214,6 @@ func totalText(p bank.Payment) string {
 	return bank.FormatAmount(p.Total(), p.Currency()) + " " + p.Currency()
 }
 
-func fundsText(f *bool) string {
-	switch {
-	case f == nil:
-		return "—"
-	case *f:
-		return "yes"
-	}
-	return "no"
-}
-
-func dateText(d bank.Date) string {
-	if d.IsZero() {
-		return "—"
-	}
-	return d.String()
-}
-
 func refString(r bank.AccountRef) string {
 	if r.IBAN != "" {
 		return r.IBAN
@@ -434,14 +416,10 @@ func (s *paymentsScreen) force() {
 	f.add("New status", "status", status)
 	note := f.text("Note", "note", "", "why, for the history, e.g. reproduces case 4711")
 	help := helpText(fmt.Sprintf("Payment %s is %s. The new status is recorded in the history as forced, and the TPP reads it at its next request. Nothing is booked: forcing ACSC books nothing, and a final status (ACSC, RJCT, CANC, PART) releases the payment's reservations. Batch runs skip the final statuses ACSC, RJCT, CANC and PART.", p.ID, p.Status))
-	var m *modal
-	m = s.u.showModal("Force the status of "+p.ID, "Force", f, help, func() {
-		if _, err := s.u.ops.ForcePaymentStatus(p.ID, status.Selected, strings.TrimSpace(note.Text)); f.show(err) {
-			return
-		}
-		m.d.Hide()
-		s.reload()
-	})
+	m := s.u.showModal("Force the status of "+p.ID, "Force", f, help, func() error {
+		_, err := s.u.ops.ForcePaymentStatus(p.ID, status.Selected, strings.TrimSpace(note.Text))
+		return err
+	}, s.reload)
 	m.d.Resize(fyne.NewSize(620, 360)) // room for the wrapped help
 }
 
@@ -475,9 +453,6 @@ func countsText(counts map[string]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// msText writes a duration in milliseconds with one decimal.
-func msText(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
 
 // runSummary says in a sentence or two what a batch run did.
 func runSummary(r bank.BatchRun) string {

@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"sandbank/app"
 	"sandbank/bank"
 )
 
@@ -18,7 +17,7 @@ import (
 type scenariosScreen struct {
 	u *UI
 
-	files    []app.ScenarioFile
+	files    []bank.ScenarioFile
 	selected string // file name
 
 	list    *widget.List
@@ -57,27 +56,27 @@ func (s *scenariosScreen) build() fyne.CanvasObject {
 	s.detail = helpText("Select a scenario file.")
 	s.loadBtn = widget.NewButtonWithIcon("Load…", theme.DownloadIcon(), s.load)
 	save := widget.NewButtonWithIcon("Save current as…", theme.DocumentSaveIcon(), s.saveDialog)
-	folder := helpText("Folder: " + s.u.core.ScenarioDir() + " (watched: a .json file written there appears here)")
-	s.set(s.u.core.Scenarios())
+	folder := helpText("Folder: " + s.u.host.ScenarioDir() + " (watched: a .json file written there appears here)")
+	s.set(s.u.host.Scenarios())
 	split := container.NewHSplit(s.list, container.NewVScroll(s.detail))
 	split.Offset = 0.45
 	return container.NewBorder(container.NewVBox(folder, container.NewHBox(s.loadBtn, save)), nil, nil, nil, split)
 }
 
 // set shows a new list of files, keeping the selection.
-func (s *scenariosScreen) set(files []app.ScenarioFile) {
+func (s *scenariosScreen) set(files []bank.ScenarioFile) {
 	s.files = files
 	reselectItem(s.list, len(files), func(i int) bool { return files[i].Name == s.selected })
 	s.showDetail()
 }
 
-func (s *scenariosScreen) file() (app.ScenarioFile, bool) {
+func (s *scenariosScreen) file() (bank.ScenarioFile, bool) {
 	for _, f := range s.files {
 		if f.Name == s.selected {
 			return f, true
 		}
 	}
-	return app.ScenarioFile{}, false
+	return bank.ScenarioFile{}, false
 }
 
 func (s *scenariosScreen) showDetail() {
@@ -107,7 +106,7 @@ func (s *scenariosScreen) load() {
 		start := time.Now()
 		var n bank.Counts
 		s.u.longWork("Loading "+f.Name, func() (err error) {
-			n, err = s.u.core.LoadScenario(f.Name)
+			n, err = s.u.host.LoadScenario(f.Name)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -124,17 +123,14 @@ func (s *scenariosScreen) saveDialog() {
 	f := newForm(nil)
 	name := f.text("File name", "name", "", "e.g. support-case-4711")
 	note := f.text("Note", "note", "", "what the scenario shows")
-	var m *modal
-	m = s.u.showModal("Save the current data as a scenario", "Save", f, nil, func() {
-		fileName, text := name.Text, note.Text
-		if err := s.u.core.CheckScenarioName(fileName); err != nil {
-			f.show(err)
-			return
-		}
-		m.d.Hide()
+	var fileName, text string
+	s.u.showModal("Save the current data as a scenario", "Save", f, nil, func() error {
+		fileName, text = name.Text, note.Text
+		return s.u.host.CheckScenarioName(fileName)
+	}, func() {
 		var path string
 		s.u.longWork("Saving "+fileName, func() (err error) {
-			path, err = s.u.core.SaveScenario(fileName, text)
+			path, err = s.u.host.SaveScenario(fileName, text)
 			return err
 		}, func(err error) {
 			if err != nil {

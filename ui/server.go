@@ -17,7 +17,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/shopspring/decimal"
 
-	"sandbank/app"
 	"sandbank/bank"
 	"sandbank/bank/pki"
 )
@@ -79,7 +78,7 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.status = heading("")
 	s.urls = container.NewVBox()
 	s.listenForm = newForm(s.start)
-	addr, tlsAddr := s.u.core.Addrs()
+	addr, tlsAddr := s.u.host.Addrs()
 	s.addr = s.listenForm.text("HTTP address", "addr", addr, "e.g. 127.0.0.1:7380; empty: no HTTP")
 	s.tlsAddr = s.listenForm.text("HTTPS address", "tlsAddr", tlsAddr, "e.g. 127.0.0.1:7443; empty: no HTTPS")
 	s.startBtn = widget.NewButtonWithIcon("Start", theme.MediaPlayIcon(), s.start)
@@ -91,7 +90,7 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.settingsForm.add("Trust mode", "trustMode", s.trust)
 	s.requireSig = widget.NewCheck("Refuse unsigned requests", func(bool) { s.saveSettings() })
 	s.settingsForm.add("Signatures", "requireSignature", s.requireSig)
-	trustHelp := helpText("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.core.TrustDir() + " (watched: a file dropped there is trusted at once).")
+	trustHelp := helpText("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.host.TrustDir() + " (watched: a file dropped there is trusted at once).")
 
 	s.clockNow = widget.NewLabel("")
 	s.clockForm = newForm(s.jump)
@@ -107,7 +106,7 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	payments, paymentsHelp := s.buildPayments()
 
 	copyCA := widget.NewButtonWithIcon("Copy the CA certificate", theme.ContentCopyIcon(), func() {
-		s.u.app.Clipboard().SetContent(string(pki.EncodeCert(s.u.core.Authority.Cert)))
+		s.u.app.Clipboard().SetContent(string(s.u.host.CACertPEM()))
 	})
 	saveCA := widget.NewButtonWithIcon("Save the CA certificate…", theme.DocumentSaveIcon(), s.saveCADialog)
 
@@ -119,7 +118,7 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.certRole.SetSelected([]string{pki.RoleAI, pki.RolePI})
 	s.certForm.add("Roles", "roles", s.certRole)
 	s.certDays = s.certForm.text("Valid for days", "days", "730", "")
-	s.certDir = s.certForm.text("Save to folder", "dir", filepath.Join(s.u.core.DataDir(), "tpp"), "cert.pem and key.pem are written here")
+	s.certDir = s.certForm.text("Save to folder", "dir", filepath.Join(s.u.host.DataDir(), "tpp"), "cert.pem and key.pem are written here")
 	s.certOut = helpText("")
 
 	reset := widget.NewButtonWithIcon("Reset to the known state…", theme.ViewRefreshIcon(), s.reset)
@@ -142,7 +141,7 @@ func (s *serverScreen) build() fyne.CanvasObject {
 
 // refresh shows whether the bank serves and where.
 func (s *serverScreen) refresh() {
-	urls := s.u.core.URLs()
+	urls := s.u.host.URLs()
 	s.urls.RemoveAll()
 	if len(urls) == 0 {
 		s.status.SetText("Stopped: TPPs cannot reach the bank")
@@ -164,8 +163,8 @@ func (s *serverScreen) refresh() {
 func (s *serverScreen) start() {
 	s.listenForm.clear()
 	addr, tlsAddr := strings.TrimSpace(s.addr.Text), strings.TrimSpace(s.tlsAddr.Text)
-	s.u.core.SetAddrs(addr, tlsAddr)
-	if err := s.u.core.Start(); err != nil {
+	s.u.host.SetAddrs(addr, tlsAddr)
+	if err := s.u.host.Start(); err != nil {
 		s.listenForm.show(err)
 		return
 	}
@@ -175,7 +174,7 @@ func (s *serverScreen) start() {
 }
 
 func (s *serverScreen) stop() {
-	if err := s.u.core.Stop(); err != nil {
+	if err := s.u.host.Stop(); err != nil {
 		s.u.showError(err)
 	}
 	s.refresh()
@@ -260,14 +259,13 @@ func (s *serverScreen) saveSettings() {
 
 func (s *serverScreen) saveCADialog() {
 	f := newForm(nil)
-	path := f.text("File", "file", filepath.Join(s.u.core.DataDir(), "sandbank-ca.pem"), "")
-	var m *modal
-	m = s.u.showModal("Save the CA certificate", "Save", f, nil, func() {
-		if err := os.WriteFile(path.Text, pki.EncodeCert(s.u.core.Authority.Cert), 0o644); err != nil {
-			f.show(fmt.Errorf("write %s: %w", path.Text, err))
-			return
+	path := f.text("File", "file", filepath.Join(s.u.host.DataDir(), "sandbank-ca.pem"), "")
+	s.u.showModal("Save the CA certificate", "Save", f, nil, func() error {
+		if err := os.WriteFile(path.Text, s.u.host.CACertPEM(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", path.Text, err)
 		}
-		m.d.Hide()
+		return nil
+	}, func() {
 		s.u.info("Saved", "The CA certificate is in "+path.Text)
 	})
 }
@@ -282,12 +280,7 @@ func (s *serverScreen) issue() {
 		return
 	}
 	req := pki.TPPRequestFor(strings.TrimSpace(s.certName.Text), strings.TrimSpace(s.certOrg.Text), s.certRole.Selected, days, time.Now())
-	cert, key, err := s.u.core.Authority.NewTPP(req)
-	if err != nil {
-		s.certForm.show(err)
-		return
-	}
-	certPath, keyPath, err := app.WriteTPPFiles(strings.TrimSpace(s.certDir.Text), cert, key)
+	cert, certPath, keyPath, err := s.u.host.IssueTPP(req, strings.TrimSpace(s.certDir.Text))
 	if err != nil {
 		s.certForm.show(err)
 		return
@@ -355,12 +348,6 @@ func (s *serverScreen) showPayments(st bank.Settings) {
 	s.latency.SetText(strconv.Itoa(st.Faults.LatencyMs))
 	s.errorRate.SetText(strconv.FormatFloat(st.Faults.ErrorRate, 'f', -1, 64))
 	s.outage.SetChecked(st.Faults.Outage)
-}
-
-// decimalText reads a number as a tester types it: spaces as thousands
-// separators and a decimal comma are fine.
-func decimalText(text string) (decimal.Decimal, error) {
-	return decimal.NewFromString(strings.NewReplacer(" ", "", "\u00a0", "", ",", ".").Replace(strings.TrimSpace(text)))
 }
 
 // parseFX reads the exchange table, one "EUR 11.65" a line; a line that

@@ -17,8 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"sandbank/app"
-	"sandbank/bank/psd2api"
+	"sandbank/bank/reqlog"
 )
 
 var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "Signature", "PSU and grant"}
@@ -28,9 +27,9 @@ var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "
 type trafficScreen struct {
 	u *UI
 
-	entries  []psd2api.Entry // newest last
-	shown    []int           // indexes of entries that match the filter, newest first
-	selected uint64          // Seq of the selected entry
+	entries  []reqlog.Entry // newest last
+	shown    []int          // indexes of entries that match the filter, newest first
+	selected uint64         // Seq of the selected entry
 
 	filter     *entry
 	errorsOnly *widget.Check
@@ -75,7 +74,7 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 	)
 	split := container.NewVSplit(s.table, container.NewBorder(container.NewHBox(s.grantBtn), nil, nil, nil, detail))
 	split.Offset = 0.55
-	s.entries = s.u.core.Log.Entries()
+	s.entries = s.u.host.RequestLog().Entries()
 	s.apply()
 	return container.NewBorder(container.NewVBox(top, s.count), nil, nil, nil, split)
 }
@@ -88,7 +87,7 @@ func readOnlyText() *widget.Entry {
 	return e
 }
 
-func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
+func (s *trafficScreen) cell(e reqlog.Entry, col int) string {
 	switch col {
 	case 0:
 		return e.Time.Format("15:04:05.000")
@@ -111,8 +110,8 @@ func (s *trafficScreen) cell(e psd2api.Entry, col int) string {
 }
 
 // add takes new requests from the log.
-func (s *trafficScreen) add(entries []psd2api.Entry) {
-	s.entries = psd2api.Trim(append(s.entries, entries...), app.RequestLogSize, app.RequestLogBytes)
+func (s *trafficScreen) add(entries []reqlog.Entry) {
+	s.entries = reqlog.Trim(append(s.entries, entries...), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
 	s.apply()
 }
 
@@ -130,17 +129,17 @@ func (s *trafficScreen) apply() {
 		}
 		s.shown = append(s.shown, i)
 	}
-	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %d MiB)", len(s.shown), len(s.entries), app.RequestLogSize, app.RequestLogBytes>>20))
+	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %d MiB)", len(s.shown), len(s.entries), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes>>20))
 	s.table.Refresh()
 }
 
-func (s *trafficScreen) entry() (psd2api.Entry, bool) {
+func (s *trafficScreen) entry() (reqlog.Entry, bool) {
 	for _, e := range s.entries {
 		if e.Seq == s.selected {
 			return e, true
 		}
 	}
-	return psd2api.Entry{}, false
+	return reqlog.Entry{}, false
 }
 
 // showDetail explains the selected request.
@@ -156,7 +155,7 @@ func (s *trafficScreen) showDetail() {
 }
 
 // explain writes the signature check of a request step by step.
-func explain(e psd2api.Entry) string {
+func explain(e reqlog.Entry) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s answered %d in %s ms, request id %s\n", e.Method, e.Path, e.Status, msText(e.Duration), e.RequestID)
 	if e.ErrorCode != "" {
@@ -218,7 +217,7 @@ func prettyBody(body []byte) string {
 }
 
 func (s *trafficScreen) clearLog() {
-	s.u.core.Log.Clear()
+	s.u.host.RequestLog().Clear()
 	s.entries, s.selected = nil, 0
 	s.steps.SetText("")
 	s.grantBtn.Disable()
@@ -231,26 +230,24 @@ func (s *trafficScreen) clearLog() {
 // exportDialog asks where to write the shown requests as JSON.
 func (s *trafficScreen) exportDialog() {
 	f := newForm(nil)
-	path := f.text("File", "file", filepath.Join(s.u.core.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+".json"), "")
-	var m *modal
-	m = s.u.showModal("Export the requests as JSON", "Export", f, nil, func() {
-		n, err := s.export(path.Text)
-		if f.show(err) {
-			return
-		}
-		m.d.Hide()
+	path := f.text("File", "file", filepath.Join(s.u.host.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+".json"), "")
+	var n int
+	s.u.showModal("Export the requests as JSON", "Export", f, nil, func() (err error) {
+		n, err = s.export(path.Text)
+		return err
+	}, func() {
 		s.u.info("Exported", fmt.Sprintf("%d requests written to %s", n, path.Text))
 	})
 }
 
 // export writes the requests the filter shows, oldest first, to a file.
 func (s *trafficScreen) export(path string) (int, error) {
-	list := make([]psd2api.Entry, 0, len(s.shown))
+	list := make([]reqlog.Entry, 0, len(s.shown))
 	for i := len(s.shown) - 1; i >= 0; i-- {
 		list = append(list, s.entries[s.shown[i]])
 	}
 	var buf bytes.Buffer
-	if err := psd2api.WriteJSON(&buf, list); err != nil {
+	if err := reqlog.WriteJSON(&buf, list); err != nil {
 		return 0, err
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {

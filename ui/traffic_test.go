@@ -157,7 +157,7 @@ func TestTraffic_LiveLogExplainsSignatures(t *testing.T) {
 		t.Fatalf("exported %s", data)
 	}
 	test.Tap(widgetIn(t, h.u.tabs, "Clear"))
-	if len(s.shown) != 0 || len(h.core.Log.Entries()) != 0 {
+	if len(s.shown) != 0 || len(h.core.RequestLog().Entries()) != 0 {
 		t.Fatal("clear left requests")
 	}
 }

@@ -313,11 +313,10 @@ func (s *transactionsScreen) add() {
 	other := f.text("Counterparty account", "[0].creditorAccount", "", "IBAN, or a Norwegian BBAN")
 	remittance := f.text("Remittance", "[0].remittanceInformationUnstructured", "", "")
 	code := f.text("Bank transaction code", "[0].bankTransactionCode", "PMNT-ICDT-ESCT", "4 to 14 characters")
-	var m *modal
-	m = s.u.showModal("Add a transaction to "+c.label, "Add", f, nil, func() {
-		amt, bad := parseNumber(f, amount, "[0].amount")
-		if bad {
-			return
+	s.u.showModal("Add a transaction to "+c.label, "Add", f, nil, func() error {
+		amt, err := parseNumber(amount, "[0].amount")
+		if err != nil {
+			return err
 		}
 		own := &bank.AccountRef{IBAN: c.iban}
 		ref := strings.TrimSpace(other.Text)
@@ -339,16 +338,12 @@ func (s *transactionsScreen) add() {
 			in.DebtorAccount, in.CreditorAccount = counterpart, own
 			in.DebtorName, in.CreditorName = &party, &ownName
 		}
-		_, err := s.u.sandbox.AddTransactions(c.id, []bank.NewTransaction{in})
+		_, err = s.u.sandbox.AddTransactions(c.id, []bank.NewTransaction{in})
 		if credit {
 			err = renamePaths(err, map[string]string{"[0].debtorAccount": "[0].creditorAccount", "[0].debtorName": "[0].creditorName"})
 		}
-		if f.show(err) {
-			return
-		}
-		m.d.Hide()
-		s.reload()
-	})
+		return err
+	}, s.reload)
 }
 
 // renamePaths renames the paths of a bank error's findings.
@@ -360,21 +355,6 @@ func renamePaths(err error, names map[string]string) error {
 			}
 		}
 	})
-}
-
-// editMessages returns a copy of a bank error with each finding changed by
-// edit; any other error as it is.
-func editMessages(err error, edit func(*bank.Message)) error {
-	e, ok := bank.AsError(err)
-	if !ok {
-		return err
-	}
-	c := *e
-	c.Messages = append([]bank.Message(nil), e.Messages...)
-	for i := range c.Messages {
-		edit(&c.Messages[i])
-	}
-	return &c
 }
 
 // generate asks how many transactions to generate and runs the generation
@@ -392,14 +372,14 @@ func (s *transactionsScreen) generate() {
 	if !c.card {
 		f.add("Profile", "profile", profile)
 	}
-	var m *modal
-	m = s.u.showModal("Generate realistic transactions", "Generate", f, nil, func() {
-		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(count.Text), " ", ""))
+	var n int
+	s.u.showModal("Generate realistic transactions", "Generate", f, nil, func() (err error) {
+		n, err = strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(count.Text), " ", ""))
 		if err != nil || n < 1 || n > bank.MaxHistoryCount {
-			f.show(bank.PathError(bank.CodeFormatError, "count", fmt.Sprintf("must be a whole number from 1 to %d", bank.MaxHistoryCount)))
-			return
+			return bank.PathError(bank.CodeFormatError, "count", fmt.Sprintf("must be a whole number from 1 to %d", bank.MaxHistoryCount))
 		}
-		m.d.Hide()
+		return nil
+	}, func() {
 		s.runGeneration(c, profile.Selected, n)
 	})
 }

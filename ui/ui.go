@@ -16,16 +16,15 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"sandbank/app"
 	"sandbank/bank"
-	"sandbank/bank/psd2api"
+	"sandbank/bank/reqlog"
 )
 
 // UI is the window content.
 type UI struct {
 	app  fyne.App
 	win  fyne.Window
-	core *app.App
+	host Host
 	// sandbox and ops are the bank's doors the screens use.
 	sandbox *bank.Sandbox
 	ops     *bank.Ops
@@ -60,15 +59,15 @@ type UI struct {
 type changes struct {
 	mu        sync.Mutex
 	kinds     map[bank.EventKind]map[string]bool
-	entries   []psd2api.Entry
-	scenarios []app.ScenarioFile
+	entries   []reqlog.Entry
+	scenarios []bank.ScenarioFile
 	scenSet   bool
 }
 
-// New builds the window content over a bank and starts following its
-// events; changes reach the screens through fyne.Do.
-func New(a fyne.App, w fyne.Window, core *app.App) *UI {
-	u := newUI(a, w, core)
+// New builds the window content over the bank a host runs and starts
+// following its events; changes reach the screens through fyne.Do.
+func New(a fyne.App, w fyne.Window, host Host) *UI {
+	u := newUI(a, w, host)
 	ctx, cancel := context.WithCancel(context.Background())
 	u.stop = cancel
 	go func() {
@@ -86,8 +85,8 @@ func New(a fyne.App, w fyne.Window, core *app.App) *UI {
 
 // newUI builds the UI without the goroutine that applies changes: tests
 // call catchUp themselves, on their own goroutine.
-func newUI(a fyne.App, w fyne.Window, core *app.App) *UI {
-	u := &UI{app: a, win: w, core: core, sandbox: core.Bank.Sandbox, ops: core.Bank.Ops, signal: make(chan struct{}, 1), stop: func() {}, openURL: a.OpenURL}
+func newUI(a fyne.App, w fyne.Window, host Host) *UI {
+	u := &UI{app: a, win: w, host: host, sandbox: host.Sandbox(), ops: host.Ops(), signal: make(chan struct{}, 1), stop: func() {}, openURL: a.OpenURL}
 	u.customers = newCustomersScreen(u)
 	u.accounts = newAccountsScreen(u)
 	u.transactions = newTransactionsScreen(u)
@@ -110,9 +109,9 @@ func newUI(a fyne.App, w fyne.Window, core *app.App) *UI {
 		container.NewTabItemWithIcon("Scenarios", theme.FolderOpenIcon(), u.scenarios.build()),
 	)
 	u.unsubs = append(u.unsubs,
-		core.Bank.Ops.Subscribe(u.noteEvent),
-		core.Log.Subscribe(u.noteEntry),
-		core.SubscribeScenarios(u.noteScenarios),
+		u.ops.Subscribe(u.noteEvent),
+		host.RequestLog().Subscribe(u.noteEntry),
+		host.SubscribeScenarios(u.noteScenarios),
 	)
 	w.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
 		if k.Name == fyne.KeyEscape {
@@ -154,14 +153,14 @@ func (u *UI) noteEvent(e bank.Event) {
 	u.poke()
 }
 
-func (u *UI) noteEntry(e psd2api.Entry) {
+func (u *UI) noteEntry(e reqlog.Entry) {
 	u.changes.mu.Lock()
-	u.changes.entries = psd2api.Trim(append(u.changes.entries, e), app.RequestLogSize, app.RequestLogBytes)
+	u.changes.entries = reqlog.Trim(append(u.changes.entries, e), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
 	u.changes.mu.Unlock()
 	u.poke()
 }
 
-func (u *UI) noteScenarios(files []app.ScenarioFile) {
+func (u *UI) noteScenarios(files []bank.ScenarioFile) {
 	u.changes.mu.Lock()
 	u.changes.scenarios, u.changes.scenSet = files, true
 	u.changes.mu.Unlock()

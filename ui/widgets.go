@@ -170,6 +170,21 @@ func (f *form) show(err error) bool {
 	return true
 }
 
+// editMessages returns a copy of a bank error with each finding changed by
+// edit; any other error as it is.
+func editMessages(err error, edit func(*bank.Message)) error {
+	e, ok := bank.AsError(err)
+	if !ok {
+		return err
+	}
+	c := *e
+	c.Messages = append([]bank.Message(nil), e.Messages...)
+	for i := range c.Messages {
+		edit(&c.Messages[i])
+	}
+	return &c
+}
+
 // fieldFor finds the field a JSON path names: the field with the longest
 // path that is the path or a prefix of it.
 func (f *form) fieldFor(path string) *field {
@@ -263,15 +278,27 @@ func (u *UI) newModal(title, action string, f *form, body fyne.CanvasObject, sub
 }
 
 // showModal shows a form in a dialog, with optional extra content below
-// it. Enter in an entry submits; Escape closes.
-func (u *UI) showModal(title, action string, f *form, extra fyne.CanvasObject, submit func()) *modal {
-	f.submit = submit
+// it. The action button, and Enter in an entry, call submit: when it fails,
+// its error shows at the form's fields and the dialog stays open; else the
+// dialog closes and done (may be nil) runs. Escape closes.
+func (u *UI) showModal(title, action string, f *form, extra fyne.CanvasObject, submit func() error, done func()) *modal {
+	var m *modal
+	send := func() {
+		if f.show(submit()) {
+			return
+		}
+		m.d.Hide()
+		if done != nil {
+			done()
+		}
+	}
+	f.submit = send
 	f.onEscape(u.closeTop)
 	body := container.NewVBox(f.object())
 	if extra != nil {
 		body.Add(extra)
 	}
-	m := u.newModal(title, action, f, body, submit)
+	m = u.newModal(title, action, f, body, send)
 	m.extra = extra
 	for _, fl := range f.fields {
 		if e, ok := fl.input.(*entry); ok {
@@ -314,6 +341,15 @@ func (u *UI) showError(err error) {
 // info shows a message.
 func (u *UI) info(title, message string) {
 	u.open(dialog.NewInformation(title, message, u.win))
+}
+
+// enable enables or disables a button.
+func enable(b *widget.Button, on bool) {
+	if on {
+		b.Enable()
+	} else {
+		b.Disable()
+	}
 }
 
 // textTable is a read-only table of text cells with a header row: rows

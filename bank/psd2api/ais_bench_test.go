@@ -128,7 +128,7 @@ func BenchmarkAIS(b *testing.B) {
 		}
 		srv := &http.Server{Handler: psd2api.NewServer(psd2api.Config{
 			Bank: bk.Bank, Verifier: httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, time.Now),
-			Authority: bk.Authority, OnRequest: bk.Log.Add,
+			Authority: bk.Authority, OnRequest: bk.RequestLog().Add,
 		})}
 		go func() { _ = srv.Serve(ln) }()
 		b.Cleanup(func() { _ = srv.Close() })

@@ -26,6 +26,7 @@ import (
 	"sandbank/bank"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
+	"sandbank/bank/reqlog"
 )
 
 // Request body limits. Every body is at most MaxBody, except a scenario
@@ -51,7 +52,7 @@ type Config struct {
 	// Now is the real clock (Date headers, certificate validity).
 	Now func() time.Time
 	// OnRequest, when set, receives every finished request.
-	OnRequest func(Entry)
+	OnRequest func(reqlog.Entry)
 }
 
 type server struct {
@@ -222,7 +223,7 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(rec.body.Bytes())
 	}
-	e := Entry{
+	e := reqlog.Entry{
 		Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
 		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID, Access: st.access, GrantID: st.grantID,
 	}
@@ -241,15 +242,15 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	}
 }
 
-// capBody copies at most MaxLoggedBody bytes of a body.
+// capBody copies at most reqlog.MaxLoggedBody bytes of a body.
 func capBody(b []byte) ([]byte, bool) {
-	if len(b) > MaxLoggedBody {
-		return append([]byte(nil), b[:MaxLoggedBody]...), true
+	if len(b) > reqlog.MaxLoggedBody {
+		return append([]byte(nil), b[:reqlog.MaxLoggedBody]...), true
 	}
 	return append([]byte(nil), b...), false
 }
 
-func (s *server) log(e Entry) {
+func (s *server) log(e reqlog.Entry) {
 	attrs := []any{"method", e.Method, "path", e.Path, "status", e.Status, "ms", float64(e.Duration.Microseconds()) / 1000, "request_id", e.RequestID}
 	if e.TPPID != "" {
 		attrs = append(attrs, "tpp", e.TPPID)

@@ -35,6 +35,9 @@ var metadata = fyne.AppMetadata{
 	Migrations: map[string]bool{"fyneDo": true},
 }
 
+// The composition root is the window's host.
+var _ ui.Host = (*app.App)(nil)
+
 // Window size preferences.
 const (
 	prefWidth  = "window.width"

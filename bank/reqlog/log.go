@@ -1,4 +1,8 @@
-package psd2api
+// Package reqlog is the request log: the bank's HTTP server hands it each
+// finished request, and it keeps the most recent ones in memory, bounded by
+// their count and the bytes of their bodies, for the traffic screen and an
+// export.
+package reqlog
 
 import (
 	"encoding/json"
@@ -8,11 +12,20 @@ import (
 	"time"
 
 	"sandbank/bank/httpsig"
+	"sandbank/bank/hub"
 )
 
 // MaxLoggedBody is how much of each request and response body the request
 // log keeps.
 const MaxLoggedBody = 64 << 10
+
+// The bounds a log and the screens that copy it keep by default: the last
+// DefaultMaxCount requests, fewer when their bodies (at most MaxLoggedBody
+// each) hold more than DefaultMaxBytes.
+const (
+	DefaultMaxCount = 2000
+	DefaultMaxBytes = 32 << 20
+)
 
 // Entry is one finished request, as the request log keeps it.
 type Entry struct {
@@ -70,14 +83,13 @@ type Log struct {
 	max      int
 	maxBytes int
 	seq      uint64
-	subs     map[int]func(Entry)
-	nextSub  int
+	added    hub.Hub[Entry]
 }
 
 // NewLog returns a log that keeps the last max requests, fewer when their
 // bodies hold more than maxBytes.
 func NewLog(max, maxBytes int) *Log {
-	return &Log{max: max, maxBytes: maxBytes, subs: map[int]func(Entry){}}
+	return &Log{max: max, maxBytes: maxBytes}
 }
 
 // Trim drops the oldest entries until at most maxCount are left and their
@@ -104,14 +116,8 @@ func (l *Log) Add(e Entry) {
 	l.seq++
 	e.Seq = l.seq
 	l.entries = Trim(append(l.entries, e), l.max, l.maxBytes)
-	subs := make([]func(Entry), 0, len(l.subs))
-	for _, fn := range l.subs {
-		subs = append(subs, fn)
-	}
 	l.mu.Unlock()
-	for _, fn := range subs {
-		fn(e)
-	}
+	l.added.Publish(e)
 }
 
 // Entries returns the kept requests, oldest first.
@@ -131,16 +137,7 @@ func (l *Log) Clear() {
 // Subscribe calls fn with each request added from now on, until cancel.
 // fn must not block.
 func (l *Log) Subscribe(fn func(Entry)) (cancel func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	id := l.nextSub
-	l.nextSub++
-	l.subs[id] = fn
-	return func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		delete(l.subs, id)
-	}
+	return l.added.Subscribe(fn)
 }
 
 // exportEntry is an Entry as the JSON export writes it.

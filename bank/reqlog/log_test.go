@@ -1,15 +1,15 @@
-package psd2api_test
+package reqlog_test
 
 import (
 	"testing"
 
-	"sandbank/bank/psd2api"
+	"sandbank/bank/reqlog"
 )
 
 // The request log keeps the newest requests within both of its bounds:
 // their count and the bytes of their bodies.
 func TestLog_KeepsTheNewestWithinCountAndBytes(t *testing.T) {
-	l := psd2api.NewLog(10, 3<<20)
+	l := reqlog.NewLog(10, 3<<20)
 	seqs := func() []uint64 {
 		var out []uint64
 		for _, e := range l.Entries() {
@@ -18,7 +18,7 @@ func TestLog_KeepsTheNewestWithinCountAndBytes(t *testing.T) {
 		return out
 	}
 	for range 15 {
-		l.Add(psd2api.Entry{ResponseBody: make([]byte, 100)})
+		l.Add(reqlog.Entry{ResponseBody: make([]byte, 100)})
 	}
 	if got := seqs(); len(got) != 10 || got[0] != 6 || got[9] != 15 {
 		t.Fatalf("small entries kept: %v", got)
@@ -26,19 +26,19 @@ func TestLog_KeepsTheNewestWithinCountAndBytes(t *testing.T) {
 	// Entries of 1 MiB (request and response body): three fill the 3 MiB,
 	// and everything older goes.
 	for range 4 {
-		l.Add(psd2api.Entry{RequestBody: make([]byte, 512<<10), ResponseBody: make([]byte, 512<<10)})
+		l.Add(reqlog.Entry{RequestBody: make([]byte, 512<<10), ResponseBody: make([]byte, 512<<10)})
 	}
 	if got := seqs(); len(got) != 3 || got[0] != 17 || got[2] != 19 {
 		t.Fatalf("after four 1 MiB entries: %v", got)
 	}
 	// One entry larger than the whole budget still stays, alone.
-	l.Add(psd2api.Entry{ResponseBody: make([]byte, 5<<20)})
+	l.Add(reqlog.Entry{ResponseBody: make([]byte, 5<<20)})
 	if got := seqs(); len(got) != 1 || got[0] != 20 {
 		t.Fatalf("after a 5 MiB entry: %v", got)
 	}
 	// Trim clears what it drops, so the bodies can be freed.
-	entries := []psd2api.Entry{{ResponseBody: make([]byte, 10)}, {ResponseBody: make([]byte, 10)}, {ResponseBody: make([]byte, 10)}}
-	kept := psd2api.Trim(entries, 2, 1<<20)
+	entries := []reqlog.Entry{{ResponseBody: make([]byte, 10)}, {ResponseBody: make([]byte, 10)}, {ResponseBody: make([]byte, 10)}}
+	kept := reqlog.Trim(entries, 2, 1<<20)
 	if len(kept) != 2 || entries[0].ResponseBody != nil {
 		t.Fatalf("kept %d, dropped entry %v", len(kept), entries[0].ResponseBody != nil)
 	}
