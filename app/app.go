@@ -52,7 +52,9 @@ type Config struct {
 	Trust string
 	// RequireSignature overrides the stored setting when not nil.
 	RequireSignature *bool
-	Logger           *slog.Logger
+	// Strict overrides the stored strict mode when not nil.
+	Strict *bool
+	Logger *slog.Logger
 	// Clock is the bank's clock; nil is the real clock.
 	Clock bank.Clock
 }
@@ -140,6 +142,9 @@ func (a *App) prepare(cfg Config) error {
 		}
 		if cfg.RequireSignature != nil {
 			s.RequireSignature = *cfg.RequireSignature
+		}
+		if cfg.Strict != nil {
+			s.Strict = *cfg.Strict
 		}
 	})
 	if err != nil {

@@ -19,11 +19,12 @@ type Flags struct {
 	tlsAddr    *string
 	trust      *string
 	requireSig *bool
+	strict     *bool
 	logLevel   *string
 }
 
-// AddFlags adds --data, --addr, --tls-addr, --trust, --require-signature
-// and --log-level to fs.
+// AddFlags adds --data, --addr, --tls-addr, --trust, --require-signature,
+// --strict and --log-level to fs.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	def, err := DefaultDataPath()
 	if err != nil {
@@ -36,6 +37,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		tlsAddr:    fs.String("tls-addr", DefaultTLSAddr, "HTTPS listen address; empty disables HTTPS"),
 		trust:      fs.String("trust", "any", "trust mode: any (any certificate whose signature verifies) or store (also a chain to a trusted CA)"),
 		requireSig: fs.Bool("require-signature", true, "refuse unsigned requests"),
+		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer)"),
 		logLevel:   fs.String("log-level", "info", "log level: debug, info, warn or error"),
 	}
 }
@@ -48,8 +50,8 @@ func (f *Flags) Given(name string) bool {
 }
 
 // Config returns the configuration the flags ask for, logging to logOut.
-// --trust and --require-signature override the data file's settings only
-// when they are given; the stored values stand otherwise.
+// --trust, --require-signature and --strict override the data file's
+// settings only when they are given; the stored values stand otherwise.
 func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	if *f.trust != "any" && *f.trust != "store" {
 		return Config{}, fmt.Errorf("%w: --trust must be any or store, not %q", ErrUsage, *f.trust)
@@ -68,6 +70,9 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	if f.Given("require-signature") {
 		cfg.RequireSignature = f.requireSig
 	}
+	if f.Given("strict") {
+		cfg.Strict = f.strict
+	}
 	return cfg, nil
 }
 
@@ -82,7 +87,11 @@ func (a *App) Banner(w io.Writer) error {
 	if !st.RequireSignature {
 		sig = "optional"
 	}
-	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s)\n", a.DB.Path(), st.TrustMode, sig)
+	mode := ""
+	if st.Strict {
+		mode = ", strict"
+	}
+	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s%s)\n", a.DB.Path(), st.TrustMode, sig, mode)
 	urls := a.URLs()
 	for _, u := range urls {
 		fmt.Fprintf(w, "  %s/v1\n", u)

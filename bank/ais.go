@@ -16,6 +16,9 @@ type AISRequest struct {
 	CorporateID string // PSU-Corporate-ID
 	SessionID   string // TPP-Session-ID
 	PSUPresent  bool   // PSU-IP-Address was given: the PSU takes part now
+	// ConsentID (Consent-ID) names the consent to read under; the PSU and
+	// context are its own, and PSU-ID may then be left out.
+	ConsentID string
 }
 
 // Access is what the access rules found for a request: whose data, in
@@ -54,28 +57,21 @@ func consentMissing(code, format string, args ...any) *Error {
 // who the PSU is, in which context, and whether the TPP holds a grant that
 // has not expired.
 func (s *core) access(tx Tx, r AISRequest) (Access, error) {
+	if r.ConsentID != "" {
+		return s.consentAccess(tx, r)
+	}
 	var a Access
 	if r.PSUID == "" {
-		return a, consentMissing(CodeConsentInvalid, "the request names no PSU (PSU-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
+		return a, consentMissing(CodeConsentInvalid, "the request names no PSU (PSU-ID) and no consent (Consent-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
 	}
-	if _, err := uuid.Parse(r.PSUID); err != nil {
-		return a, PathError(CodeFormatError, "PSU-ID", "must be the UUID the SCA redirect gave as psu-id")
-	}
-	psu, err := tx.PSU(r.PSUID)
-	if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != r.TPPID || psu.AgreementID != "")) {
-		return a, consentMissing(CodeConsentInvalid, "PSU-ID %s is not a PSU of this TPP; complete SCA to get one", r.PSUID)
-	} else if err != nil {
+	c, err := psuOf(tx, r)
+	if err != nil {
 		return a, err
 	}
-	if a.Customer, err = tx.Customer(psu.CustomerID); errors.Is(err, ErrNotFound) {
-		return a, consentMissing(CodeConsentInvalid, "the PSU of PSU-ID %s no longer exists in the sandbox", r.PSUID)
-	} else if err != nil {
-		return a, err
-	}
-	a.Context = ContextPrivate
+	a.Customer, a.Context = c, ContextPrivate
 	if r.CorporateID != "" {
 		corp, err := tx.PSU(r.CorporateID)
-		if err != nil || corp.TPPID != r.TPPID || corp.CustomerID != psu.CustomerID || corp.AgreementID == "" {
+		if err != nil || corp.TPPID != r.TPPID || corp.CustomerID != c.ID || corp.AgreementID == "" {
 			return a, consentMissing(CodeConsentInvalid, "PSU-Corporate-ID %s is not a corporate context of this PSU for this TPP", r.CorporateID)
 		}
 		a.Context = corp.AgreementID
@@ -93,16 +89,79 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 	} else if err != nil {
 		return a, err
 	}
+	return a, s.grantValid(tx, r, &a)
+}
+
+// psuOf is the customer a request's PSU-ID stands for.
+func psuOf(tx Tx, r AISRequest) (Customer, error) {
+	if _, err := uuid.Parse(r.PSUID); err != nil {
+		return Customer{}, PathError(CodeFormatError, "PSU-ID", "must be the UUID the SCA redirect gave as psu-id")
+	}
+	psu, err := tx.PSU(r.PSUID)
+	if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != r.TPPID || psu.AgreementID != "")) {
+		return Customer{}, consentMissing(CodeConsentInvalid, "PSU-ID %s is not a PSU of this TPP; complete SCA to get one", r.PSUID)
+	} else if err != nil {
+		return Customer{}, err
+	}
+	c, err := tx.Customer(psu.CustomerID)
+	if errors.Is(err, ErrNotFound) {
+		return c, consentMissing(CodeConsentInvalid, "the PSU of PSU-ID %s no longer exists in the sandbox", r.PSUID)
+	}
+	return c, err
+}
+
+// consentAccess is the access of a request that names its consent
+// (Consent-ID): the consent's PSU, context and grant. A PSU-ID or
+// PSU-Corporate-ID sent beside it must name the same.
+func (s *core) consentAccess(tx Tx, r AISRequest) (Access, error) {
+	var a Access
+	cn, err := tx.Consent(r.ConsentID)
+	if errors.Is(err, ErrNotFound) || (err == nil && cn.TPPID != r.TPPID) {
+		return a, consentMissing(CodeConsentInvalid, "Consent-ID %s is not a consent of your TPP; start one with POST /v1/consents", clip(r.ConsentID))
+	} else if err != nil {
+		return a, err
+	}
+	switch st := cn.ConsentStatus(s.Now()); st {
+	case ConsentValid:
+	case ConsentExpired:
+		return a, consentMissing(CodeConsentExpired, "consent %s expired on %s (180 days); renew it with SCA at the scaRedirect link", cn.ID, cn.ValidUntil().In(Oslo).Format("2006-01-02"))
+	default:
+		return a, consentMissing(CodeConsentInvalid, "consent %s is %s, not valid; start a new one with POST /v1/consents", cn.ID, st)
+	}
+	if r.PSUID != "" && r.PSUID != PSUID(r.TPPID, cn.CustomerID) {
+		return a, consentMissing(CodeConsentInvalid, "PSU-ID %s is not the PSU of consent %s; send the psu-id of that consent's SCA, or leave PSU-ID out", clip(r.PSUID), cn.ID)
+	}
+	if r.CorporateID != "" && (cn.Context == ContextPrivate || r.CorporateID != CorporateID(r.TPPID, cn.CustomerID, cn.Context)) {
+		return a, consentMissing(CodeConsentInvalid, "PSU-Corporate-ID %s is not the corporate context of consent %s", clip(r.CorporateID), cn.ID)
+	}
+	if a.Customer, err = tx.Customer(cn.CustomerID); errors.Is(err, ErrNotFound) {
+		return a, consentMissing(CodeConsentInvalid, "the PSU of consent %s no longer exists in the sandbox", cn.ID)
+	} else if err != nil {
+		return a, err
+	}
+	a.Context = cn.Context
+	a.Grant, err = tx.Grant(r.TPPID, cn.CustomerID, cn.Context)
+	if errors.Is(err, ErrNotFound) || (err == nil && a.Grant.ID != cn.GrantID) {
+		return a, consentMissing(CodeConsentInvalid, "the grant of consent %s is gone; start a new consent", cn.ID)
+	} else if err != nil {
+		return a, err
+	}
+	return a, s.grantValid(tx, r, &a)
+}
+
+// grantValid refuses an expired grant and notes whether an SCA session is
+// valid now.
+func (s *core) grantValid(tx Tx, r AISRequest, a *Access) error {
 	now := s.Now()
 	if now.After(a.Grant.Expires()) {
-		return a, consentMissing(CodeConsentExpired, "the consent of %s expired on %s (180 days); renew it with SCA at the scaRedirect link", a.Grant.Created.Format("2006-01-02"), a.Grant.Expires().Format("2006-01-02"))
+		return consentMissing(CodeConsentExpired, "the consent of %s expired on %s (180 days); renew it with SCA at the scaRedirect link", a.Grant.Created.Format("2006-01-02"), a.Grant.Expires().Format("2006-01-02"))
 	}
 	if sess, err := tx.Session(r.TPPID, a.Customer.ID); err == nil {
 		a.SessionValid = r.SessionID != "" && sess.SessionID == r.SessionID && now.Before(sess.Expires)
 	} else if !errors.Is(err, ErrNotFound) {
-		return a, err
+		return err
 	}
-	return a, nil
+	return nil
 }
 
 func (s *core) hasCorporateGrant(tx Tx, tppID, customerID string) (bool, error) {

@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -128,10 +129,133 @@ func (s *Ops) RevokeGrant(id string) error {
 		}
 		for _, g := range grants {
 			if g.ID == id {
+				if err := endConsent(tx, g, ConsentRevoked, s.Now()); err != nil {
+					return err
+				}
 				return tx.DeleteGrant(g)
 			}
 		}
 		return unknown("grant", id)
+	}, Event{Kind: EventConsents, ID: id})
+}
+
+// ConsentsKept is how long a consent resource is kept after it was
+// created: the life of its grant and a week.
+const ConsentsKept = GrantLifetime + 7*24*time.Hour
+
+// StartConsent creates a TPP's consent resource (POST /v1/consents) and
+// starts its SCA: the PSU chooses the accounts to share.
+func (s *PSD2) StartConsent(r SCARequest) (Consent, Authorisation, error) {
+	r.Kind = AuthConsent
+	var cn Consent
+	a, err := change(s.core, "start consent", func(tx Tx) (a Authorisation, err error) {
+		now := s.Now()
+		if a, err = s.newAuthorisation(tx, r, now); err != nil {
+			return a, err
+		}
+		if _, err := tx.DeleteConsentsBefore(now.Add(-ConsentsKept)); err != nil {
+			return a, err
+		}
+		seq, err := tx.NextSeq(KindConsent)
+		if err != nil {
+			return a, err
+		}
+		cn = Consent{ID: FormatID(KindConsent, 0, seq), TPPID: r.TPPID, Created: now, AuthorisationIDs: []string{a.ID}, Status: ConsentReceived}
+		a.ConsentID = cn.ID
+		if err := tx.PutConsent(cn); err != nil {
+			return a, err
+		}
+		return a, tx.PutAuthorisation(a)
+	}, Event{Kind: EventConsents})
+	return cn, a, err
+}
+
+// ConsentView is a consent as its TPP reads it: its status now and, while
+// it gives its grant, the accounts and card accounts it covers.
+type ConsentView struct {
+	Consent
+	Status       string
+	Accounts     []Account
+	CardAccounts []CardAccount
+}
+
+// Consent returns a TPP's consent resource. Another TPP's consent, or one
+// that was pruned, is 404 RESOURCE_UNKNOWN.
+func (s *PSD2) Consent(tppID, id string) (ConsentView, error) {
+	return read(s.core, "read consent", func(tx Tx) (v ConsentView, err error) {
+		if v.Consent, err = ownConsent(tx, tppID, id); err != nil {
+			return v, err
+		}
+		v.Status = v.ConsentStatus(s.Now())
+		if v.Status != ConsentValid && v.Status != ConsentExpired {
+			return v, nil
+		}
+		for _, id := range v.Consent.Accounts {
+			if a, err := tx.Account(id); err == nil {
+				v.Accounts = append(v.Accounts, a)
+			} else if c, err := tx.CardAccount(id); err == nil {
+				v.CardAccounts = append(v.CardAccounts, c)
+			}
+		}
+		return v, nil
+	})
+}
+
+// ConsentAuthorisation returns an authorisation of a TPP's consent.
+func (s *PSD2) ConsentAuthorisation(tppID, consentID, authID string) (Authorisation, error) {
+	var a Authorisation
+	err := s.readAuthorisation("read consent authorisation", func(tx Tx, mayWrite bool) error {
+		cn, err := ownConsent(tx, tppID, consentID)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(cn.AuthorisationIDs, authID) {
+			return Errorf(CodeSCANotFound, "consent %s has no authorisation %s", cn.ID, clip(authID))
+		}
+		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
+		return err
+	}, Event{Kind: EventConsents})
+	return a, err
+}
+
+func ownConsent(tx Tx, tppID, id string) (Consent, error) {
+	cn, err := tx.Consent(id)
+	if errors.Is(err, ErrNotFound) || (err == nil && cn.TPPID != tppID) {
+		return Consent{}, Errorf(CodeResourceUnknown, "there is no consent %s of your TPP", clip(id))
+	}
+	return cn, err
+}
+
+// DeleteConsent ends a TPP's consent (DELETE /v1/consents/{consentId}):
+// the grant it gave goes, as when the operator revokes it, and the consent
+// is terminatedByTpp. A consent that is not valid any more is left as it
+// is.
+func (s *PSD2) DeleteConsent(tppID, id string) error {
+	return s.write("delete consent", func(tx Tx) error {
+		cn, err := ownConsent(tx, tppID, id)
+		if err != nil {
+			return err
+		}
+		now := s.Now()
+		switch cn.ConsentStatus(now) {
+		case ConsentReceived:
+			cn.Status, cn.Ended = ConsentTerminated, now
+			return tx.PutConsent(cn)
+		case ConsentValid, ConsentExpired:
+		default:
+			return nil
+		}
+		g, err := tx.Grant(cn.TPPID, cn.CustomerID, cn.Context)
+		if errors.Is(err, ErrNotFound) || (err == nil && g.ID != cn.GrantID) {
+			cn.Status, cn.Ended = ConsentTerminated, now
+			return tx.PutConsent(cn)
+		} else if err != nil {
+			return err
+		}
+		if err := endConsent(tx, g, ConsentTerminated, now); err != nil {
+			return err
+		}
+		return tx.DeleteGrant(g)
 	}, Event{Kind: EventConsents, ID: id})
 }
 
@@ -185,20 +309,71 @@ func (c consent) approve(tx Tx, a *Authorisation, in SCAInput) (approval, error)
 		return approval{problem: "Tick at least one account, or reject."}, nil
 	}
 	a.Accounts = chosen
-	g := Grant{TPPID: a.TPPID, CustomerID: a.CustomerID, Context: a.Context, Accounts: a.Accounts, Created: c.core.Now()}
+	now := c.core.Now()
+	g := Grant{TPPID: a.TPPID, CustomerID: a.CustomerID, Context: a.Context, Accounts: a.Accounts, Created: now, ConsentID: a.ConsentID}
 	seq, err := tx.NextSeq(KindGrant)
 	if err != nil {
 		return approval{}, err
 	}
 	g.ID = FormatID(KindGrant, 0, seq)
-	return approval{}, tx.PutGrant(g) // replaces the grant of the same TPP, PSU and context
+	// The grant replaces the one of the same TPP, PSU and context, and so
+	// ends the consent that gave it.
+	if old, err := tx.Grant(g.TPPID, g.CustomerID, g.Context); err == nil {
+		if err := endConsent(tx, old, ConsentTerminated, now); err != nil {
+			return approval{}, err
+		}
+	} else if !errors.Is(err, ErrNotFound) {
+		return approval{}, err
+	}
+	if err := tx.PutGrant(g); err != nil {
+		return approval{}, err
+	}
+	return approval{}, updateConsent(tx, a.ConsentID, func(cn *Consent) {
+		cn.Status, cn.Granted, cn.GrantID = ConsentValid, now, g.ID
+		cn.CustomerID, cn.Context, cn.Accounts = g.CustomerID, g.Context, g.Accounts
+	})
 }
 
 func (consent) reject(Tx, *Authorisation) (string, string, error) {
 	return CodeSCAInvalid, "the PSU rejected the request", nil
 }
 
-func (consent) abandon(Tx, Authorisation, string) error { return nil }
+// abandon marks the consent of a failed SCA rejected.
+func (c consent) abandon(tx Tx, a Authorisation, _ string) error {
+	now := c.core.Now()
+	return updateConsent(tx, a.ConsentID, func(cn *Consent) {
+		if cn.Status == ConsentReceived {
+			cn.Status, cn.Ended = ConsentRejected, now
+		}
+	})
+}
+
+// updateConsent changes a stored consent; an authorisation made before
+// consents were kept names none, and a pruned consent is gone: both are
+// left alone.
+func updateConsent(tx Tx, id string, change func(*Consent)) error {
+	if id == "" {
+		return nil
+	}
+	cn, err := tx.Consent(id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	change(&cn)
+	return tx.PutConsent(cn)
+}
+
+// endConsent ends the consent that gave a grant that goes away, with a
+// status that says why.
+func endConsent(tx Tx, g Grant, status string, now time.Time) error {
+	return updateConsent(tx, g.ConsentID, func(cn *Consent) {
+		if cn.Status == ConsentValid && cn.GrantID == g.ID {
+			cn.Status, cn.Ended = status, now
+		}
+	})
+}
 
 // identification is the subject of GET /v1/users (AuthUsers): the PSU only
 // identifies, so that a TPP that initiates payments learns its PSU-ID. It

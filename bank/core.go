@@ -66,7 +66,9 @@ type core struct {
 	events hub.Hub[Event]
 	offset atomic.Int64  // the sandbox clock's offset, in seconds
 	legacy atomic.Uint32 // the legacy date's Key, 0 when none
-	faults atomic.Pointer[Faults]
+	// strictMode is the strict setting: oddities are refused.
+	strictMode atomic.Bool
+	faults     atomic.Pointer[Faults]
 	// settingsSeq numbers settings updates in the order they commit (the
 	// store serialises writes); appliedSeq is the number of the update
 	// whose settings are in force, guarded by applyMu.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,6 +20,131 @@ func DecodeJSON(data []byte, v any) error {
 		return Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
 	}
 	return decodeStrict(data, v)
+}
+
+// DecodeTolerant decodes one JSON document into v as the real bank does:
+// the text must be UTF-8 and hold exactly one value of the expected shape,
+// but fields v does not have are ignored, and a key given twice in an
+// object takes its last value. Both are returned as oddities (API.md 11),
+// one per field, with the JSON path, so that a typo is still visible.
+func DecodeTolerant(data []byte, v any) ([]Message, error) {
+	if !utf8.Valid(data) {
+		return nil, Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return nil, describeJSONError(data, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
+	}
+	var odd []Message
+	shape := json.NewDecoder(bytes.NewReader(data))
+	shape.UseNumber()
+	if err := walkShape(shape, reflect.TypeOf(v), "", &odd); err != nil {
+		return nil, describeJSONError(data, err)
+	}
+	return odd, nil
+}
+
+// walkShape reads one JSON value from dec and compares it with type t:
+// an object key t has no field for, and a key given twice, is an oddity.
+func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		return nil // a scalar
+	}
+	leaf := t == nil || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler)
+	switch delim {
+	case '[':
+		var elem reflect.Type
+		if !leaf && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if err := walkShape(dec, elem, fmt.Sprintf("%s[%d]", path, i), odd); err != nil {
+				return err
+			}
+		}
+	case '{':
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := tok.(string)
+			at := JoinPath(path, key)
+			if seen[key] {
+				*odd = append(*odd, Oddity(CodeBadRequest, at, "is given twice in this object; the bank takes the last value. Send each field once"))
+			}
+			seen[key] = true
+			var field reflect.Type
+			switch {
+			case leaf:
+			case t.Kind() == reflect.Map:
+				field = t.Elem()
+			case t.Kind() == reflect.Struct:
+				f, ok := fieldOf(t, key)
+				if !ok {
+					*odd = append(*odd, Oddity(CodeBadRequest, at, "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"))
+				}
+				field = f
+			}
+			if err := walkShape(dec, field, at, odd); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = dec.Token() // the closing delimiter
+	return err
+}
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// fieldOf finds the field of struct t that encoding/json decodes key into:
+// the exact name first, else one that matches without regard to case. A
+// field of an embedded struct counts. nil with ok false: no such field.
+func fieldOf(t reflect.Type, key string) (reflect.Type, bool) {
+	var folded reflect.Type
+	found := false
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if inner, ok := fieldOf(ft, key); ok {
+					return inner, true
+				}
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f.Type, true
+		}
+		if !found && strings.EqualFold(name, key) {
+			folded, found = f.Type, true
+		}
+	}
+	return folded, found
 }
 
 func decodeStrict(data []byte, v any) error {

@@ -145,10 +145,29 @@ func AsError(err error) (*Error, bool) {
 var ErrNotFound = errors.New("not found")
 
 // Violations collects every failing field of one request, so that a client
-// learns all its mistakes at once (API.md section 2).
+// learns all its mistakes at once (API.md section 2), and the oddities the
+// bank accepts with a warning (API.md 11).
 type Violations struct {
-	list []Message
+	list     []Message
+	warnings []Message
+	// Strict refuses oddities: Odd records a failing field instead of a
+	// warning.
+	Strict bool
 }
+
+// Odd records something odd that the bank accepts, as the real bank does:
+// a warning, or in strict mode a failure with the code refuse. text says
+// what to change.
+func (v *Violations) Odd(refuse, path, text string) {
+	if v.Strict {
+		v.Add(refuse, path, text+" (strict mode refuses what the bank accepts with a warning)")
+		return
+	}
+	v.warnings = append(v.warnings, Oddity(refuse, path, text))
+}
+
+// Warnings returns the oddities recorded as warnings.
+func (v *Violations) Warnings() []Message { return v.warnings }
 
 // Add records a failing field. path is the JSON path of the field, e.g.
 // "creditorAccount.iban" or "[3].bookingDate".

@@ -26,6 +26,7 @@ const (
 	KindPayment
 	KindBasket
 	KindBatchRun
+	KindConsent
 )
 
 // IDPrefix starts every resource id, in the bank's style.

@@ -102,6 +102,18 @@ func (s *PSD2) StartPaymentAuthorisation(r SCARequest, service, product, id stri
 	return a, err
 }
 
+// PaymentAuthorisations lists the authorisations of a TPP's payment, oldest
+// first. Unlike reading the payment, it works before any PSU approved it.
+func (s *PSD2) PaymentAuthorisations(tppID, service, product, id string) ([]string, error) {
+	if err := CheckProduct(service, product); err != nil {
+		return nil, err
+	}
+	return read(s.core, "list payment authorisations", func(tx Tx) ([]string, error) {
+		p, err := ownPayment(tx, tppID, service, product, id)
+		return p.Authorisations, err
+	})
+}
+
 // PaymentAuthorisation returns an authorisation of a TPP's payment.
 func (s *PSD2) PaymentAuthorisation(tppID, service, product, paymentID, authID string) (Authorisation, error) {
 	if err := CheckProduct(service, product); err != nil {

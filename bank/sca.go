@@ -53,8 +53,13 @@ type SCARequest struct {
 }
 
 // StartSCA starts an authorisation for a TPP: the PSU will be sent to the
-// SCA page and, when it finishes, to the request's redirect URI.
+// SCA page and, when it finishes, to the request's redirect URI. A consent's
+// SCA starts with its consent resource (StartConsent).
 func (s *PSD2) StartSCA(r SCARequest) (Authorisation, error) {
+	if r.Kind == AuthConsent {
+		_, a, err := s.StartConsent(r)
+		return a, err
+	}
 	return change(s.core, "start SCA", func(tx Tx) (a Authorisation, err error) {
 		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
 			return a, err

@@ -25,6 +25,9 @@ type Settings struct {
 	TrustMode string `json:"trustMode"`
 	// RequireSignature refuses unsigned requests when true.
 	RequireSignature bool `json:"requireSignature"`
+	// Strict refuses every oddity the bank otherwise accepts with a
+	// warning, as the real bank does (API.md 11); off by default.
+	Strict bool `json:"strict"`
 	// ClockOffsetSeconds moves the sandbox clock away from the real one.
 	ClockOffsetSeconds int64 `json:"clockOffsetSeconds"`
 	// LegacyDate, when set, makes the API behave as on that date: the
@@ -211,9 +214,18 @@ func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
 func (s *core) apply(st Settings) {
 	s.offset.Store(st.ClockOffsetSeconds)
 	s.legacy.Store(st.LegacyDate.Key())
+	s.strictMode.Store(st.Strict)
 	f := st.Faults
 	s.faults.Store(&f)
 }
+
+// Strict reports whether strict mode is on: oddities the bank otherwise
+// accepts with a warning are refused.
+func (s *Ops) Strict() bool { return s.strictMode.Load() }
+
+// violations starts the findings of one request, refusing oddities in
+// strict mode.
+func (s *core) violations() Violations { return Violations{Strict: s.strictMode.Load()} }
 
 // Faults returns the simulated faults in force.
 func (s *Ops) Faults() Faults {

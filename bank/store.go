@@ -85,6 +85,12 @@ type Tx interface {
 	// up to the first one created at or after t, and says how many.
 	DeleteAuthorisationsBefore(t time.Time) (int, error)
 
+	Consent(id string) (Consent, error)
+	PutConsent(c Consent) error
+	// DeleteConsentsBefore deletes the consents, oldest first, up to the
+	// first one created at or after t, and says how many.
+	DeleteConsentsBefore(t time.Time) (int, error)
+
 	// Grant returns the grant of a TPP for a customer in a context.
 	Grant(tppID, customerID, context string) (Grant, error)
 	Grants() ([]Grant, error)
@@ -146,8 +152,8 @@ type Tx interface {
 
 	// Reset deletes every sandbox record: customers, agreements,
 	// engagements, accounts, card accounts and their transactions, and the
-	// authorisations, grants, sessions, PSU ids and usage counters made for
-	// them, payments, baskets and batch run reports. Settings, certificates,
+	// authorisations, consents, grants, sessions, PSU ids and usage counters
+	// made for them, payments, baskets and batch run reports. Settings, certificates,
 	// TPP contacts and sequence counters stay.
 	Reset() error
 }

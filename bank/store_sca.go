@@ -2,8 +2,8 @@ package bank
 
 import "time"
 
-// The records the store keeps for SCA: authorisations, grants (consents),
-// SCA sessions and the PSU ids given to TPPs. They are stored as their
+// The records the store keeps for SCA: authorisations, consents and the
+// grants they give, SCA sessions and the PSU ids given to TPPs. They are stored as their
 // JSON; storage/testdata/schema holds their stored form, so a renamed tag
 // fails a test.
 
@@ -66,6 +66,8 @@ type Authorisation struct {
 	// approves; BasketID names the basket.
 	PaymentIDs []string `json:"paymentIds,omitempty"`
 	BasketID   string   `json:"basketId,omitempty"`
+	// ConsentID is the consent an AuthConsent authorisation is the SCA of.
+	ConsentID string `json:"consentId,omitempty"`
 	// PSURequired, when set, is the only customer who may identify: the
 	// PSU a payment was started for.
 	PSURequired string `json:"psuRequired,omitempty"`
@@ -79,8 +81,9 @@ func (a Authorisation) Open() bool {
 	return a.Status != ScaFinalised && a.Status != ScaFailed && a.Status != ScaExempted
 }
 
-// Grant is a consent: a TPP may read these accounts of a PSU, in one
-// context, for GrantLifetime from Created.
+// Grant is what a consent gives: a TPP may read these accounts of a PSU,
+// in one context, for GrantLifetime from Created. A TPP holds one grant per
+// PSU and context; a newer consent replaces it.
 type Grant struct {
 	ID         string    `json:"id"`
 	TPPID      string    `json:"tppId"`
@@ -88,6 +91,8 @@ type Grant struct {
 	Context    string    `json:"context"`
 	Accounts   []string  `json:"accounts"`
 	Created    time.Time `json:"created"`
+	// ConsentID is the consent whose SCA gave the grant.
+	ConsentID string `json:"consentId,omitempty"`
 }
 
 // Expires is when the grant ends.
@@ -109,4 +114,49 @@ type PSU struct {
 	TPPID       string `json:"tppId"`
 	CustomerID  string `json:"customerId"`
 	AgreementID string `json:"agreementId,omitempty"`
+}
+
+// Consent statuses (Berlin Group consentStatus).
+const (
+	ConsentReceived   = "received"        // its SCA has not finished
+	ConsentRejected   = "rejected"        // its SCA failed or the PSU rejected it
+	ConsentValid      = "valid"           // it gives its grant
+	ConsentExpired    = "expired"         // its grant is older than GrantLifetime
+	ConsentTerminated = "terminatedByTpp" // the TPP deleted it, or a newer consent of the same PSU and context replaced it
+	ConsentRevoked    = "revokedByPsu"    // the operator revoked its grant (the PSU, in a real bank)
+)
+
+// Consent is a TPP's consent resource (POST /v1/consents): its SCA and,
+// once the PSU approved, the grant it gave. Consents are kept for
+// ConsentsKept after they are created.
+type Consent struct {
+	ID      string    `json:"id"`
+	TPPID   string    `json:"tppId"`
+	Created time.Time `json:"created"`
+	// AuthorisationIDs are the SCAs of the consent, the first started with
+	// it.
+	AuthorisationIDs []string `json:"authorisationIds"`
+	// Status is the stored status; ConsentStatus adds expiry.
+	Status string `json:"status"`
+	// GrantID, CustomerID, Context and Accounts are the grant it gave, once
+	// valid.
+	GrantID    string   `json:"grantId,omitempty"`
+	CustomerID string   `json:"customerId,omitempty"`
+	Context    string   `json:"context,omitempty"`
+	Accounts   []string `json:"accounts,omitempty"`
+	// Granted is when its SCA finished; Ended when it stopped being valid.
+	Granted time.Time `json:"granted"`
+	Ended   time.Time `json:"ended"`
+}
+
+// ValidUntil is the last moment a valid consent gives its grant.
+func (c Consent) ValidUntil() time.Time { return c.Granted.Add(GrantLifetime) }
+
+// ConsentStatus is the consent's status at now: a valid consent past
+// GrantLifetime is expired.
+func (c Consent) ConsentStatus(now time.Time) string {
+	if c.Status == ConsentValid && now.After(c.ValidUntil()) {
+		return ConsentExpired
+	}
+	return c.Status
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"sandbank/bank"
 )
 
@@ -31,14 +33,43 @@ func (t *txn) PutAuthorisation(a bank.Authorisation) error {
 }
 
 func (t *txn) DeleteAuthorisationsBefore(before time.Time) (int, error) {
-	c := t.b(bktAuthorisations).Cursor()
+	return deleteBefore(t.b(bktAuthorisations), before)
+}
+
+func (t *txn) Consent(id string) (bank.Consent, error) {
+	k, ok := seqKey(bank.KindConsent, id)
+	if !ok {
+		return bank.Consent{}, bank.ErrNotFound
+	}
+	return getJSON[bank.Consent](t.b(bktConsents), k)
+}
+
+func (t *txn) PutConsent(c bank.Consent) error {
+	k, ok := seqKey(bank.KindConsent, c.ID)
+	if !ok {
+		return errBadID("consent", c.ID)
+	}
+	return putJSON(t.b(bktConsents), k, c)
+}
+
+func (t *txn) DeleteConsentsBefore(before time.Time) (int, error) {
+	return deleteBefore(t.b(bktConsents), before)
+}
+
+// deleteBefore deletes the records of a bucket in key (creation) order up
+// to the first one created at or after before. Every record has a
+// "created" time.
+func deleteBefore(b *bolt.Bucket, before time.Time) (int, error) {
+	c := b.Cursor()
 	n := 0
 	for k, v := c.First(); k != nil; k, v = c.First() {
-		var a bank.Authorisation
-		if err := json.Unmarshal(v, &a); err != nil {
+		var r struct {
+			Created time.Time `json:"created"`
+		}
+		if err := json.Unmarshal(v, &r); err != nil {
 			return n, err
 		}
-		if !a.Created.Before(before) {
+		if !r.Created.Before(before) {
 			break
 		}
 		if err := c.Delete(); err != nil {

@@ -74,6 +74,7 @@ Consents and SCA (values JSON):
 
 	authorisations  <seq>                                    -> bank.Authorisation
 	                                                            (kept 7 days, pruned oldest first)
+	consents        <seq>                                    -> bank.Consent (kept 187 days, pruned oldest first)
 	grants          <tppId>\x00<customer seq>\x00<context>   -> bank.Grant (one per TPP, PSU, context)
 	sessions        <tppId>\x00<customer seq>                -> bank.Session (one per TPP and PSU)
 	psus            <PSU-ID or PSU-Corporate-ID>             -> bank.PSU

@@ -49,7 +49,9 @@ var schemaKeptElsewhere = map[string]string{
 // schemaNotKept lists the fields a record legitimately loses in the store,
 // with the reason. The round trip ignores them; every other field must come
 // back as it was stored.
-var schemaNotKept = map[string]string{}
+var schemaNotKept = map[string]string{
+	"Payment.Warnings[0].Refuse": "the code strict mode refuses an oddity with matters only while its request is answered; a stored warning is shown, never refused again",
+}
 
 // schemaUnexported lists the unexported fields of stored types, which
 // encoding/json leaves out, with why the store need not keep them.
@@ -122,6 +124,9 @@ func schemaRecords(t *testing.T, f *schemaFills) []schemaRecord {
 
 	auth := fillRecord[bank.Authorisation](t, f, false)
 	auth.ID = bank.FormatID(bank.KindAuthorisation, 0, seq)
+
+	consent := fillRecord[bank.Consent](t, f, false)
+	consent.ID = bank.FormatID(bank.KindConsent, 0, seq)
 
 	grant := fillRecord[bank.Grant](t, f, false)
 	grant.ID, grant.CustomerID = bank.FormatID(bank.KindGrant, 0, seq), customerID
@@ -249,6 +254,12 @@ func schemaRecords(t *testing.T, f *schemaFills) []schemaRecord {
 			put:    func(tx bank.Tx) error { return tx.PutAuthorisation(auth) },
 			get:    func(tx bank.Tx) (any, error) { return asAny(tx.Authorisation(auth.ID)) },
 			stored: []storedValue{{"authorisation.json", bucketPath(bktAuthorisations), key}},
+		},
+		{
+			name: "Consent", puts: []string{"PutConsent"}, want: consent,
+			put:    func(tx bank.Tx) error { return tx.PutConsent(consent) },
+			get:    func(tx bank.Tx) (any, error) { return asAny(tx.Consent(consent.ID)) },
+			stored: []storedValue{{"consent.json", bucketPath(bktConsents), key}},
 		},
 		{
 			name: "Grant", puts: []string{"PutGrant"}, want: grant,

@@ -147,6 +147,7 @@ var (
 	bktTransactions      = []byte("transactions")
 	bktCardTransactions  = []byte("cardTransactions")
 	bktAuthorisations    = []byte("authorisations")
+	bktConsents          = []byte("consents")
 	bktGrants            = []byte("grants")
 	bktSessions          = []byte("sessions")
 	bktPSUs              = []byte("psus")
@@ -175,7 +176,7 @@ var sandboxBuckets = [][]byte{
 	bktEngagements, bktEngByCustomer, bktEngByAccount,
 	bktAccounts, bktAccountsByIBAN, bktAccountsByBBAN, bktAccountsByOwner,
 	bktCards, bktCardsByOwner, bktTransactions, bktCardTransactions,
-	bktAuthorisations, bktGrants, bktSessions, bktPSUs, bktUsage,
+	bktAuthorisations, bktConsents, bktGrants, bktSessions, bktPSUs, bktUsage,
 	bktPayments, bktPaymentRequests, bktPaymentStatus, bktPaymentsByStatus, bktPaymentDupes, bktBaskets, bktBatchRuns,
 }
 

@@ -1,11 +1,14 @@
 package psd2api
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +25,7 @@ func aisRequest(r *http.Request) bank.AISRequest {
 	return bank.AISRequest{
 		TPPID: callerTPP(r), PSUID: r.Header.Get("PSU-ID"), CorporateID: r.Header.Get("PSU-Corporate-ID"),
 		SessionID: r.Header.Get("TPP-Session-ID"), PSUPresent: r.Header.Get("PSU-IP-Address") != "",
+		ConsentID: r.Header.Get("Consent-ID"),
 	}
 }
 
@@ -43,23 +47,20 @@ func scaURL(r *http.Request, id string) string {
 	return scheme + "://" + host + "/sca/" + id // the bank's ids are URL-safe
 }
 
-// startSCA starts an authorisation of a kind from a request's redirect
-// headers, which are required.
-func (h *psd2API) startSCA(r *http.Request, kind string) (bank.Authorisation, error) {
+// scaRequestOf reads the redirect headers of a request that starts SCA,
+// which are required.
+func scaRequestOf(r *http.Request, kind string) (bank.SCARequest, error) {
 	var v bank.Violations
 	for _, h := range []string{"TPP-Redirect-URI", "TPP-Session-ID"} {
 		if r.Header.Get(h) == "" {
 			v.Add(bank.CodeHeaderRequired, h, h+" is required on every request that can start SCA")
 		}
 	}
-	if err := v.Err(); err != nil {
-		return bank.Authorisation{}, err
-	}
-	return h.bank.StartSCA(bank.SCARequest{
+	return bank.SCARequest{
 		TPPID: callerTPP(r), TPPName: callerName(r), Kind: kind,
 		RedirectURI: r.Header.Get("TPP-Redirect-URI"), SessionID: r.Header.Get("TPP-Session-ID"),
 		RedirectPreferred: !strings.EqualFold(strings.TrimSpace(r.Header.Get("TPP-Redirect-Preferred")), "false"),
-	})
+	}, v.Err()
 }
 
 // callerName is the name the PSU sees for the TPP: the certificate
@@ -75,13 +76,14 @@ func callerName(r *http.Request) string {
 	return v.Cert.Subject.CommonName
 }
 
-// freshSCA starts a consent SCA for a 401 and returns its page, or "" when
-// the request does not say where to send the PSU.
+// freshSCA starts a consent for a 401 and returns its SCA page, or ""
+// when the request does not say where to send the PSU.
 func (h *psd2API) freshSCA(r *http.Request) string {
-	if r.Header.Get("TPP-Redirect-URI") == "" || r.Header.Get("TPP-Session-ID") == "" || callerTPP(r) == "" {
+	sca, err := scaRequestOf(r, bank.AuthConsent)
+	if err != nil || sca.TPPID == "" {
 		return ""
 	}
-	a, err := h.startSCA(r, bank.AuthConsent)
+	_, a, err := h.bank.StartConsent(sca)
 	if err != nil {
 		return ""
 	}
@@ -94,17 +96,169 @@ type scaStarted struct {
 	Links           map[string]link `json:"_links"`
 }
 
-// startAuthorisation answers POST /v1/consents, POST
-// /v1/bank-offered-consents (a body is ignored) and GET /v1/users.
-func (h *psd2API) startAuthorisation(kind string) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		a, err := h.startSCA(r, kind)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusCreated, scaStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{"scaRedirect": linkTo(scaURL(r, a.ID), "GET")}})
+// consentCreated is the answer to POST /v1/consents: the consent resource
+// and its SCA.
+type consentCreated struct {
+	ConsentID     string `json:"consentId"`
+	ConsentStatus string `json:"consentStatus"`
+	scaStarted
+}
+
+// created sets the headers of a 201 that creates a resource: its Location
+// and, when it starts SCA, the SCA approach (redirect).
+func created(w http.ResponseWriter, location string, startsSCA bool) {
+	if location != "" {
+		w.Header().Set("Location", location)
+	}
+	if startsSCA {
+		w.Header().Set("ASPSP-SCA-Approach", "REDIRECT")
+	}
+}
+
+// startConsent answers POST /v1/consents and POST
+// /v1/bank-offered-consents. The PSU chooses the accounts at SCA, so the
+// bank uses nothing of a body: each field it has is a client note.
+func (h *psd2API) startConsent(w http.ResponseWriter, r *http.Request) error {
+	sca, err := scaRequestOf(r, bank.AuthConsent)
+	if err != nil {
+		return err
+	}
+	if err := noteConsentBody(r); err != nil {
+		return err
+	}
+	cn, a, err := h.bank.StartConsent(sca)
+	if err != nil {
+		return err
+	}
+	self := "/v1/consents/" + cn.ID
+	out := consentCreated{ConsentID: cn.ID, ConsentStatus: cn.Status, scaStarted: scaStarted{
+		AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
+			"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "self": linkTo(self, "GET", "DELETE"),
+			"status": linkTo(self+"/status", "GET"), "scaStatus": linkTo(self+"/authorisations/"+a.ID, "GET"),
+		},
+	}}
+	created(w, self, true)
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// noteConsentBody notes each field of a consent's body: the bank asks the
+// PSU instead.
+func noteConsentBody(r *http.Request) error {
+	body := stateOf(r).body
+	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return note(r, bank.Oddity(bank.CodeBadRequest, "", "the body is not a JSON object; a consent needs no body, so the bank ignores it"))
+	}
+	var odd []bank.Message
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		odd = append(odd, bank.Oddity(bank.CodeBadRequest, name, "is ignored: the PSU chooses the accounts to share at SCA, so a consent needs no body"))
+	}
+	return note(r, odd...)
+}
+
+// identifyUser answers GET /v1/users: an SCA that only identifies the PSU.
+func (h *psd2API) identifyUser(w http.ResponseWriter, r *http.Request) error {
+	sca, err := scaRequestOf(r, bank.AuthUsers)
+	if err != nil {
+		return err
+	}
+	a, err := h.bank.StartSCA(sca)
+	if err != nil {
+		return err
+	}
+	created(w, "", true)
+	writeJSON(w, http.StatusCreated, scaStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{"scaRedirect": linkTo(scaURL(r, a.ID), "GET")}})
+	return nil
+}
+
+// consentView is a consent as GET /v1/consents/{consentId} answers it.
+type consentView struct {
+	Access             consentAccess   `json:"access"`
+	RecurringIndicator bool            `json:"recurringIndicator"`
+	ValidUntil         string          `json:"validUntil,omitempty"`
+	FrequencyPerDay    int             `json:"frequencyPerDay"`
+	ConsentStatus      string          `json:"consentStatus"`
+	Links              map[string]link `json:"_links"`
+}
+
+// consentAccess lists what a consent covers: the same accounts for
+// details, balances and transactions (the PSU grants all three).
+type consentAccess struct {
+	Accounts     []accountRefView `json:"accounts"`
+	Balances     []accountRefView `json:"balances"`
+	Transactions []accountRefView `json:"transactions"`
+}
+
+func (h *psd2API) getConsent(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.bank.Consent(callerTPP(r), r.PathValue("consentId"))
+	if err != nil {
+		return err
+	}
+	refs := []accountRefView{}
+	for _, a := range v.Accounts {
+		refs = append(refs, accountRefView{IBAN: a.IBAN, Currency: a.Currency})
+	}
+	for _, c := range v.CardAccounts {
+		refs = append(refs, accountRefView{MaskedPan: c.MaskedPan, Currency: c.Currency})
+	}
+	self := "/v1/consents/" + v.ID
+	out := consentView{
+		Access: consentAccess{Accounts: refs, Balances: refs, Transactions: refs}, RecurringIndicator: true,
+		FrequencyPerDay: bank.DailyUses, ConsentStatus: v.Status,
+		Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET"), "authorisations": linkTo(self+"/authorisations", "GET")},
+	}
+	if !v.Granted.IsZero() {
+		out.ValidUntil = bank.DateOf(v.ValidUntil()).String()
+	}
+	if v.Status == bank.ConsentValid {
+		out.Links["account"] = linkTo("/v1/accounts", "GET")
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *psd2API) getConsentStatus(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.bank.Consent(callerTPP(r), r.PathValue("consentId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"consentStatus": v.Status})
+	return nil
+}
+
+func (h *psd2API) deleteConsent(w http.ResponseWriter, r *http.Request) error {
+	if err := h.bank.DeleteConsent(callerTPP(r), r.PathValue("consentId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// authorisationList is the answer of GET .../authorisations.
+type authorisationList struct {
+	AuthorisationIDs []string `json:"authorisationIds"`
+}
+
+func (h *psd2API) listConsentAuthorisations(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.bank.Consent(callerTPP(r), r.PathValue("consentId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, authorisationList{v.AuthorisationIDs})
+	return nil
+}
+
+func (h *psd2API) getConsentAuthorisation(w http.ResponseWriter, r *http.Request) error {
+	a, err := h.bank.ConsentAuthorisation(callerTPP(r), r.PathValue("consentId"), r.PathValue("authorisationId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"scaStatus": a.Status})
+	return nil
 }
 
 // amount writes a PSD2 amount: a string with the currency's minor digits
@@ -118,9 +272,10 @@ func amount(d decimal.Decimal, currency string, f bank.Fixes) map[string]any {
 }
 
 type accountRefView struct {
-	IBAN     string `json:"iban,omitempty"`
-	BBAN     string `json:"bban,omitempty"`
-	Currency string `json:"currency,omitempty"`
+	IBAN      string `json:"iban,omitempty"`
+	BBAN      string `json:"bban,omitempty"`
+	MaskedPan string `json:"maskedPan,omitempty"`
+	Currency  string `json:"currency,omitempty"`
 }
 
 func refOf(a bank.AccountRef) *accountRefView {

@@ -681,7 +681,6 @@ func TestSCA_AutomatedSCA(t *testing.T) {
 		{map[string]string{"decision": "maybe"}, 400, "FORMAT_ERROR", []string{"decision", "nationalId"}},
 		{map[string]string{"nationalId": "1", "decision": "approve"}, 401, "PSU_CREDENTIALS_INVALID", []string{"nationalId"}},
 		{map[string]any{"nationalId": t1Number, "decision": "approve", "accounts": []string{f1Drift}}, 400, "FORMAT_ERROR", []string{"accounts"}},
-		{map[string]any{"nationalId": t1Number, "decision": "approve", "unknown": 1}, 400, "BAD_REQUEST", nil},
 		{"[", 400, "BAD_REQUEST", nil},
 	} {
 		rejects(t, b, tpp, "POST", path, c.body, c.status, c.code, c.paths...)

@@ -43,6 +43,7 @@ type operation struct {
 	status           int      // success status
 	result           string   // response schema; "" for no body
 	more             []int    // further statuses this operation answers with
+	location         bool     // a 201 with the created resource's Location
 }
 
 const (
@@ -58,7 +59,7 @@ const (
 	resultHTML = "html"
 	resultCSS  = "css"
 	resultAny  = "document"
-	aisHeaders = "PSU-ID-required PSU-Corporate-ID PSU-IP-Address TPP-Session-ID TPP-Redirect-URI"
+	aisHeaders = "PSU-ID Consent-ID PSU-Corporate-ID PSU-IP-Address TPP-Session-ID TPP-Redirect-URI"
 	pisHeaders = "PSU-ID PSU-Corporate-ID PSU-IP-Address TPP-Session-ID"
 )
 
@@ -70,9 +71,14 @@ var operations = map[string]operation{
 	"GET /sca/{id}":                {id: "scaPage", summary: "The SCA page of an authorisation (HTML, no JavaScript)", tag: tagSCAPage, status: 200, result: resultHTML, more: []int{400, 404}},
 	"POST /sca/{id}":               {id: "scaStep", summary: "One step of the SCA page (form post); the last one redirects to TPP-Redirect-URI", tag: tagSCAPage, status: 200, result: resultHTML, more: []int{303, 400, 404}},
 
-	"POST /v1/consents":              {id: "createConsent", summary: "Start a consent: SCA by redirect", tag: tagConsent, who: ais, startsSCA: true, params: []string{"PSU-ID", "PSU-Corporate-ID", "PSU-IP-Address"}, status: 201, result: "ScaStarted"},
-	"POST /v1/bank-offered-consents": {id: "createBankOfferedConsent", summary: "Start a bank-offered consent (the same as POST /v1/consents)", tag: tagConsent, who: ais, startsSCA: true, params: []string{"PSU-ID", "PSU-Corporate-ID", "PSU-IP-Address"}, status: 201, result: "ScaStarted"},
-	"GET /v1/users":                  {id: "identifyUser", summary: "Identify a PSU for a payment-only TPP (grants no account access)", tag: tagConsent, who: ais, startsSCA: true, status: 201, result: "ScaStarted"},
+	"POST /v1/consents":                                             {id: "createConsent", summary: "Create a consent and start its SCA by redirect; a body is ignored (the PSU chooses the accounts), each field noted", tag: tagConsent, who: ais, startsSCA: true, params: []string{"PSU-ID", "PSU-Corporate-ID", "PSU-IP-Address"}, status: 201, result: "ConsentCreated", location: true},
+	"GET /v1/consents/{consentId}":                                  {id: "getConsent", summary: "A consent of the calling TPP: what it covers and its status", tag: tagConsent, who: ais, status: 200, result: "Consent"},
+	"GET /v1/consents/{consentId}/status":                           {id: "getConsentStatus", summary: "A consent's status", tag: tagConsent, who: ais, status: 200, result: "ConsentStatusResponse"},
+	"DELETE /v1/consents/{consentId}":                               {id: "deleteConsent", summary: "End a consent: its grant goes (terminatedByTpp)", tag: tagConsent, who: ais, status: 204},
+	"GET /v1/consents/{consentId}/authorisations":                   {id: "listConsentAuthorisations", summary: "The authorisation ids of a consent", tag: tagConsent, who: ais, status: 200, result: "AuthorisationList"},
+	"GET /v1/consents/{consentId}/authorisations/{authorisationId}": {id: "getConsentAuthorisation", summary: "A consent authorisation's SCA status", tag: tagConsent, who: ais, status: 200, result: "ScaStatusResponse"},
+	"POST /v1/bank-offered-consents":                                {id: "createBankOfferedConsent", summary: "Start a bank-offered consent (the same as POST /v1/consents)", tag: tagConsent, who: ais, startsSCA: true, params: []string{"PSU-ID", "PSU-Corporate-ID", "PSU-IP-Address"}, status: 201, result: "ConsentCreated", location: true},
+	"GET /v1/users":                                                 {id: "identifyUser", summary: "Identify a PSU for a payment-only TPP (grants no account access)", tag: tagConsent, who: ais, startsSCA: true, status: 201, result: "ScaStarted"},
 
 	"GET /v1/accounts":                                   {id: "listAccounts", summary: "The accounts the PSU granted", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "AccountList"},
 	"GET /v1/accounts/{id}":                              {id: "getAccount", summary: "One account", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "AccountResponse"},
@@ -84,11 +90,11 @@ var operations = map[string]operation{
 	"GET /v1/card-accounts/{id}/balances":                {id: "getCardBalances", summary: "A card account's balances", tag: tagAIS, who: ais, params: []string{"x-accept-fix"}, status: 200, result: "CardBalancesResponse"},
 	"GET /v1/card-accounts/{id}/transactions":            {id: "listCardTransactions", summary: "A card account's transactions", tag: tagAIS, who: ais, params: []string{"bookingStatus", "dateFrom", "dateTo", "limit", "offset", "x-accept-fix"}, status: 200, result: "CardTransactionsResponse"},
 
-	"POST /v1/signing-baskets":                                            {id: "createBasket", summary: "Put 1 to 10 single payments in a signing basket", tag: tagBaskets, who: pis, body: "BasketRequest", status: 201, result: "BasketCreated"},
+	"POST /v1/signing-baskets":                                            {id: "createBasket", summary: "Put 1 to 10 single payments in a signing basket", tag: tagBaskets, who: pis, body: "BasketRequest", status: 201, result: "BasketCreated", location: true},
 	"GET /v1/signing-baskets/{basketId}":                                  {id: "getBasket", summary: "A signing basket", tag: tagBaskets, who: pis, status: 200, result: "Basket"},
 	"GET /v1/signing-baskets/{basketId}/status":                           {id: "getBasketStatus", summary: "A signing basket's worst-case status", tag: tagBaskets, who: pis, status: 200, result: "BasketStatusResponse"},
 	"DELETE /v1/signing-baskets/{basketId}":                               {id: "deleteBasket", summary: "Delete a basket before its authorisation starts", tag: tagBaskets, who: pis, status: 204},
-	"POST /v1/signing-baskets/{basketId}/authorisations":                  {id: "startBasketAuthorisation", summary: "Approve every payment of a basket with one SCA", tag: tagBaskets, who: pis, startsSCA: true, params: []string{"x-accept-fix-required"}, status: 201, result: "ScaStarted"},
+	"POST /v1/signing-baskets/{basketId}/authorisations":                  {id: "startBasketAuthorisation", summary: "Approve every payment of a basket with one SCA", tag: tagBaskets, who: pis, startsSCA: true, params: []string{"x-accept-fix-required"}, status: 201, result: "ScaStarted", location: true},
 	"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}": {id: "getBasketAuthorisation", summary: "A basket authorisation's SCA status", tag: tagBaskets, who: pis, status: 200, result: "ScaStatusResponse"},
 
 	"GET /v1/sandbox/clock":                    {id: "getClock", summary: "The sandbox clock", tag: tagControl, who: sandbox, status: 200, result: "Clock"},
@@ -106,12 +112,12 @@ var operations = map[string]operation{
 	"PUT /v1/tpps/{tppId}/contact-information": {id: "setContact", summary: "Set the calling TPP's contact address", tag: tagControl, who: sandbox, body: "Contact", status: 200, result: "Contact"},
 	"GET /v1/tpps/{tppId}/contact-information": {id: "getContact", summary: "The calling TPP's contact address", tag: tagControl, who: sandbox, status: 200, result: "Contact"},
 
-	"POST /v1/sandbox/customers":                {id: "createCustomer", summary: "Create a customer", tag: tagSandbox, who: sandbox, body: "CustomerInput", status: 201, result: "Customer"},
+	"POST /v1/sandbox/customers":                {id: "createCustomer", summary: "Create a customer", tag: tagSandbox, who: sandbox, body: "CustomerInput", status: 201, result: "Customer", location: true},
 	"GET /v1/sandbox/customers":                 {id: "listCustomers", summary: "Every customer", tag: tagSandbox, who: sandbox, params: []string{"withAccounts", "withAgreements"}, status: 200, result: "CustomerList"},
 	"GET /v1/sandbox/customers/{customerId}":    {id: "getCustomer", summary: "One customer with their accounts and agreements", tag: tagSandbox, who: sandbox, status: 200, result: "Customer"},
 	"DELETE /v1/sandbox/customers/{customerId}": {id: "deleteCustomer", summary: "Delete a customer and what they own", tag: tagSandbox, who: sandbox, status: 204},
 
-	"POST /v1/sandbox/accounts":                                                      {id: "createSandboxAccount", summary: "Create an account", tag: tagSandbox, who: sandbox, body: "SandboxAccountInput", status: 201, result: "SandboxAccount"},
+	"POST /v1/sandbox/accounts":                                                      {id: "createSandboxAccount", summary: "Create an account", tag: tagSandbox, who: sandbox, body: "SandboxAccountInput", status: 201, result: "SandboxAccount", location: true},
 	"GET /v1/sandbox/accounts":                                                       {id: "listSandboxAccounts", summary: "Every account", tag: tagSandbox, who: sandbox, status: 200, result: "SandboxAccountList"},
 	"GET /v1/sandbox/accounts/{mockAccountId}":                                       {id: "getSandboxAccount", summary: "One account (an array of one)", tag: tagSandbox, who: sandbox, status: 200, result: "SandboxAccountList"},
 	"DELETE /v1/sandbox/accounts/{mockAccountId}":                                    {id: "deleteSandboxAccount", summary: "Delete an account", tag: tagSandbox, who: sandbox, status: 204},
@@ -120,7 +126,7 @@ var operations = map[string]operation{
 	"GET /v1/sandbox/accounts/{mockAccountId}/transactions":                          {id: "listSandboxTransactions", summary: "An account's transactions", tag: tagSandbox, who: sandbox, params: []string{"fromDate", "toDate", "offset", "limit"}, status: 200, result: "SandboxTransactionList"},
 	"DELETE /v1/sandbox/accounts/{mockAccountId}/transactions":                       {id: "deleteSandboxTransactions", summary: "Delete every transaction of an account", tag: tagSandbox, who: sandbox, status: 204},
 	"GET /v1/sandbox/accounts/{mockAccountId}/transactions/{mockTransactionId}":      {id: "getSandboxTransaction", summary: "One transaction", tag: tagSandbox, who: sandbox, status: 200, result: "SandboxTransaction"},
-	"POST /v1/sandbox/card-accounts":                                                 {id: "createSandboxCardAccount", summary: "Create a card account", tag: tagSandbox, who: sandbox, body: "SandboxCardAccountInput", status: 201, result: "SandboxCardAccountResponse"},
+	"POST /v1/sandbox/card-accounts":                                                 {id: "createSandboxCardAccount", summary: "Create a card account", tag: tagSandbox, who: sandbox, body: "SandboxCardAccountInput", status: 201, result: "SandboxCardAccountResponse", location: true},
 	"GET /v1/sandbox/card-accounts":                                                  {id: "listSandboxCardAccounts", summary: "Every card account", tag: tagSandbox, who: sandbox, status: 200, result: "SandboxCardAccountList"},
 	"GET /v1/sandbox/card-accounts/{mockCardAccountId}":                              {id: "getSandboxCardAccount", summary: "One card account", tag: tagSandbox, who: sandbox, status: 200, result: "SandboxCardAccountResponse"},
 	"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}":                           {id: "deleteSandboxCardAccount", summary: "Delete a card account", tag: tagSandbox, who: sandbox, status: 204},
@@ -128,11 +134,11 @@ var operations = map[string]operation{
 	"POST /v1/sandbox/card-accounts/{mockCardAccountId}/transactions":                {id: "postSandboxCardTransactions", summary: "Add card transactions, all or none", tag: tagSandbox, who: sandbox, body: "SandboxCardTransactionInputs", status: 201, result: "CardTransactionsPosted"},
 	"GET /v1/sandbox/card-accounts/{mockCardAccountId}/transactions":                 {id: "listSandboxCardTransactions", summary: "A card account's transactions", tag: tagSandbox, who: sandbox, params: []string{"bookingStatus", "fromDate", "toDate", "offset", "limit"}, status: 200, result: "SandboxCardTransactions"},
 	"DELETE /v1/sandbox/card-accounts/{mockCardAccountId}/transactions":              {id: "deleteSandboxCardTransactions", summary: "Delete every transaction of a card account", tag: tagSandbox, who: sandbox, status: 204},
-	"POST /v1/sandbox/agreements":                                                    {id: "createAgreement", summary: "Create a corporate agreement", tag: tagSandbox, who: sandbox, body: "AgreementInput", status: 201, result: "Agreement"},
+	"POST /v1/sandbox/agreements":                                                    {id: "createAgreement", summary: "Create a corporate agreement", tag: tagSandbox, who: sandbox, body: "AgreementInput", status: 201, result: "Agreement", location: true},
 	"GET /v1/sandbox/agreements":                                                     {id: "listAgreements", summary: "Every agreement", tag: tagSandbox, who: sandbox, status: 200, result: "AgreementList"},
 	"GET /v1/sandbox/agreements/{mockAgreementId}":                                   {id: "getAgreement", summary: "One agreement", tag: tagSandbox, who: sandbox, status: 200, result: "Agreement"},
 	"DELETE /v1/sandbox/agreements/{mockAgreementId}":                                {id: "deleteAgreement", summary: "Delete an agreement", tag: tagSandbox, who: sandbox, status: 204},
-	"POST /v1/sandbox/agreements/{mockAgreementId}/engagements":                      {id: "createEngagement", summary: "Engage a PSU on one of the owner's accounts", tag: tagSandbox, who: sandbox, body: "EngagementInput", status: 201, result: "Engagement"},
+	"POST /v1/sandbox/agreements/{mockAgreementId}/engagements":                      {id: "createEngagement", summary: "Engage a PSU on one of the owner's accounts", tag: tagSandbox, who: sandbox, body: "EngagementInput", status: 201, result: "Engagement", location: true},
 	"GET /v1/sandbox/agreements/{mockAgreementId}/engagements":                       {id: "listEngagements", summary: "An agreement's engagements", tag: tagSandbox, who: sandbox, status: 200, result: "EngagementList"},
 	"GET /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}":    {id: "getEngagement", summary: "One engagement", tag: tagSandbox, who: sandbox, status: 200, result: "Engagement"},
 	"DELETE /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}": {id: "deleteEngagement", summary: "Delete an engagement", tag: tagSandbox, who: sandbox, status: 204},
@@ -145,7 +151,7 @@ func paymentOperations(service string) map[string]operation {
 	base := "/v1/" + service + "/{product}"
 	one := base + "/{paymentId}"
 	create := operation{id: "create" + name, summary: "Initiate " + noun + "; its SCA starts at once", tag: tagPIS, who: pis, startsSCA: true,
-		params: []string{"allowLogicalDuplicate", "x-accept-fix"}, body: name + "Initiation", status: 201, result: "PaymentCreated"}
+		params: []string{"allowLogicalDuplicate", "x-accept-fix"}, body: name + "Initiation", status: 201, result: "PaymentCreated", location: true}
 	if service == bank.ServiceSingle {
 		create.params = append(create.params, "PSU-Context-NCBCT")
 	}
@@ -154,7 +160,8 @@ func paymentOperations(service string) map[string]operation {
 		"GET " + one:                      {id: "get" + name, summary: "Read " + noun, tag: tagPIS, who: pis, params: []string{"x-accept-fix"}, status: 200, result: "Payment"},
 		"GET " + one + "/status":          {id: "get" + name + "Status", summary: "The status of " + noun, tag: tagPIS, who: pis, status: 200, result: "PaymentStatus"},
 		"DELETE " + one:                   {id: "cancel" + name, summary: "Cancel " + noun, tag: tagPIS, who: pis, status: 204},
-		"POST " + one + "/authorisations": {id: "start" + name + "Authorisation", summary: "Start another authorisation of " + noun + " (a second approver)", tag: tagPIS, who: pis, startsSCA: true, status: 201, result: "ScaStarted"},
+		"POST " + one + "/authorisations": {id: "start" + name + "Authorisation", summary: "Start another authorisation of " + noun + " (a second approver)", tag: tagPIS, who: pis, startsSCA: true, status: 201, result: "ScaStarted", location: true},
+		"GET " + one + "/authorisations":  {id: "list" + name + "Authorisations", summary: "The authorisation ids of " + noun + ", readable before any PSU approved it", tag: tagPIS, who: pis, status: 200, result: "AuthorisationList"},
 		"GET " + one + "/authorisations/{authorisationId}": {id: "get" + name + "Authorisation", summary: "An authorisation's SCA status", tag: tagPIS, who: pis, status: 200, result: "ScaStatusResponse"},
 	}
 }
@@ -300,6 +307,12 @@ func (op operation) responses() map[string]any {
 			signedHeaders[h] = ref("headers", h)
 		}
 		success["headers"] = signedHeaders
+		if op.location {
+			signedHeaders["Location"] = ref("headers", "Location")
+		}
+		if op.startsSCA {
+			signedHeaders["ASPSP-SCA-Approach"] = ref("headers", "ASPSP-SCA-Approach")
+		}
 	}
 	switch op.result {
 	case "":

@@ -3,6 +3,7 @@ package psd2api
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"sandbank/bank"
@@ -73,7 +74,7 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 		if err := bank.CheckSCARequest(sca); err != nil {
 			return err
 		}
-		created, err := h.bank.CreatePayment(bank.PaymentInit{
+		made, err := h.bank.CreatePayment(bank.PaymentInit{
 			TPPID: sca.TPPID, TPPName: sca.TPPName, Service: service, Product: product, Body: body,
 			PSUID: r.Header.Get("PSU-ID"), CorporateID: r.Header.Get("PSU-Corporate-ID"), NationalID: r.Header.Get("X-PSU-IDENTITY"),
 			PSUContext:  strings.ToUpper(r.Header.Get("PSU-Context")),
@@ -82,10 +83,10 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		p, a := created.Payment, created.Authorisation
+		p, a := made.Payment, made.Authorisation
 		self := paymentPath(service, product, p.ID)
 		out := paymentCreated{
-			PaymentID: p.ID, TransactionStatus: p.Status, TPPMessages: p.Warnings,
+			PaymentID: p.ID, TransactionStatus: p.Status, TPPMessages: append(slices.Clone(warnings(r)), p.Warnings...),
 			Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET"), "scaStatus": linkTo(self+"/authorisations/"+a.ID, "GET")},
 		}
 		if a.Status == bank.ScaExempted {
@@ -99,7 +100,20 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 			out.TransactionFeeIndicator = &yes
 			out.TransactionFees = amount(p.Fee, "NOK", h.bank.FixesFor(r.Header.Get("x-accept-fix")))
 		}
+		created(w, self, true)
 		writeJSON(w, http.StatusCreated, out)
+		return nil
+	}
+}
+
+// listPaymentAuthorisations answers GET .../{paymentId}/authorisations.
+func (h *psd2API) listPaymentAuthorisations(service string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		ids, err := h.bank.PaymentAuthorisations(callerTPP(r), service, r.PathValue("product"), r.PathValue("paymentId"))
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, authorisationList{ids})
 		return nil
 	}
 }
@@ -197,8 +211,10 @@ func (h *psd2API) startPaymentAuthorisation(service string) handlerFunc {
 		if err != nil {
 			return err
 		}
+		status := paymentPath(service, product, id) + "/authorisations/" + a.ID
+		created(w, status, true)
 		writeJSON(w, http.StatusCreated, authorisationStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
-			"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "scaStatus": linkTo(paymentPath(service, product, id)+"/authorisations/"+a.ID, "GET"),
+			"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "scaStatus": linkTo(status, "GET"),
 		}})
 		return nil
 	}
@@ -231,6 +247,7 @@ func (h *psd2API) createBasket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	created(w, "/v1/signing-baskets/"+b.ID, false)
 	writeJSON(w, http.StatusCreated, map[string]any{"basketId": b.ID, "transactionStatus": b.Status, "_links": basketLinks(b.ID)})
 	return nil
 }
@@ -270,8 +287,10 @@ func (h *psd2API) startBasketAuthorisation(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
+	status := "/v1/signing-baskets/" + id + "/authorisations/" + a.ID
+	created(w, status, true)
 	writeJSON(w, http.StatusCreated, authorisationStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
-		"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "scaStatus": linkTo("/v1/signing-baskets/"+id+"/authorisations/"+a.ID, "GET"),
+		"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "scaStatus": linkTo(status, "GET"),
 	}})
 	return nil
 }

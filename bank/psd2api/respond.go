@@ -1,6 +1,7 @@
 package psd2api
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -29,14 +30,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // decode reads the request body, already read and verified by the
-// middleware, into a value of type T.
+// middleware, into a value of type T, as the real bank does: fields the
+// bank does not use and keys given twice are oddities (client notes and
+// WARNING tppMessages), refused in strict mode.
 func decode[T any](r *http.Request) (T, error) {
 	var v T
 	body := stateOf(r).body
 	if len(body) == 0 {
 		return v, bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
 	}
-	return v, bank.DecodeJSON(body, &v)
+	odd, err := bank.DecodeTolerant(body, &v)
+	if err != nil {
+		return v, err
+	}
+	return v, note(r, odd...)
 }
 
 // number writes a sandbox amount as a JSON number.
@@ -93,4 +100,47 @@ func (s *server) handle(f handlerFunc) http.Handler {
 			s.fail(w, r, err)
 		}
 	})
+}
+
+// withWarnings adds the request's oddities to a JSON object answer as
+// WARNING tppMessages (API.md 11). An answer that writes tppMessages
+// itself, and one that is not an object (an array), is left as it is.
+func withWarnings(body *bytes.Buffer, notes []bank.Message) {
+	b := bytes.TrimRight(body.Bytes(), " \t\r\n")
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' || hasTopLevelKey(b, "tppMessages") {
+		return
+	}
+	list, err := json.Marshal(notes)
+	if err != nil {
+		return
+	}
+	out := append([]byte(nil), b[:len(b)-1]...)
+	if len(bytes.TrimSpace(out)) > 1 {
+		out = append(out, ',')
+	}
+	out = append(append(append(out, `"tppMessages":`...), list...), "}\n"...)
+	body.Reset()
+	body.Write(out)
+}
+
+// hasTopLevelKey reports whether a JSON object has key at its top level.
+func hasTopLevelKey(object []byte, key string) bool {
+	dec := json.NewDecoder(bytes.NewReader(object))
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if tok == key {
+			return true
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return false
+		}
+	}
+	return false
 }

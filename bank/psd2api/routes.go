@@ -49,9 +49,14 @@ func (s *server) routes() []route {
 		{"GET /healthz", http.HandlerFunc(healthz)},
 		{"GET /v1/openapi.json", http.HandlerFunc(s.openAPI)},
 
-		{"POST /v1/consents", ais(p.startAuthorisation(bank.AuthConsent))},
-		{"POST /v1/bank-offered-consents", ais(p.startAuthorisation(bank.AuthConsent))},
-		{"GET /v1/users", s.signed(userRoles, jsonType, MaxBody, s.handle(p.startAuthorisation(bank.AuthUsers)))},
+		{"POST /v1/consents", ais(p.startConsent)},
+		{"POST /v1/bank-offered-consents", ais(p.startConsent)},
+		{"GET /v1/consents/{consentId}", ais(p.getConsent)},
+		{"GET /v1/consents/{consentId}/status", ais(p.getConsentStatus)},
+		{"DELETE /v1/consents/{consentId}", ais(p.deleteConsent)},
+		{"GET /v1/consents/{consentId}/authorisations", ais(p.listConsentAuthorisations)},
+		{"GET /v1/consents/{consentId}/authorisations/{authorisationId}", ais(p.getConsentAuthorisation)},
+		{"GET /v1/users", s.signed(userRoles, jsonType, MaxBody, s.handle(p.identifyUser))},
 
 		{"GET /v1/accounts", ais(p.listAISAccounts)},
 		{"GET /v1/accounts/{id}", ais(p.getAISAccount)},
@@ -135,6 +140,7 @@ func (s *server) routes() []route {
 			route{"GET " + one + "/status", pis(p.getPaymentStatus(service))},
 			route{"DELETE " + one, pis(p.cancelPayment(service))},
 			route{"POST " + one + "/authorisations", pis(p.startPaymentAuthorisation(service))},
+			route{"GET " + one + "/authorisations", pis(p.listPaymentAuthorisations(service))},
 			route{"GET " + one + "/authorisations/{authorisationId}", pis(p.getPaymentAuthorisation(service))},
 		)
 	}

@@ -33,6 +33,7 @@ func (h *sandboxAPI) createCustomer(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
+	created(w, "/v1/sandbox/customers/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, customerOf(d))
 	return nil
 }
@@ -84,6 +85,7 @@ func (h *sandboxAPI) createAccount(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	created(w, "/v1/sandbox/accounts/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, accountOf(d))
 	return nil
 }
@@ -218,6 +220,7 @@ func (h *sandboxAPI) createCardAccount(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	created(w, "/v1/sandbox/card-accounts/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, cardWrap{cardAccountOf(d)})
 	return nil
 }
@@ -366,6 +369,7 @@ func (h *sandboxAPI) createAgreement(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	created(w, "/v1/sandbox/agreements/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, agreementOf(d))
 	return nil
 }
@@ -409,6 +413,7 @@ func (h *sandboxAPI) createEngagement(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	created(w, "/v1/sandbox/agreements/"+d.AgreementID+"/engagements/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, engagementOf(d))
 	return nil
 }

@@ -447,9 +447,9 @@ func TestSecurity_OversizedBodies(t *testing.T) {
 			}
 		})
 	}
-	// Over 1 MiB is fine for a scenario: this one is refused for its JSON,
-	// not its size.
-	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", over, 400, "BAD_REQUEST")
+	// Over 1 MiB is fine for a scenario: this one is refused for what it
+	// holds, not its size.
+	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", over, 400, "FORMAT_ERROR", "format")
 	if b.FileSum() != before {
 		t.Fatal("an oversized body changed the data file")
 	}

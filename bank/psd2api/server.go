@@ -211,6 +211,9 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if h.Get("Content-Type") == "" && rec.body.Len() > 0 {
 		h.Set("Content-Type", jsonType)
 	}
+	if len(st.notes) > 0 && rec.status < 300 && h.Get("Content-Type") == jsonType {
+		withWarnings(&rec.body, st.notes)
+	}
 	if s.BankSigner != nil {
 		if err := s.BankSigner.SignResponse(h, rec.body.Bytes(), s.Now()); err != nil {
 			s.Logger.Error("sign response", "err", err, "request_id", reqID)
@@ -226,6 +229,7 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	e := reqlog.Entry{
 		Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
 		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID, Access: st.access, GrantID: st.grantID,
+		Notes: st.notes,
 	}
 	if st.verdict != nil {
 		e.TPPID = st.verdict.TPPID
@@ -298,6 +302,27 @@ type state struct {
 	errID   string
 	access  string // the PSU and grant an account-information request used
 	grantID string
+	// notes are the oddities the bank accepted (API.md 11): the request's
+	// client notes and the warnings of the body; strict refuses them.
+	notes  []bank.Message
+	strict bool
+}
+
+// note records oddities of a request. In strict mode it returns the
+// refusal the request gets instead.
+func note(r *http.Request, odd ...bank.Message) error {
+	st := stateOf(r)
+	if st.strict {
+		return bank.Refusal(odd)
+	}
+	st.notes = append(st.notes, odd...)
+	return nil
+}
+
+// warnings are the request's oddities, for the tppMessages of an answer
+// that has them.
+func warnings(r *http.Request) []bank.Message {
+	return stateOf(r).notes
 }
 
 type stateKey struct{}
@@ -354,7 +379,7 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 			}
 		}
 		st := stateOf(r)
-		st.body = body
+		st.body, st.strict = body, s.Bank.Ops.Strict()
 		v := s.Verifier.Verify(r, body)
 		st.verdict = v
 		if v.Err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"sandbank/bank"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/hub"
 )
@@ -45,6 +46,9 @@ type Entry struct {
 	// request used; GrantID is that grant.
 	Access  string
 	GrantID string
+	// Notes are the oddities the bank accepted with a warning (API.md 11):
+	// client notes on the headers and signature, and the body's warnings.
+	Notes []bank.Message
 
 	RequestHeader  http.Header
 	RequestBody    []byte
@@ -155,6 +159,7 @@ type exportEntry struct {
 	ErrorID        string           `json:"errorId,omitempty"`
 	Access         string           `json:"access,omitempty"`
 	GrantID        string           `json:"grantId,omitempty"`
+	Notes          []bank.Message   `json:"clientNotes,omitempty"`
 	RequestHeader  http.Header      `json:"requestHeaders"`
 	RequestBody    string           `json:"requestBody,omitempty"`
 	ResponseHeader http.Header      `json:"responseHeaders"`
@@ -169,7 +174,7 @@ func WriteJSON(w io.Writer, entries []Entry) error {
 		out[i] = exportEntry{
 			Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status,
 			DurationMS: float64(e.Duration.Microseconds()) / 1000, RequestID: e.RequestID, TPPID: e.TPPID,
-			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID, Access: e.Access, GrantID: e.GrantID,
+			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID, Access: e.Access, GrantID: e.GrantID, Notes: e.Notes,
 			RequestHeader: e.RequestHeader, RequestBody: string(e.RequestBody),
 			ResponseHeader: e.ResponseHeader, ResponseBody: string(e.ResponseBody), BodiesCut: e.BodiesCut,
 		}

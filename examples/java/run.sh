@@ -27,8 +27,10 @@ build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 # The -XX flags only make the JVMs start faster; both run fine without.
 fast=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
-if ! javac "${fast[@]/#/-J}" -d "$build" "$here"/src/sandbank/examples/*.java; then
+# The sources are UTF-8 whatever the locale says (a missing locale makes
+# javac read them as ASCII).
+if ! javac "${fast[@]/#/-J}" -encoding UTF-8 -d "$build" "$here"/src/sandbank/examples/*.java; then
   echo "$0: javac failed" >&2
   exit 1
 fi
-java "${fast[@]}" -cp "$build" sandbank.examples.Walkthrough "$@"
+java "${fast[@]}" -Dfile.encoding=UTF-8 -Dstdout.encoding=UTF-8 -cp "$build" sandbank.examples.Walkthrough "$@"
