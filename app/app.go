@@ -154,7 +154,7 @@ func (a *App) prepare(cfg Config) error {
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
 		Bank: a.Bank, Verifier: a.verifier, BankSigner: creds.bank, Authority: creds.ca,
-		Logger: a.logger, Now: time.Now, OnRequest: a.requests.Add,
+		Logger: a.logger, Now: time.Now, Version: Version(), OnRequest: a.requests.Add,
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
 	a.unsub = a.Bank.Ops.Subscribe(func(e bank.Event) {

@@ -273,6 +273,8 @@ func (s *core) aisAccount(r AISRequest, id, use string) (Account, Access, error)
 type AISQuery struct {
 	TxQuery
 	Status string
+	// WithBalance asks for the account's balances beside its transactions.
+	WithBalance bool
 }
 
 // AISTxPage is a page of an account's transactions for the API.

@@ -28,14 +28,18 @@ func (s *PSD2) Payment(tppID, service, product, id string) (Payment, error) {
 	if err != nil {
 		return p, err
 	}
-	if p.Service == ServiceSingle && p.Product == ProductNDCT && !approvedOnce(p) {
+	if p.Service == ServiceSingle && p.Product == ProductNDCT && !readable(p) {
 		return Payment{}, Errorf(CodeResourceUnknown, "payment %s cannot be read yet: the bank shows a domestic (NDCT) payment only after the PSU has approved it (a known limitation of the bank, kept on purpose). Complete SCA at its scaRedirect link first", clip(id))
 	}
 	return p, nil
 }
 
-func approvedOnce(p Payment) bool {
-	return len(p.Approvals) > 0 || slices.ContainsFunc(p.History, func(c StatusChange) bool { return c.Forced })
+// readable reports whether a single NDCT payment may be read: once a PSU
+// approved it, support forced its status, or a signing basket's SCA
+// decided it (a payment rejected in a basket is readable, with why).
+func readable(p Payment) bool {
+	return len(p.Approvals) > 0 || slices.ContainsFunc(p.History, func(c StatusChange) bool { return c.Forced }) ||
+		(p.BasketID != "" && p.Status != StatusRCVD)
 }
 
 // ownPayment loads a payment of a TPP under a service and product.

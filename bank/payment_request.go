@@ -32,8 +32,9 @@ var (
 // AmountText is a PSD2 amount as a request sends it: a JSON string (or,
 // from older clients, a number), kept as text until its currency is known.
 type AmountText struct {
-	Text string
-	bad  string // the JSON text when it was neither a string nor a number
+	Text   string
+	bad    string // the JSON text when it was neither a string nor a number
+	number bool   // sent as a JSON number
 }
 
 // UnmarshalJSON accepts a string or a number.
@@ -44,7 +45,7 @@ func (a *AmountText) UnmarshalJSON(b []byte) error {
 	case len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil:
 		*a = AmountText{Text: s}
 	case len(b) > 0 && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')):
-		*a = AmountText{Text: string(b)}
+		*a = AmountText{Text: string(b), number: true}
 	default:
 		*a = AmountText{bad: string(b)}
 	}
@@ -404,6 +405,9 @@ func checkPaymentAmount(v *Violations, path string, a AmountText, currency strin
 	case a.Text == "":
 		v.Format(path, "is required, e.g. \"100.30\"")
 	default:
+		if a.number {
+			v.Odd(CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a string with the currency's decimals, e.g. \"100.30\"", clip(a.Text)))
+		}
 		if currency == "" || !validate.Currency(currency) {
 			currency = "NOK" // reported at the currency; check the digits as NOK's
 		}

@@ -95,7 +95,7 @@ func (s *PSD2) CreatePayment(in PaymentInit) (PaymentCreated, error) {
 // the payment, not yet stored.
 func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Payment, error) {
 	today := DateOf(now)
-	var v Violations
+	v := s.violations()
 	c := checkPayment(&v, in.Service, in.Product, in.Body, today, st.FX)
 	p := Payment{
 		TPPID: in.TPPID, Service: in.Service, Product: in.Product, Status: StatusRCVD, Created: now,
@@ -143,6 +143,7 @@ func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Pa
 	if err := v.Err(); err != nil {
 		return p, err
 	}
+	p.Warnings = append(p.Warnings, v.Warnings()...)
 	p.ExecutionDate = c.date
 	if !p.Periodic() && !IsBankingDay(c.date) {
 		p.ExecutionDate = NextBankingDay(c.date)

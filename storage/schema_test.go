@@ -56,7 +56,8 @@ var schemaNotKept = map[string]string{
 // schemaUnexported lists the unexported fields of stored types, which
 // encoding/json leaves out, with why the store need not keep them.
 var schemaUnexported = map[string]string{
-	"bank.AmountText.bad": "set only when a request's amount is neither a string nor a number; validation rejects such a request, so it is never stored",
+	"bank.AmountText.bad":    "set only when a request's amount is neither a string nor a number; validation rejects such a request, so it is never stored",
+	"bank.AmountText.number": "whether a request sent its amount as a JSON number; noted when the request is answered, and never needed again",
 }
 
 // storedValue is one value a record leaves in the data file.

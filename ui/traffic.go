@@ -102,6 +102,9 @@ func (s *trafficScreen) cell(e reqlog.Entry, col int) string {
 	case 5:
 		return msText(e.Duration)
 	case 6:
+		if n := len(e.Notes); n > 0 {
+			return e.SignatureSummary() + ", " + plural(n, "note", "notes")
+		}
 		return e.SignatureSummary()
 	case 7:
 		return e.Access
@@ -163,6 +166,16 @@ func explain(e reqlog.Entry) string {
 	}
 	if e.Access != "" {
 		fmt.Fprintf(&b, "PSU and grant: %s\n", e.Access)
+	}
+	if len(e.Notes) > 0 {
+		b.WriteString("\nClient notes (accepted, as the real bank would; strict mode refuses them):\n")
+		for _, n := range e.Notes {
+			if n.Path != "" {
+				fmt.Fprintf(&b, "- %s: %s\n", n.Path, n.Text)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", n.Text)
+			}
+		}
 	}
 	v := e.Verdict
 	if v == nil {

@@ -393,6 +393,9 @@ func aisQuery(r *http.Request) (bank.AISQuery, error) {
 	if q.Limit, err = queryInt(r, "limit"); err != nil {
 		return q, err
 	}
+	if q.WithBalance, err = queryBool(r, "withBalance"); err != nil {
+		return q, err
+	}
 	if r.URL.Query().Get("limit") != "" && (q.Limit < 1 || q.Limit > bank.MaxAISPageSize) {
 		return q, errBadQuery("limit", fmt.Sprintf("must be between 1 and %d", bank.MaxAISPageSize))
 	}
@@ -427,6 +430,9 @@ func pageLinks(base, account string, q bank.AISQuery, from bank.Date, total int)
 		}
 		v.Set("limit", strconv.Itoa(limit))
 		v.Set("offset", strconv.Itoa(offset))
+		if q.WithBalance {
+			v.Set("withBalance", "true")
+		}
 		return linkTo(base+"?"+v.Encode(), "GET")
 	}
 	links := map[string]link{"account": linkTo(account, "GET"), "first": at(0)}
@@ -500,10 +506,14 @@ func (h *psd2API) listAISTransactions(w http.ResponseWriter, r *http.Request) er
 		txs["pending"] = pending
 	}
 	acct := page.Account
-	writeJSON(w, http.StatusOK, map[string]any{
+	out := map[string]any{
 		"account":      accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
 		"transactions": txs,
-	})
+	}
+	if q.WithBalance {
+		out["balances"] = aisBalances(acct.Balances, acct.Available(), acct.Currency, h.bank.Today(), f)
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -711,7 +721,12 @@ func (h *psd2API) listAISCardTransactions(w http.ResponseWriter, r *http.Request
 		}
 		txs["pending"] = pending
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": map[string]string{"maskedPan": page.Card.MaskedPan}, "cardTransactions": txs})
+	out := map[string]any{"cardAccount": map[string]string{"maskedPan": page.Card.MaskedPan}, "cardTransactions": txs}
+	if q.WithBalance {
+		c := page.Card
+		out["balances"] = aisBalances(c.Balances, c.Available(), c.Currency, h.bank.Today(), f)
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 

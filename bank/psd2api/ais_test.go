@@ -783,7 +783,7 @@ func TestAIS_PagingPendingAndFixes(t *testing.T) {
 		{"?dateFrom=2026-13-01", "FORMAT_ERROR", "dateFrom"},
 		{"?bookingStatus=information", "FORMAT_ERROR", "bookingStatus"},
 		{"?dateFrom=" + today.AddDate(0, 0, -1).Format(time.DateOnly) + "&dateTo=" + today.AddDate(0, 0, -5).Format(time.DateOnly), "PERIOD_INVALID", ""},
-		{"?withBalance=yes", "", ""},
+		{"?withBalance=yes", "FORMAT_ERROR", "withBalance"},
 	} {
 		r := get(b, tpp, user, path+c.query)
 		if c.code == "" {

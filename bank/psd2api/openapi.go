@@ -65,6 +65,8 @@ const (
 
 // operations documents every route of routes(), by pattern.
 var operations = map[string]operation{
+	"GET /{$}":                     {id: "landing", summary: "What this is, its version and links (JSON, or HTML for a browser); unsigned, for readiness checks", tag: tagService, status: 200, result: "Landing"},
+	"HEAD /{$}":                    {id: "landingHead", summary: "The landing page's headers only, for readiness checks", tag: tagService, status: 200},
 	"GET /healthz":                 {id: "health", summary: "Health check", tag: tagService, status: 200, result: "Health"},
 	"GET /v1/openapi.json":         {id: "openapi", summary: "This OpenAPI document", tag: tagService, status: 200, result: resultAny},
 	"GET /sca/static/sandbank.css": {id: "scaStyle", summary: "The SCA page's style sheet", tag: tagSCAPage, status: 200, result: resultCSS},
@@ -83,12 +85,12 @@ var operations = map[string]operation{
 	"GET /v1/accounts":                                   {id: "listAccounts", summary: "The accounts the PSU granted", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "AccountList"},
 	"GET /v1/accounts/{id}":                              {id: "getAccount", summary: "One account", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "AccountResponse"},
 	"GET /v1/accounts/{id}/balances":                     {id: "getBalances", summary: "An account's balances", tag: tagAIS, who: ais, params: []string{"x-accept-fix"}, status: 200, result: "BalancesResponse"},
-	"GET /v1/accounts/{id}/transactions":                 {id: "listTransactions", summary: "An account's transactions, 200 a page", tag: tagAIS, who: ais, params: []string{"bookingStatus", "dateFrom", "dateTo", "limit", "offset", "x-accept-fix"}, status: 200, result: "TransactionsResponse"},
+	"GET /v1/accounts/{id}/transactions":                 {id: "listTransactions", summary: "An account's transactions, 200 a page", tag: tagAIS, who: ais, params: []string{"bookingStatus", "dateFrom", "dateTo", "limit", "offset", "withBalance", "x-accept-fix"}, status: 200, result: "TransactionsResponse"},
 	"GET /v1/accounts/{id}/transactions/{transactionId}": {id: "getTransactionDetails", summary: "One transaction with every field of spec 2.7", tag: tagAIS, who: ais, params: []string{"x-accept-fix-required"}, status: 200, result: "TransactionDetailsResponse"},
 	"GET /v1/card-accounts":                              {id: "listCardAccounts", summary: "The card accounts the PSU granted", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "CardAccountList"},
 	"GET /v1/card-accounts/{id}":                         {id: "getCardAccount", summary: "One card account", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "CardAccountResponse"},
 	"GET /v1/card-accounts/{id}/balances":                {id: "getCardBalances", summary: "A card account's balances", tag: tagAIS, who: ais, params: []string{"x-accept-fix"}, status: 200, result: "CardBalancesResponse"},
-	"GET /v1/card-accounts/{id}/transactions":            {id: "listCardTransactions", summary: "A card account's transactions", tag: tagAIS, who: ais, params: []string{"bookingStatus", "dateFrom", "dateTo", "limit", "offset", "x-accept-fix"}, status: 200, result: "CardTransactionsResponse"},
+	"GET /v1/card-accounts/{id}/transactions":            {id: "listCardTransactions", summary: "A card account's transactions", tag: tagAIS, who: ais, params: []string{"bookingStatus", "dateFrom", "dateTo", "limit", "offset", "withBalance", "x-accept-fix"}, status: 200, result: "CardTransactionsResponse"},
 
 	"POST /v1/signing-baskets":                                            {id: "createBasket", summary: "Put 1 to 10 single payments in a signing basket", tag: tagBaskets, who: pis, body: "BasketRequest", status: 201, result: "BasketCreated", location: true},
 	"GET /v1/signing-baskets/{basketId}":                                  {id: "getBasket", summary: "A signing basket", tag: tagBaskets, who: pis, status: 200, result: "Basket"},
@@ -195,6 +197,7 @@ func openAPIDocument(routes []route) ([]byte, error) {
 			return nil, fmt.Errorf("route %q has no entry in the operations table of openapi.go", rt.pattern)
 		}
 		method, path, _ := strings.Cut(rt.pattern, " ")
+		path = strings.TrimSuffix(path, "{$}") // "/{$}" is the root alone
 		if paths[path] == nil {
 			paths[path] = map[string]any{}
 		}
@@ -209,7 +212,17 @@ func openAPIDocument(routes []route) ([]byte, error) {
 				"the contract of API.md. Every /v1 path also answers under /api/v1 and /api-sandbox/v1. " +
 				"Every /v1 request is signed (Signature, TPP-Signature-Certificate, Digest when there is a body); " +
 				"every response carries Date, Digest and the bank's Signature. Amounts on the PSD2 API are strings " +
-				"with the currency's minor units; on the sandbox API they are JSON numbers.",
+				"with the currency's minor units; on the sandbox API they are JSON numbers.\n\n" +
+				"Tolerance (API.md 11): the bank refuses only what the real bank refuses. What is odd but accepted is a " +
+				"client note in the request log (the desktop app's Traffic screen) and, on a 2xx answer that is a JSON " +
+				"object, a WARNING tppMessage. The notes: a body field the bank does not use, or a key given twice; " +
+				"a payment amount sent as a JSON number; a Date header that is not an HTTP date, or more than 5 minutes " +
+				"from the bank's clock; a PSU-IP-Address that is not an IP address; a PSU-Device-ID that is not a UUID; " +
+				"a PSU-HTTP-Method that is not a method; an X-Request-ID the TPP sent in the last hour; a bodyless " +
+				"request whose signature covers neither date nor (request-target); a keyId that writes only some " +
+				"attributes of the issuer; and the sandbox data oddities of docs/SANDBOX-API.md. Each note says what " +
+				"to change. Strict mode (the setting strict, sandbankd --strict) refuses every one of them: 400 with " +
+				"the note's text.",
 		},
 		"servers":    []any{map[string]any{"url": "/", "description": "the Sandbank that served this document"}},
 		"tags":       tags(),
@@ -324,6 +337,9 @@ func (op operation) responses() map[string]any {
 		success["content"] = map[string]any{"text/css": map[string]any{"schema": map[string]any{"type": "string"}}}
 	case resultAny:
 		success["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
+	case "Landing":
+		success["content"] = map[string]any{"application/json": map[string]any{"schema": ref("schemas", op.result)},
+			"text/html": map[string]any{"schema": map[string]any{"type": "string"}}}
 	default:
 		success["content"] = map[string]any{"application/json": map[string]any{"schema": ref("schemas", op.result)}}
 	}

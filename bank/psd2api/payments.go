@@ -100,6 +100,7 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 			out.TransactionFeeIndicator = &yes
 			out.TransactionFees = amount(p.Fee, "NOK", h.bank.FixesFor(r.Header.Get("x-accept-fix")))
 		}
+		noteAccepted(r, p.Warnings)
 		created(w, self, true)
 		writeJSON(w, http.StatusCreated, out)
 		return nil
@@ -155,7 +156,19 @@ func (h *psd2API) paymentBody(r *http.Request, p bank.Payment) (map[string]any, 
 	}
 	self := paymentPath(p.Service, p.Product, p.ID)
 	out["_links"] = map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET")}
+	if why := rejection(p); why != nil {
+		out["tppMessages"] = why
+	}
 	return out, nil
+}
+
+// rejection says why a payment was rejected, as a tppMessage of the
+// answers that read it; nil for a payment that was not.
+func rejection(p bank.Payment) []bank.Message {
+	if p.Status != bank.StatusRJCT || len(p.History) == 0 {
+		return nil
+	}
+	return []bank.Message{{Category: "WARNING", Code: bank.CodePaymentFailed, Path: "transactionStatus", Text: "rejected: " + p.History[len(p.History)-1].Reason}}
 }
 
 func (h *psd2API) getPayment(service string) handlerFunc {
@@ -180,7 +193,11 @@ func (h *psd2API) getPaymentStatus(service string) handlerFunc {
 			return err
 		}
 		funds := p.FundsAvailable == nil || *p.FundsAvailable
-		writeJSON(w, http.StatusOK, map[string]any{"transactionStatus": p.Status, "fundsAvailable": funds})
+		out := map[string]any{"transactionStatus": p.Status, "fundsAvailable": funds}
+		if why := rejection(p); why != nil {
+			out["tppMessages"] = why
+		}
+		writeJSON(w, http.StatusOK, out)
 		return nil
 	}
 }

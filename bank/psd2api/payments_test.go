@@ -522,9 +522,20 @@ func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 	if !strings.Contains(string(r.Body), `"RJCT"`) {
 		t.Fatalf("basket status with a rejected payment: %s", r.Body)
 	}
-	// The foreign payment was rejected, never approved, so the NDCT
-	// limitation hides it from the TPP; the bank has it as RJCT.
-	expect(t, b.Do(tpp, "GET", ndctPath+"/"+foreign.PaymentID+"/status", nil), 404, "RESOURCE_UNKNOWN")
+	// The foreign payment was rejected in the basket's SCA, never approved:
+	// still it is readable after that SCA, with why it was rejected.
+	for _, path := range []string{ndctPath + "/" + foreign.PaymentID + "/status", ndctPath + "/" + foreign.PaymentID} {
+		r = b.Do(tpp, "GET", path, nil)
+		expect(t, r, 200, "")
+		var read struct {
+			TransactionStatus string         `json:"transactionStatus"`
+			TPPMessages       []bank.Message `json:"tppMessages"`
+		}
+		r.JSON(t, &read)
+		if read.TransactionStatus != "RJCT" || len(read.TPPMessages) != 1 || read.TPPMessages[0].Code != "PAYMENT_FAILED" || !strings.Contains(read.TPPMessages[0].Text, "may not pay from") {
+			t.Fatalf("%s: %s", path, r.Body)
+		}
+	}
 	if st := storedStatus(t, b, foreign.PaymentID); st != "RJCT" {
 		t.Fatalf("the payment Testperson 1 may not use is %s", st)
 	}

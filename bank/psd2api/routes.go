@@ -46,6 +46,8 @@ func (s *server) routes() []route {
 	ais := func(f handlerFunc) http.Handler { return s.signed(aisRoles, jsonType, MaxBody, s.handle(f)) }
 	pis := func(f handlerFunc) http.Handler { return s.signed(pisRoles, jsonType, MaxBody, s.handle(f)) }
 	routes := []route{
+		{"GET /{$}", http.HandlerFunc(s.root)},
+		{"HEAD /{$}", http.HandlerFunc(s.root)},
 		{"GET /healthz", http.HandlerFunc(healthz)},
 		{"GET /v1/openapi.json", http.HandlerFunc(s.openAPI)},
 

@@ -51,6 +51,8 @@ type Config struct {
 	Logger    *slog.Logger
 	// Now is the real clock (Date headers, certificate validity).
 	Now func() time.Time
+	// Version is Sandbank's version, for GET /.
+	Version string
 	// OnRequest, when set, receives every finished request.
 	OnRequest func(reqlog.Entry)
 }
@@ -63,6 +65,8 @@ type server struct {
 	psd2    *psd2API
 	sandbox *sandboxAPI
 	ops     *opsAPI
+	// requestIDs notes an X-Request-ID a TPP sends again.
+	requestIDs requestIDs
 	// openAPIDoc builds the document of GET /v1/openapi.json from the
 	// routes on first use, not at start-up.
 	openAPIDoc func() ([]byte, error)
@@ -214,6 +218,9 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if len(st.notes) > 0 && rec.status < 300 && h.Get("Content-Type") == jsonType {
 		withWarnings(&rec.body, st.notes)
 	}
+	if r.Method == http.MethodHead {
+		rec.body.Reset() // the answer has no body; its Digest says so
+	}
 	if s.BankSigner != nil {
 		if err := s.BankSigner.SignResponse(h, rec.body.Bytes(), s.Now()); err != nil {
 			s.Logger.Error("sign response", "err", err, "request_id", reqID)
@@ -319,6 +326,17 @@ func note(r *http.Request, odd ...bank.Message) error {
 	return nil
 }
 
+// noteAccepted adds the oddities a bank service accepted to the request's
+// client notes; in strict mode the service refused them itself.
+func noteAccepted(r *http.Request, msgs []bank.Message) {
+	st := stateOf(r)
+	for _, m := range msgs {
+		if m.Refuse != "" {
+			st.notes = append(st.notes, m)
+		}
+	}
+}
+
 // warnings are the request's oddities, for the tppMessages of an answer
 // that has them.
 func warnings(r *http.Request) []bank.Message {
@@ -388,6 +406,10 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 		}
 		if len(roles) > 0 && !slices.ContainsFunc(roles, func(role string) bool { return slices.Contains(v.Roles, role) }) {
 			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
+			return
+		}
+		if err := note(r, s.clientNotes(r, v, body)...); err != nil {
+			s.fail(w, r, err)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -1,0 +1,287 @@
+package psd2api_test
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sandbank/app/apptest"
+	"sandbank/bank"
+	"sandbank/bank/httpsig"
+	"sandbank/bank/reqlog"
+)
+
+// logged returns the request log's entry of an answer: the newest with its
+// X-Request-ID.
+func logged(t *testing.T, b *apptest.Bank, r apptest.Response) reqlog.Entry {
+	t.Helper()
+	id := r.Header.Get("X-Request-ID")
+	entries := b.App.RequestLog().Entries()
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].RequestID == id {
+			return entries[i]
+		}
+	}
+	t.Fatalf("request %s is not in the log", id)
+	return reqlog.Entry{}
+}
+
+// notePaths lists the paths of an entry's client notes, sorted.
+func notePaths(e reqlog.Entry) []string {
+	var out []string
+	for _, n := range e.Notes {
+		if n.Category != "WARNING" || n.Text == "" {
+			continue
+		}
+		out = append(out, n.Path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// warningPaths lists the paths of an answer's WARNING tppMessages, sorted.
+func warningPaths(t *testing.T, r apptest.Response) []string {
+	t.Helper()
+	var body struct {
+		TPPMessages []bank.Message `json:"tppMessages"`
+	}
+	r.JSON(t, &body)
+	var out []string
+	for _, m := range body.TPPMessages {
+		if m.Category == "WARNING" {
+			out = append(out, m.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func strict(t *testing.T, b *apptest.Bank) {
+	t.Helper()
+	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.Strict = true }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An NDCT payment as a Berlin Group 1.3 client builds it, by hand from the
+// standard's field names: the fields the bank does not use are accepted,
+// named in WARNING tppMessages and noted in the request log; the fields
+// the contract has a rule for keep it; strict mode refuses the body.
+func TestPayments_BerlinGroupBodyIsAcceptedWithWarnings(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	remittance := "Faktura 2026-118"
+	body := map[string]any{
+		"instructionIdentification": "INSTR-118",
+		"endToEndIdentification":    "E2E-118",
+		"debtorAccount":             map[string]string{"iban": ibanT1Bruk, "currency": "NOK"},
+		"debtorName":                "Test Testperson 1",
+		"instructedAmount":          map[string]any{"currency": "NOK", "amount": 250.5},
+		"creditorAccount":           map[string]string{"iban": ibanT2Bruk, "currency": "NOK"},
+		"creditorName":              "Test Testperson 2",
+		"creditorAddress":           map[string]string{"streetName": "Storgata", "buildingNumber": "1", "townName": "Oslo", "postCode": "0155", "country": "NO"},
+		"chargeBearer":              "SLEV",
+		"remittanceInformationUnstructured":      remittance,
+		"remittanceInformationUnstructuredArray": []string{remittance},
+		"requestedExecutionDate":                 day.String(),
+	}
+	r := b.Do(tpp, "POST", ndctPath, body, payHeaders...)
+	expect(t, r, 201, "")
+	want := []string{"chargeBearer", "creditorAddress.postCode", "creditorAddress.streetName", "debtorName", "instructedAmount.amount", "instructionIdentification", "remittanceInformationUnstructuredArray"}
+	if got := warningPaths(t, r); !slices.Equal(got, want) {
+		t.Fatalf("warnings at %v, want %v: %s", got, want, r.Body)
+	}
+	if got := notePaths(logged(t, b, r)); !slices.Equal(got, want) {
+		t.Fatalf("client notes at %v, want %v", got, want)
+	}
+	if r.Header.Get("Location") == "" || r.Header.Get("ASPSP-SCA-Approach") != "REDIRECT" {
+		t.Fatalf("headers %v", r.Header)
+	}
+
+	// A rule of the contract still holds beside the ignored fields.
+	both := map[string]any{}
+	for k, v := range body {
+		both[k] = v
+	}
+	both["remittanceInformationStructuredArray"] = []map[string]string{{"reference": "12345678903", "referenceType": "KID"}}
+	expect(t, b.Do(tpp, "POST", ndctPath, both, payHeaders...), 400, "FORMAT_ERROR")
+	removed := map[string]any{}
+	for k, v := range body {
+		removed[k] = v
+	}
+	delete(removed, "remittanceInformationUnstructured")
+	removed["remittanceInformationStructured"] = map[string]string{"reference": "12345678903", "referenceType": "KID"}
+	if e := expect(t, b.Do(tpp, "POST", ndctPath, removed, payHeaders...), 400, "FORMAT_ERROR"); !slices.Contains(paths(e), "remittanceInformationStructured") {
+		t.Fatalf("the removed field: %+v", e)
+	}
+
+	strict(t, b)
+	before := b.FileSum()
+	r = b.Do(tpp, "POST", ndctPath, body, payHeaders...)
+	e := expect(t, r, 400, "BAD_REQUEST")
+	if len(e.TPPMessages) < 6 || !strings.Contains(e.Message, "strict mode") {
+		t.Fatalf("strict refusal %+v", e)
+	}
+	if b.FileSum() != before {
+		t.Fatal("a refused payment changed the data file")
+	}
+}
+
+// withBalance=true on transactions answers the balances too, for accounts
+// and card accounts, and the paging links keep it.
+func TestAIS_TransactionsWithBalance(t *testing.T) {
+	b, tpp := setup(t)
+	user := psuOf(b.Consent(tpp, t1Number, "", nil))
+	for _, path := range []string{"/v1/accounts/" + t1Brukskonto + "/transactions", "/v1/card-accounts/" + t1Card + "/transactions"} {
+		r := get(b, tpp, user, path+"?withBalance=true&limit=1")
+		expect(t, r, 200, "")
+		var got struct {
+			Balances []struct {
+				BalanceType string `json:"balanceType"`
+			} `json:"balances"`
+		}
+		r.JSON(t, &got)
+		if len(got.Balances) != 3 || got.Balances[2].BalanceType != "interimAvailable" {
+			t.Fatalf("%s: balances %s", path, r.Body)
+		}
+		if !strings.Contains(string(r.Body), "withBalance=true") {
+			t.Fatalf("%s: the paging links drop withBalance: %s", path, r.Body)
+		}
+		r = get(b, tpp, user, path)
+		if expect(t, r, 200, ""); strings.Contains(string(r.Body), `"balances"`) {
+			t.Fatalf("%s without withBalance: %s", path, r.Body)
+		}
+	}
+}
+
+// GET / and HEAD / answer unsigned, for readiness checks and people: JSON,
+// or HTML for a browser.
+func TestRoot_LandingIsUnsigned(t *testing.T) {
+	b, _ := setup(t)
+	r := b.Do(nil, "GET", "/", nil)
+	expect(t, r, 200, "")
+	var l struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+		Links   map[string]struct {
+			Href string `json:"href"`
+		} `json:"_links"`
+	}
+	r.JSON(t, &l)
+	if l.Name != "Sandbank" || l.Version == "" || l.Links["openapi"].Href != "/v1/openapi.json" || l.Links["health"].Href != "/healthz" {
+		t.Fatalf("landing %s", r.Body)
+	}
+	r = b.Do(nil, "HEAD", "/", nil)
+	if r.Status != 200 || len(r.Body) != 0 {
+		t.Fatalf("HEAD /: %d %q", r.Status, r.Body)
+	}
+	r = b.Do(nil, "GET", "/", nil, "Accept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
+	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(r.Body), "/v1/openapi.json") {
+		t.Fatalf("landing for a browser: %d %s", r.Status, r.Body)
+	}
+	// Only the root: another unknown path is still 404.
+	expect(t, b.Do(nil, "GET", "/nothing", nil), 404, "NOT_FOUND")
+}
+
+// Each client note of API.md 11: accepted and noted; strict mode refuses
+// it with the note's text. A signed header left out of the list stays a
+// refusal either way.
+func TestClientNotes_OddHeadersAreNotedThenRefusedWhenStrict(t *testing.T) {
+	b, tpp := setup(t)
+	user := psuOf(b.Consent(tpp, t1Number, "", nil))
+	cases := []struct {
+		name    string
+		headers []string
+		path    string
+	}{
+		{"a Date that is not an HTTP date", []string{"Date: yesterday"}, "Date"},
+		{"a Date an hour off", []string{"Date: " + time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)}, "Date"},
+		{"a PSU-IP-Address that is not an IP", []string{"PSU-IP-Address: localhost"}, "PSU-IP-Address"},
+		{"a PSU-Device-ID that is not a UUID", []string{"PSU-Device-ID: phone-1"}, "PSU-Device-ID"},
+		{"a PSU-HTTP-Method that is not a method", []string{"PSU-HTTP-Method: FETCH"}, "PSU-HTTP-Method"},
+	}
+	for _, c := range cases {
+		r := get(b, tpp, user, "/v1/accounts", c.headers...)
+		expect(t, r, 200, "")
+		if got := notePaths(logged(t, b, r)); !slices.Equal(got, []string{c.path}) {
+			t.Errorf("%s: notes at %v", c.name, got)
+		}
+	}
+	// A fresh Date is no note.
+	r := get(b, tpp, user, "/v1/accounts", "Date: "+time.Now().UTC().Format(http.TimeFormat))
+	if got := notePaths(logged(t, b, r)); len(got) != 0 {
+		t.Errorf("a fresh Date noted: %v", got)
+	}
+
+	// The same X-Request-ID twice from one TPP: the second is noted.
+	req := b.Request("GET", "/v1/accounts", nil, user.headers()...)
+	req.Header.Set("X-Request-ID", "reused-1")
+	first := notePaths(logged(t, b, b.Send(signed(t, tpp, req))))
+	req = b.Request("GET", "/v1/accounts", nil, user.headers()...)
+	req.Header.Set("X-Request-ID", "reused-1")
+	second := notePaths(logged(t, b, b.Send(signed(t, tpp, req))))
+	if len(first) != 0 || !slices.Equal(second, []string{"X-Request-ID"}) {
+		t.Fatalf("first %v, second %v", first, second)
+	}
+
+	// A bodyless request whose signature covers neither date nor
+	// (request-target) binds neither: noted.
+	unbound := signOnly(t, tpp, b.Request("GET", "/v1/accounts", nil, user.headers()...), "x-request-id", "psu-id", "tpp-redirect-uri")
+	r = b.Send(unbound)
+	expect(t, r, 200, "")
+	if got := notePaths(logged(t, b, r)); !slices.Equal(got, []string{"Signature"}) {
+		t.Fatalf("an unbound signature: notes %v", got)
+	}
+
+	strict(t, b)
+	for _, c := range cases {
+		e := expect(t, get(b, tpp, user, "/v1/accounts", c.headers...), 400, "FORMAT_ERROR")
+		if !strings.Contains(e.Message, "strict mode") || e.TPPMessages[0].Path != c.path {
+			t.Errorf("%s in strict mode: %+v", c.name, e)
+		}
+	}
+	req = b.Request("GET", "/v1/accounts", nil, user.headers()...)
+	req.Header.Set("X-Request-ID", "reused-1")
+	expect(t, b.Send(signed(t, tpp, req)), 400, "FORMAT_ERROR")
+	unbound = signOnly(t, tpp, b.Request("GET", "/v1/accounts", nil, user.headers()...), "x-request-id", "psu-id", "tpp-redirect-uri")
+	expect(t, b.Send(unbound), 400, "SIGNATURE_INVALID")
+	// A Date the request carries must still be signed, lenient or strict.
+	dated := b.Request("GET", "/v1/accounts", nil, user.headers("Date: "+time.Now().UTC().Format(http.TimeFormat))...)
+	expect(t, b.Send(signOnly(t, tpp, dated, "x-request-id", "psu-id", "tpp-redirect-uri")), 400, "SIGNATURE_INVALID")
+	expect(t, get(b, tpp, user, "/v1/accounts"), 200, "")
+}
+
+// signed signs a built request the way the tests' TPPs do.
+func signed(t *testing.T, tpp *apptest.TPP, req *http.Request) *http.Request {
+	t.Helper()
+	if err := tpp.Signer.SignRequest(req, nil); err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// signOnly signs a bodyless request over the given headers only, by hand.
+func signOnly(t *testing.T, tpp *apptest.TPP, req *http.Request, names ...string) *http.Request {
+	t.Helper()
+	req.Header.Set("TPP-Signature-Certificate", tpp.Signer.CertificateHeader())
+	signing, err := httpsig.SigningString(req, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(signing))
+	sig, err := rsa.SignPKCS1v15(rand.Reader, tpp.Key, crypto.SHA256, sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Signature", fmt.Sprintf(`keyId="%s",algorithm="rsa-sha256",headers="%s",signature="%s"`,
+		tpp.Signer.KeyID(), strings.Join(names, " "), base64.StdEncoding.EncodeToString(sig)))
+	return req
+}
