@@ -25,6 +25,9 @@ type Settings struct {
 	TrustMode string `json:"trustMode"`
 	// RequireSignature refuses unsigned requests when true.
 	RequireSignature bool `json:"requireSignature"`
+	// Strict refuses every oddity the bank otherwise accepts with a
+	// warning, API.md 11; off by default.
+	Strict bool `json:"strict"`
 	// ClockOffsetSeconds moves the sandbox clock away from the real one.
 	ClockOffsetSeconds int64 `json:"clockOffsetSeconds"`
 	// LegacyDate, when set, makes the API behave as on that date: the
