@@ -178,7 +178,7 @@ func (a *App) prepare(cfg Config) error {
 
 // policy turns settings into what the signature verifier accepts.
 func (a *App) policy(s bank.Settings) httpsig.Policy {
-	p := httpsig.Policy{RequireSignature: s.RequireSignature}
+	p := httpsig.Policy{RequireSignature: s.RequireSignature, Strict: s.Strict}
 	if s.TrustMode == bank.TrustStore {
 		p.Trust = a.trust.verify
 	}

@@ -6,6 +6,8 @@
 # Env:   URL (default http://127.0.0.1:7380)
 #        PSU_ID, PSU_CORPORATE_ID, TPP_REDIRECT_URI: sent and signed when set
 #        TPP_SESSION_ID, PSU_IP_ADDRESS, X_ACCEPT_FIX: sent when set
+#        KEYID_SERIAL, KEYID_CA: the keyId's serial and issuer DN, instead of
+#          the certificate's as openssl prints them (to try other forms)
 set -euo pipefail
 if [ $# -lt 2 ] || [ -z "${CERT:-}" ] || [ -z "${KEY:-}" ]; then
   echo "usage: CERT=cert.pem KEY=key.pem $0 METHOD PATH [BODY_FILE]" >&2
@@ -17,8 +19,9 @@ url=${URL:-http://127.0.0.1:7380}
 request_id=$(openssl rand -hex 16)
 date=$(LC_ALL=C date -u '+%a, %d %b %Y %H:%M:%S GMT')
 # keyId: the certificate's serial in hex and its issuer as an RFC 2253 DN.
-serial=$(openssl x509 -in "$CERT" -noout -serial | cut -d= -f2)
-issuer=$(openssl x509 -in "$CERT" -noout -issuer -nameopt RFC2253 | sed 's/^issuer=//')
+# The DN goes in as openssl prints it: its backslashes are its own.
+serial=${KEYID_SERIAL:-$(openssl x509 -in "$CERT" -noout -serial | cut -d= -f2)}
+issuer=${KEYID_CA:-$(openssl x509 -in "$CERT" -noout -issuer -nameopt RFC2253 | sed 's/^issuer=//')}
 cert_b64=$(openssl x509 -in "$CERT" -outform DER | openssl base64 -A)
 target="$(printf '%s' "$method" | tr '[:upper:]' '[:lower:]') $path"
 

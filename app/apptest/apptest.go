@@ -23,6 +23,7 @@ import (
 	"sandbank/bank"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
+	"sandbank/bank/reqlog"
 )
 
 // Bank is a running bank under test.
@@ -213,6 +214,26 @@ func (b *Bank) Send(req *http.Request) Response {
 	}
 	b.checkContract(req, sentBody(req), resp.StatusCode, resp.Header, data)
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+// Logged returns the request log's entry of the request with X-Request-ID
+// requestID. The bank logs a request just after it answers, so Logged
+// waits a little for it.
+func (b *Bank) Logged(requestID string) reqlog.Entry {
+	b.TB.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		entries := b.App.RequestLog().Entries()
+		for i := len(entries) - 1; i >= 0; i-- {
+			if entries[i].RequestID == requestID {
+				return entries[i]
+			}
+		}
+		if time.Now().After(deadline) {
+			b.TB.Fatalf("request %s is not in the request log", requestID)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // sentBody returns the body of a request built with a bytes reader.

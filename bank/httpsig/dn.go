@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // attributeOIDs maps the attribute names clients write in DNs to OIDs.
@@ -38,22 +38,123 @@ type attribute struct{ oid, value string }
 
 func (a attribute) String() string { return a.oid + "=" + a.value }
 
-// matchesIssuer reports whether a keyId's CA text names the issuer: as
-// written, or percent-decoded (some clients percent-encode the DN; a '%'
-// may also be part of a name, so the text as written is tried first).
-func matchesIssuer(text string, issuer []attribute) (bool, error) {
-	want, err := parseDN(text)
-	if err == nil && sameDN(want, issuer) {
-		return true, nil
-	}
+// issuerMatch is how a keyId's CA names a certificate's issuer.
+type issuerMatch struct {
+	// leftOut are the indexes of the issuer's attributes that the CA does
+	// not write; none when it writes the issuer whole.
+	leftOut []int
+	// unquoted is set when the CA reads as a DN only with its backslashes
+	// taken as quoted-string escapes (\\ for \, \" for "), as Sandbank's
+	// signer wrote it before they were taken as the DN's own.
+	unquoted bool
+}
+
+// notIssuerError says why a CA that reads as a DN does not name the
+// issuer.
+type notIssuerError struct{ reason string }
+
+func (e *notIssuerError) Error() string { return e.reason }
+
+// matchIssuer reads a keyId's CA text and matches it with the issuer's
+// attributes. The text is read as written, then percent-decoded (some
+// clients percent-encode the DN; a '%' may also be part of a name, so the
+// text as written comes first); only when neither reads as a DN, it is
+// read with its backslashes as quoted-string escapes (see unquote). A
+// reading that writes the issuer whole wins over one that writes part of
+// it (see compareDN). The error is a *notIssuerError when the CA reads as
+// a DN that does not name the issuer, else why it cannot be read.
+func matchIssuer(text string, issuer []attribute) (issuerMatch, error) {
+	readings := []string{text}
 	if strings.Contains(text, "%") {
-		if decoded, derr := url.PathUnescape(text); derr == nil {
-			if w, perr := parseDN(decoded); perr == nil {
-				return sameDN(w, issuer), nil
-			}
+		if decoded, err := url.PathUnescape(text); err == nil && decoded != text {
+			readings = append(readings, decoded)
 		}
 	}
-	return false, err
+	var (
+		found, whole bool
+		best         issuerMatch
+		firstErr     error
+		mismatch     error
+	)
+	try := func(s string, unquoted bool) {
+		written, err := parseDN(s)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			return
+		}
+		leftOut, reason := compareDN(written, issuer)
+		switch {
+		case reason != "":
+			if mismatch == nil {
+				mismatch = &notIssuerError{reason}
+			}
+		case !found || (!whole && len(leftOut) == 0):
+			found, whole = true, len(leftOut) == 0
+			best = issuerMatch{leftOut: leftOut, unquoted: unquoted}
+		}
+	}
+	for _, s := range readings {
+		try(s, false)
+	}
+	if mismatch == nil && !found {
+		if u := unquote(text); u != text {
+			try(u, true)
+		}
+	}
+	switch {
+	case found:
+		return best, nil
+	case mismatch != nil:
+		return issuerMatch{}, mismatch
+	}
+	return issuerMatch{}, firstErr
+}
+
+// compareDN matches the attributes a keyId's CA writes with the issuer's.
+// Every written attribute must be one of the issuer's: the same type and
+// the same folded value. The issuer's values of a type it has more than
+// once (two OUs, DC=example,DC=com) are compared as a set: the CA may
+// write them in any order, each at most once. RDN order and grouping
+// (multi-valued RDNs) do not matter. The issuer's attributes that the CA
+// does not write are left out; their indexes are returned. reason says why
+// the CA does not name the issuer: an attribute whose value differs, a
+// type the issuer does not have, a value written twice.
+func compareDN(written, issuer []attribute) (leftOut []int, reason string) {
+	used := make([]bool, len(issuer))
+	for _, w := range written {
+		hasType, hasValue, at := false, false, -1
+		for j, a := range issuer {
+			if a.oid != w.oid {
+				continue
+			}
+			hasType = true
+			if a.value == w.value {
+				hasValue = true
+				if !used[j] {
+					at = j
+					break
+				}
+			}
+		}
+		switch {
+		case at >= 0:
+			used[at] = true
+		case hasValue:
+			return nil, fmt.Sprintf("it writes %s=%s more often than the issuer has it", typeName(w.oid), escapeDNValue(w.value))
+		case hasType:
+			return nil, fmt.Sprintf("its %s differs from the issuer's", typeName(w.oid))
+		default:
+			return nil, fmt.Sprintf("the issuer has no %s", typeName(w.oid))
+		}
+	}
+	for j := range issuer {
+		if !used[j] {
+			leftOut = append(leftOut, j)
+		}
+	}
+	return leftOut, ""
 }
 
 // parseDN parses an RFC 2253/4514 distinguished name into its attributes,
@@ -164,8 +265,15 @@ func decodeHexValue(h string) (string, error) {
 		return "", fmt.Errorf("#%s is not a string", clip(h))
 	}
 	switch raw.Tag {
-	case asn1.TagUTF8String, asn1.TagPrintableString, asn1.TagIA5String, asn1.TagT61String, asn1.TagNumericString:
+	case asn1.TagUTF8String, asn1.TagPrintableString, asn1.TagIA5String, asn1.TagNumericString:
 		return string(raw.Bytes), nil
+	case asn1.TagT61String:
+		// Read as Latin-1, as crypto/x509 reads a certificate's T61String.
+		buf := make([]byte, 0, len(raw.Bytes))
+		for _, c := range raw.Bytes {
+			buf = utf8.AppendRune(buf, rune(c))
+		}
+		return string(buf), nil
 	case asn1.TagBMPString:
 		if len(raw.Bytes)%2 != 0 {
 			return "", fmt.Errorf("#%s is not a BMPString", clip(h))
@@ -180,9 +288,26 @@ func decodeHexValue(h string) (string, error) {
 }
 
 // fold trims white space, collapses inner runs to one space and lowers
-// the case, for comparison.
+// the case, for comparison. Bytes that are not UTF-8 (a \XX hex pair that
+// spells no character) stay as they are, so that they equal only
+// themselves.
 func fold(s string) string {
-	return strings.ToLower(strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " "))
+	var b strings.Builder
+	for k, field := range strings.FieldsFunc(s, unicode.IsSpace) {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		for i := 0; i < len(field); {
+			r, size := utf8.DecodeRuneInString(field[i:])
+			if r == utf8.RuneError && size == 1 {
+				b.WriteByte(field[i])
+			} else {
+				b.WriteRune(unicode.ToLower(r))
+			}
+			i += size
+		}
+	}
+	return b.String()
 }
 
 // nameAttributes returns a certificate name's attributes, normalised.
@@ -196,23 +321,6 @@ func nameAttributes(n pkix.Name) []attribute {
 		out = append(out, attribute{oid: atv.Type.String(), value: fold(value)})
 	}
 	return out
-}
-
-// sameDN reports whether two attribute lists hold the same attributes,
-// in any order.
-func sameDN(a, b []attribute) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	key := func(x []attribute) []string {
-		out := make([]string, len(x))
-		for i, at := range x {
-			out[i] = at.String()
-		}
-		slices.Sort(out)
-		return out
-	}
-	return slices.Equal(key(a), key(b))
 }
 
 // FormatDN writes a certificate name as RFC 4514 text the way openssl
@@ -232,7 +340,7 @@ func FormatDN(n pkix.Name) string {
 	for i := len(rdns) - 1; i >= 0; i-- {
 		var atvs []string
 		for _, atv := range rdns[i] {
-			atvs = append(atvs, attributeName(atv.Type)+"="+escapeDNValue(fmt.Sprint(atv.Value)))
+			atvs = append(atvs, formatATV(atv))
 		}
 		parts = append(parts, strings.Join(atvs, "+"))
 	}
@@ -245,13 +353,24 @@ var shortNames = map[string]string{
 	"0.9.2342.19200300.100.1.25": "DC", "0.9.2342.19200300.100.1.1": "UID",
 }
 
-func attributeName(oid asn1.ObjectIdentifier) string {
-	if name, ok := shortNames[oid.String()]; ok {
-		return name
-	}
-	return oid.String()
+// formatATV writes one attribute as RFC 4514 text: type=value.
+func formatATV(atv pkix.AttributeTypeAndValue) string {
+	return typeName(atv.Type.String()) + "=" + escapeDNValue(fmt.Sprint(atv.Value))
 }
 
+// typeName returns the name openssl writes for an attribute type given as
+// a dotted OID, or the OID.
+func typeName(oid string) string {
+	if name, ok := shortNames[oid]; ok {
+		return name
+	}
+	return oid
+}
+
+// escapeDNValue escapes an attribute value as RFC 4514 asks: the special
+// characters, a leading '#' or space and a trailing space with a
+// backslash; control characters and bytes that are not UTF-8 as \XX hex
+// pairs, so that the text fits in an HTTP header.
 func escapeDNValue(v string) string {
 	var b strings.Builder
 	for i, c := range v {
@@ -262,6 +381,8 @@ func escapeDNValue(v string) string {
 		case (i == 0 && (c == ' ' || c == '#')) || (i == len(v)-1 && c == ' '):
 			b.WriteByte('\\')
 			b.WriteRune(c)
+		case c == utf8.RuneError && !strings.HasPrefix(v[i:], "\uFFFD"), c < 0x20, c == 0x7f:
+			fmt.Fprintf(&b, "\\%02X", v[i])
 		default:
 			b.WriteRune(c)
 		}

@@ -58,9 +58,11 @@ var richName = pkix.Name{
 	ExtraNames:         []pkix.AttributeTypeAndValue{{Type: oidOrgID, Value: "PSDNO-FSA-1"}},
 }
 
-// matchDN reports whether DN text s names the same issuer as cert.
+// matchDN reports whether DN text s names cert's issuer whole, as
+// written.
 func matchDN(s string, cert *x509.Certificate) (bool, error) {
-	return matchesIssuer(s, nameAttributes(cert.Issuer))
+	m, err := matchIssuer(s, nameAttributes(cert.Issuer))
+	return err == nil && len(m.leftOut) == 0 && !m.unquoted, err
 }
 
 // percentAll percent-encodes every byte of s.
@@ -149,10 +151,36 @@ func TestDNEquivalence(t *testing.T) {
 		}
 	}
 
+	// Written in part: every attribute written is the issuer's, but not
+	// every attribute of the issuer is written.
+	partial := []struct {
+		name, dn string
+		leftOut  []string
+	}{
+		{"missing OU", strings.Replace(formatted, "OU=Payments,", "", 1), []string{"OU"}},
+		{"missing organizationIdentifier", strings.Replace(formatted, "organizationIdentifier=PSDNO-FSA-1,", "", 1), []string{"organizationIdentifier"}},
+		{"missing C", strings.TrimSuffix(formatted, ",C=NO"), []string{"C"}},
+		{"organisation only", "O=Bank\\, Inc \\+ Co", []string{"CN", "OU", "L", "ST", "C", "organizationIdentifier"}},
+		{"fixed list CN,O,OU,L,S,C", `CN=Test CA,O=Bank\, Inc \+ Co,OU=Payments,L=B\C3\A6rum,S=Viken,C=NO`, []string{"organizationIdentifier"}},
+	}
+	for _, tc := range partial {
+		m, err := matchIssuer(tc.dn, nameAttributes(cert.Issuer))
+		if err != nil || len(m.leftOut) == 0 {
+			t.Errorf("%s: %q: matchIssuer = %+v, %v; want a match in part", tc.name, tc.dn, m, err)
+			continue
+		}
+		var left []string
+		for _, i := range m.leftOut {
+			left = append(left, typeName(cert.Issuer.Names[i].Type.String()))
+		}
+		slices.Sort(left)
+		slices.Sort(tc.leftOut)
+		if !slices.Equal(left, tc.leftOut) {
+			t.Errorf("%s: left out %q, want %q", tc.name, left, tc.leftOut)
+		}
+	}
+
 	different := []struct{ name, dn string }{
-		{"missing OU", strings.Replace(formatted, "OU=Payments,", "", 1)},
-		{"missing organizationIdentifier", strings.Replace(formatted, "organizationIdentifier=PSDNO-FSA-1,", "", 1)},
-		{"missing C", strings.TrimSuffix(formatted, ",C=NO")},
 		{"extra serialNumber", formatted + ",serialNumber=1"},
 		{"extra second OU", formatted + ",OU=Payments"},
 		{"extra unknown OID", formatted + ",1.2.3.4=x"},
@@ -165,11 +193,15 @@ func TestDNEquivalence(t *testing.T) {
 		{"attribute types swapped", `OU=Test CA,organizationIdentifier=PSDNO-FSA-1,CN=Payments,O=Bank\, Inc \+ Co,L=Bærum,ST=Viken,C=NO`},
 		{"organizationIdentifier as other OID", strings.Replace(rfc2253, "organizationIdentifier", "OID.2.5.4.98", 1)},
 		{"changed hex DER", strings.Replace(rfc2253, "organizationIdentifier=PSDNO-FSA-1", "2.5.4.97=#0C0B5053444E4F2D4653412D32", 1)},
-		{"organisation only", "O=Bank\\, Inc \\+ Co"},
+		{"changed value in part", "CN=Test CA,O=Bank\\, Inc \\+ Co,C=SE"},
+		{"changed value only", "O=Bank"},
+		{"type the issuer lacks only", "serialNumber=1"},
+		{"hex pairs of another character", strings.Replace(rfc2253, `B\C3\A6rum`, `B\C3\B8rum`, 1)},
+		{"hex pairs that are not UTF-8", strings.Replace(rfc2253, `B\C3\A6rum`, `B\E6rum`, 1)},
 	}
 	for _, tc := range different {
-		if ok, _ := matchDN(tc.dn, cert); ok {
-			t.Errorf("%s: %q matches the issuer %q, but should not", tc.name, tc.dn, formatted)
+		if m, err := matchIssuer(tc.dn, nameAttributes(cert.Issuer)); err == nil {
+			t.Errorf("%s: %q matches the issuer %q (%+v), but should not", tc.name, tc.dn, formatted, m)
 		}
 	}
 }
@@ -229,7 +261,7 @@ func TestParseDNValues(t *testing.T) {
 		{`SN=Nordmann,GN=Ola,serialNumber=1,street=Gate 1,postalCode=0150,title=Boss,businessCategory=x`, []attribute{
 			{"2.5.4.4", "nordmann"}, {"2.5.4.42", "ola"}, {"2.5.4.5", "1"}, {"2.5.4.9", "gate 1"}, {"2.5.4.17", "0150"}, {"2.5.4.12", "boss"}, {"2.5.4.15", "x"}}},
 		{`CN=100%`, []attribute{{"2.5.4.3", "100%"}}},
-		{`CN=Test%5C%2C%20CA`, []attribute{{"2.5.4.3", "test%5c%2c%20ca"}}}, // parseDN reads text as written; matchesIssuer also tries it percent-decoded
+		{`CN=Test%5C%2C%20CA`, []attribute{{"2.5.4.3", "test%5c%2c%20ca"}}}, // parseDN reads text as written; matchIssuer also tries it percent-decoded
 	}
 	for _, tc := range cases {
 		got, err := parseDN(tc.dn)
@@ -242,6 +274,109 @@ func TestParseDNValues(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("parseDN(%q) = %v, want %v", tc.dn, got, tc.want)
+		}
+	}
+}
+
+// TestParseDNEscapes: every RFC 4514 escape, and \XX hex pairs spelling
+// UTF-8 as openssl's default -nameopt RFC2253 writes them.
+func TestParseDNEscapes(t *testing.T) {
+	cases := []struct{ dn, want string }{
+		{`CN=a\,b`, "a,b"},
+		{`CN=a\+b`, "a+b"},
+		{`CN=a\"b`, `a"b`},
+		{`CN=a\\b`, `a\b`},
+		{`CN=a\;b`, "a;b"},
+		{`CN=a\<b\>`, "a<b>"},
+		{`CN=a\=b`, "a=b"},
+		{`CN=\#1`, "#1"},
+		{`CN=\ a b\ `, "a b"},
+		{`CN=\  a`, "a"},
+		{`CN=a\\`, `a\`},
+		{`CN=a\\\,b`, `a\,b`},
+		{`CN=Troms\C3\B8 TPP`, "tromsø tpp"},
+		{`CN=Troms\c3\b8`, "tromsø"},
+		{`CN=\C3\A6\C3\B8\C3\A5 \C3\86\C3\98\C3\85`, "æøå æøå"},
+		{`CN=\E2\82\AC\F0\9F\98\80`, "€\U0001F600"},
+		{`CN=\41\2C\2b`, "a,+"},
+		{`CN=a\2C\20b`, "a, b"},
+		{`O=Eksempel\, Holding AS`, "eksempel, holding as"},
+		{`CN="a\"b\\c"`, `a"b\c`},
+		{`CN="Troms\C3\B8, AS"`, "tromsø, as"},
+		{`CN=\FF`, "\xff"},
+		{`CN=#1401F8`, "ø"}, // T61String, read as Latin-1 as crypto/x509 does
+	}
+	for _, tc := range cases {
+		got, err := parseDN(tc.dn)
+		if err != nil || len(got) != 1 || got[0].value != tc.want {
+			t.Errorf("parseDN(%q) = %q, %v; want the value %q", tc.dn, got, err, tc.want)
+		}
+	}
+	for _, typ := range []string{"S", "ST", "s", "st", "stateOrProvinceName", "2.5.4.8", "OID.2.5.4.8"} {
+		got, err := parseDN(typ + "=Viken")
+		if err != nil || len(got) != 1 || got[0].oid != "2.5.4.8" {
+			t.Errorf("parseDN(%s=Viken) = %v, %v; want stateOrProvinceName 2.5.4.8", typ, got, err)
+		}
+	}
+}
+
+// TestDNHexPairsThatAreNotUTF8: hex pairs that spell no character equal
+// only the same bytes, not every other such value nor U+FFFD.
+func TestDNHexPairsThatAreNotUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{`CN=\FF`, `CN=\ff`, true},
+		{`CN=\FF`, `CN=\FE`, false},
+		{`CN=\FF`, `CN=\EF\BF\BD`, false},
+		{`CN=A\C3`, `CN=a\C3`, true},
+		{`CN=A\C3`, `CN=a\C4`, false},
+	} {
+		a, errA := parseDN(tc.a)
+		b, errB := parseDN(tc.b)
+		if errA != nil || errB != nil {
+			t.Fatalf("parseDN: %v, %v", errA, errB)
+		}
+		leftOut, reason := compareDN(a, b)
+		if same := reason == "" && len(leftOut) == 0; same != tc.same {
+			t.Errorf("%q and %q: same = %v, want %v", tc.a, tc.b, same, tc.same)
+		}
+	}
+	cert := selfSignedName(t, pkix.Name{CommonName: "\uFFFD"})
+	if ok, _ := matchDN(`CN=\FF`, cert); ok {
+		t.Error(`CN=\FF matches an issuer CN of U+FFFD`)
+	}
+}
+
+// TestMatchIssuerQuotedStringReading: a CA that is no DN as written, but
+// is one with its backslashes read as quoted-string escapes (what
+// Sandbank's signer sent before), names the issuer with unquoted set. A
+// CA that is a DN as written is only read as written, so that one text
+// never names two issuers.
+func TestMatchIssuerQuotedStringReading(t *testing.T) {
+	cases := []struct {
+		name     string
+		issuer   pkix.Name
+		dn       string
+		unquoted bool
+		ok       bool
+	}{
+		{"DN's own escapes", pkix.Name{CommonName: "Test", Organization: []string{"Bank, Inc"}}, `O=Bank\, Inc,CN=Test`, false, true},
+		{"doubled comma escape", pkix.Name{CommonName: "Test", Organization: []string{"Bank, Inc"}}, `O=Bank\\, Inc,CN=Test`, true, true},
+		{"doubled plus escape", pkix.Name{CommonName: "Test", Organization: []string{"a+b"}}, `O=a\\+b,CN=Test`, true, true},
+		{"escaped quotes around a quoted value", pkix.Name{CommonName: "Test", Organization: []string{"Bank, Inc"}}, `O=\"Bank, Inc\",CN=Test`, true, true},
+		{"doubled hex pairs", pkix.Name{CommonName: "Tromsø, AS"}, `CN=Troms\\C3\\B8\\, AS`, true, true},
+		// Readable as written, so read only as written.
+		{"doubled backslash of a value", pkix.Name{CommonName: "a", Organization: []string{"ab"}}, `CN=a,O=a\\b`, false, false},
+		{"doubled quote escape", pkix.Name{CommonName: "a", Organization: []string{`a"b`}}, `CN=a,O=a\\\"b`, false, false},
+		{"unreadable either way", pkix.Name{CommonName: "a"}, `CN=a\\,b`, false, false},
+	}
+	for _, tc := range cases {
+		cert := selfSignedName(t, tc.issuer)
+		m, err := matchIssuer(tc.dn, nameAttributes(cert.Issuer))
+		if (err == nil) != tc.ok || (err == nil && (m.unquoted != tc.unquoted || len(m.leftOut) > 0)) {
+			t.Errorf("%s: matchIssuer(%q) = %+v, %v; want ok %v, unquoted %v", tc.name, tc.dn, m, err, tc.ok, tc.unquoted)
 		}
 	}
 }
@@ -284,6 +419,7 @@ func TestFormatDN(t *testing.T) {
 		{pkix.Name{CommonName: "x"}, "CN=x"},
 		{pkix.Name{CommonName: " lead", Organization: []string{"trail "}}, `CN=\ lead,O=trail\ `},
 		{pkix.Name{CommonName: "#hash", Organization: []string{`a"b\c<d>e;f=g+h,i`}}, `CN=\#hash,O=a\"b\\c\<d\>e\;f\=g\+h\,i`},
+		{pkix.Name{CommonName: "line\nbreak\x7f", Organization: []string{"tab\there"}}, `CN=line\0Abreak\7F,O=tab\09here`},
 		{pkix.Name{SerialNumber: "42", StreetAddress: []string{"Gate 1"}, ExtraNames: []pkix.AttributeTypeAndValue{
 			{Type: asn1.ObjectIdentifier{0, 9, 2342, 19200300, 100, 1, 25}, Value: "example"},
 			{Type: asn1.ObjectIdentifier{1, 2, 3, 4}, Value: "other"},
@@ -304,25 +440,39 @@ func TestFormatDN(t *testing.T) {
 	}
 }
 
-func TestSameDN(t *testing.T) {
-	a := []attribute{{"2.5.4.3", "x"}, {"2.5.4.11", "u"}, {"2.5.4.11", "v"}}
-	b := []attribute{{"2.5.4.11", "v"}, {"2.5.4.3", "x"}, {"2.5.4.11", "u"}}
-	if !sameDN(a, b) {
-		t.Error("sameDN with another order = false")
+func TestCompareDN(t *testing.T) {
+	issuer := []attribute{{"2.5.4.3", "x"}, {"2.5.4.11", "u"}, {"2.5.4.11", "v"}, {"2.5.4.97", "psdno-fsa-1"}}
+	cases := []struct {
+		name    string
+		written []attribute
+		leftOut []int
+		reason  string // a part of the reason; empty when the written ones name the issuer
+	}{
+		{"whole, another order", []attribute{{"2.5.4.11", "v"}, {"2.5.4.97", "psdno-fsa-1"}, {"2.5.4.3", "x"}, {"2.5.4.11", "u"}}, nil, ""},
+		{"organizationIdentifier left out", []attribute{{"2.5.4.3", "x"}, {"2.5.4.11", "u"}, {"2.5.4.11", "v"}}, []int{3}, ""},
+		{"one of two OUs left out", []attribute{{"2.5.4.11", "v"}, {"2.5.4.3", "x"}}, []int{1, 3}, ""},
+		{"one attribute", []attribute{{"2.5.4.3", "x"}}, []int{1, 2, 3}, ""},
+		{"value differs", []attribute{{"2.5.4.3", "y"}}, nil, "its CN differs"},
+		{"OU none of the issuer's", []attribute{{"2.5.4.3", "x"}, {"2.5.4.11", "w"}}, nil, "its OU differs"},
+		{"type the issuer lacks", []attribute{{"2.5.4.3", "x"}, {"2.5.4.6", "no"}}, nil, "has no C"},
+		{"value written twice", []attribute{{"2.5.4.11", "u"}, {"2.5.4.11", "u"}}, nil, "OU=u more often"},
+		{"every attribute and one more", append(slices.Clone(issuer), attribute{"2.5.4.3", "x"}), nil, "CN=x more often"},
 	}
-	if sameDN(a, a[:2]) || sameDN(a[:2], a) {
-		t.Error("sameDN with a missing attribute = true")
-	}
-	c := []attribute{{"2.5.4.3", "x"}, {"2.5.4.11", "u"}, {"2.5.4.11", "u"}}
-	if sameDN(a, c) {
-		t.Error("sameDN with a duplicated attribute instead of another = true")
-	}
-	if !sameDN(nil, nil) {
-		t.Error("sameDN(nil, nil) = false")
+	for _, tc := range cases {
+		leftOut, reason := compareDN(tc.written, issuer)
+		if tc.reason == "" {
+			if reason != "" || !slices.Equal(leftOut, tc.leftOut) {
+				t.Errorf("%s: compareDN = %v, %q; want left out %v", tc.name, leftOut, reason, tc.leftOut)
+			}
+		} else if !strings.Contains(reason, tc.reason) || leftOut != nil {
+			t.Errorf("%s: compareDN = %v, %q; want a reason with %q", tc.name, leftOut, reason, tc.reason)
+		}
 	}
 	// The input slices keep their order.
-	if a[0].oid != "2.5.4.3" || b[0].oid != "2.5.4.11" {
-		t.Error("sameDN reordered its arguments")
+	written := []attribute{{"2.5.4.11", "v"}, {"2.5.4.3", "x"}}
+	compareDN(written, issuer)
+	if written[0].oid != "2.5.4.11" || issuer[0].oid != "2.5.4.3" {
+		t.Error("compareDN reordered its arguments")
 	}
 }
 

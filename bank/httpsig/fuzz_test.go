@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"mime"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -26,6 +28,11 @@ var signatureSeeds = []string{
 	`keyId="k",keyId="k"`,
 	`keyId="unterminated`,
 	`keyId="k\`,
+	`keyId="SN=1A,CA=CN=Troms\C3\B8 TPP,O=Eksempel\, Holding AS",algorithm="rsa-sha256",headers="x-request-id",signature="c2ln"`,
+	`keyId="SN=1,CA=CN=a\"b\\",algorithm="rsa-sha256",headers="x-request-id",signature="c2ln"`,
+	`keyId="SN=1,CA=O=\"Bank\\, Inc\",CN=Test",algorithm="rsa-sha256",headers="x-request-id",signature="c2ln"`,
+	`keyId="SN=1,CA=CN=x\\\"",algorithm="a",headers="h",signature="s"`,
+	`keyId="SN=1,CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO",algorithm="rsa-sha256",headers="x-request-id",signature="c2ln"`,
 	"",
 	"Signature ",
 	"signature =\"x\"",
@@ -51,9 +58,17 @@ func FuzzParseSignature(f *testing.F) {
 				t.Fatalf("header name %q in %q", h, p.Headers)
 			}
 		}
-		// Written back with every value quoted, the parameters read the same.
-		q := func(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
-		again := fmt.Sprintf("keyId=%s,algorithm=%s,headers=%s,signature=%s", q(p.KeyID), q(p.Algorithm), q(strings.Join(p.Headers, " ")), q(p.Signature))
+		// Written back with every value quoted as it is, the parameters
+		// read the same. A bare value may hold what no quoted one can: a
+		// '"' that would end it, or a backslash that would escape the
+		// closing quote.
+		values := []string{p.KeyID, p.Algorithm, strings.Join(p.Headers, " "), p.Signature}
+		for _, v := range values {
+			if !quotable(v) {
+				return
+			}
+		}
+		again := fmt.Sprintf(`keyId="%s",algorithm="%s",headers="%s",signature="%s"`, values[0], values[1], values[2], values[3])
 		p2, err := ParseSignature(again)
 		if err != nil {
 			t.Fatalf("ParseSignature(%q) = %+v, but its quoted form %q: %v", value, p, again, err)
@@ -65,6 +80,24 @@ func FuzzParseSignature(f *testing.F) {
 			t.Fatalf("ParseSignature(%q) = %+v, quoted form gives %+v", value, p, p2)
 		}
 	})
+}
+
+// quotable reports whether s can be a quoted parameter value as it is:
+// every '"' in it follows an odd number of backslashes, and it does not
+// end in one.
+func quotable(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\':
+			run++
+			continue
+		case s[i] == '"' && run%2 == 0:
+			return false
+		}
+		run = 0
+	}
+	return run%2 == 0
 }
 
 func FuzzParseKeyID(f *testing.F) {
@@ -82,6 +115,10 @@ func FuzzParseKeyID(f *testing.F) {
 		"SN=",
 		"SN=1,CA",
 		"  SN= 1 ,  CA= x  ",
+		`SN=1A,CA=CN=Troms\C3\B8 TPP,O=Eksempel\, Holding AS`,
+		`SN=01,CA=CN=a\"b\\,O=\#x\ `,
+		`SN=1,CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO`,
+		`SN=1,CA=O=Bank\\, Inc`,
 	} {
 		f.Add(s)
 	}
@@ -93,7 +130,7 @@ func FuzzParseKeyID(f *testing.F) {
 		if k.Serial == nil || k.Serial.Sign() < 0 {
 			t.Fatalf("ParseKeyID(%q) serial %v", s, k.Serial)
 		}
-		if strings.TrimSpace(k.Issuer) != k.Issuer {
+		if trimDN(k.Issuer) != k.Issuer || strings.TrimLeftFunc(k.Issuer, unicode.IsSpace) != k.Issuer {
 			t.Fatalf("ParseKeyID(%q) issuer %q not trimmed", s, k.Issuer)
 		}
 		again := fmt.Sprintf("SN=%X,CA=%s", k.Serial, k.Issuer)
@@ -126,6 +163,12 @@ var dnSeeds = []string{
 	`%zz`,
 	`CN=a\2`,
 	`CN="unterminated`,
+	`CN=a\,b\+c\"d\\e\;f\<g\>h\=i,O=\#j\ `,
+	`CN=Troms\C3\B8 TPP,O=Eksempel\, Holding AS,OU=\C3\A6\C3\B8\C3\A5,S=Troms,C=NO`,
+	`CN=\FF\C3,O=\EF\BF\BD`,
+	`CN=Test CA,O=Bank,OU=Payments,L=Oslo,S=Oslo,C=NO`,
+	`OU=a,OU=b,OU=a,DC=example,DC=com`,
+	`CN=#1401F8`,
 }
 
 func FuzzParseDN(f *testing.F) {
@@ -148,7 +191,7 @@ func FuzzParseDN(f *testing.F) {
 				t.Fatalf("parseDN(%q): value %q is not folded", s, a.value)
 			}
 		}
-		if !sameDN(attrs, attrs) {
+		if !sameAttributes(attrs, attrs) {
 			t.Fatalf("parseDN(%q): not the same as itself", s)
 		}
 		// Written back in reverse order, every value byte hex-escaped, the
@@ -164,10 +207,46 @@ func FuzzParseDN(f *testing.F) {
 			}
 		}
 		again, err := parseDN(b.String())
-		if err != nil || !sameDN(attrs, again) {
+		if err != nil || !sameAttributes(attrs, again) {
 			t.Fatalf("parseDN(%q) = %v, but %q gives %v, %v", s, attrs, b.String(), again, err)
 		}
+		// Written back as FormatDN writes values (type names, RFC 4514
+		// escapes), the DN reads the same.
+		parts := make([]string, len(attrs))
+		for i, a := range attrs {
+			parts[i] = typeName(a.oid) + "=" + escapeDNValue(a.value)
+		}
+		formatted := strings.Join(parts, ",")
+		if again, err := parseDN(formatted); err != nil || !sameAttributes(attrs, again) {
+			t.Fatalf("parseDN(%q) = %v, but its RFC 4514 form %q gives %v, %v", s, attrs, formatted, again, err)
+		}
+		// Any attribute left out, the rest names the DN in part, leaving
+		// out one attribute of that type and value.
+		for i := range attrs {
+			part := append(slices.Clone(attrs[:i]), attrs[i+1:]...)
+			leftOut, reason := compareDN(part, attrs)
+			if len(part) == 0 {
+				continue
+			}
+			if reason != "" || len(leftOut) != 1 || attrs[leftOut[0]] != attrs[i] {
+				t.Fatalf("parseDN(%q) = %v; without %v: left out %v, %q", s, attrs, attrs[i], leftOut, reason)
+			}
+		}
+		// With another value for one of its attributes, the DN is not it.
+		changed := attribute{attrs[0].oid, attrs[0].value + "x"}
+		if !slices.Contains(attrs, changed) {
+			other := append(slices.Clone(attrs[1:]), changed)
+			if leftOut, reason := compareDN(other, attrs); reason == "" {
+				t.Fatalf("parseDN(%q) = %v; %v names it, leaving out %v", s, attrs, other, leftOut)
+			}
+		}
 	})
+}
+
+// sameAttributes reports whether a and b name each other whole.
+func sameAttributes(a, b []attribute) bool {
+	leftOut, reason := compareDN(a, b)
+	return reason == "" && len(leftOut) == 0 && len(a) == len(b)
 }
 
 // certName returns n as a certificate parser returns it: marshalled and
@@ -209,10 +288,28 @@ func FuzzFormatDNRoundTrip(f *testing.F) {
 		}
 		want := nameAttributes(name)
 		for _, dn := range []string{FormatDN(name), name.String()} {
-			if ok, err := matchesIssuer(dn, want); err != nil || !ok {
+			if m, err := matchIssuer(dn, want); err != nil || len(m.leftOut) > 0 || m.unquoted {
 				got, _ := parseDN(dn)
-				t.Fatalf("%q reads as %v (%v), want %v", dn, got, err, want)
+				t.Fatalf("%q reads as %v (%+v, %v), want %v", dn, got, m, err, want)
 			}
+		}
+		// In a Signature header the way the signer writes it, the keyId
+		// reads back as it was.
+		keyID := "SN=1A,CA=" + FormatDN(name)
+		p, err := ParseSignature(`keyId="` + keyID + `",algorithm="rsa-sha256",headers="x-request-id",signature="c2ln"`)
+		if err != nil || p.KeyID != keyID {
+			t.Fatalf("keyId %q reads back as %q, %v", keyID, p.KeyID, err)
+		}
+		// Without its organizationIdentifier, the name is written in part.
+		var part []string
+		for _, atv := range name.Names {
+			if !atv.Type.Equal(asn1.ObjectIdentifier{2, 5, 4, 97}) {
+				part = append(part, formatATV(atv))
+			}
+		}
+		m, err := matchIssuer(strings.Join(part, ","), want)
+		if err != nil || len(m.leftOut) != 1 || !name.Names[m.leftOut[0]].Type.Equal(asn1.ObjectIdentifier{2, 5, 4, 97}) {
+			t.Fatalf("%q without organizationIdentifier: %+v, %v", FormatDN(name), m, err)
 		}
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"mime"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Params are the parameters of a Signature header.
@@ -26,7 +28,9 @@ var wordDecoder = &mime.WordDecoder{}
 
 // ParseSignature parses a Signature header value. It accepts a leading
 // "Signature " token, any parameter order, quoted or bare values, and a
-// value MIME-encoded as a whole per RFC 2047.
+// value MIME-encoded as a whole per RFC 2047. A quoted value keeps its
+// backslashes: those of a keyId's issuer DN are the DN's own; a '"' after
+// an odd number of backslashes does not end the value.
 func ParseSignature(value string) (Params, error) {
 	v := strings.TrimSpace(value)
 	if strings.HasPrefix(v, "=?") {
@@ -63,7 +67,17 @@ func ParseSignature(value string) (Params, error) {
 }
 
 // parseParams reads name=value pairs separated by commas. Values may be
-// quoted (with backslash escapes) or bare tokens.
+// quoted or bare tokens.
+//
+// A quoted value is kept as written, backslashes included: the keyId's
+// issuer DN has RFC 4514 escapes of its own (O=Eksempel\, Holding AS,
+// Troms\C3\B8), which are not quoted-string escapes (API.md 3.4). A
+// backslash still binds the character after it, so a '"' closes the value
+// only when an even number of backslashes (or none) comes before it: the
+// DN's own \" stays in the value, and the quote after a DN that ends in
+// \\ closes it. That is where the quoted-string reading closes the value
+// too, so both readings split a header alike, and unquote recovers the
+// quoted-string reading.
 func parseParams(s string) (map[string]string, error) {
 	out := map[string]string{}
 	i := 0
@@ -96,7 +110,7 @@ func parseParams(s string) (map[string]string, error) {
 			for i < len(s) {
 				c := s[i]
 				if c == '\\' && i+1 < len(s) {
-					val.WriteByte(s[i+1])
+					val.WriteString(s[i : i+2])
 					i += 2
 					continue
 				}
@@ -124,6 +138,23 @@ func parseParams(s string) (map[string]string, error) {
 	}
 }
 
+// unquote reads a quoted value's text as a quoted string: each backslash
+// escapes the character after it. Sandbank's signer wrote the keyId that
+// way before the DN's backslashes were taken as its own.
+func unquote(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 func excerpt(s string, at int) string {
 	end := min(len(s), at+24)
 	return s[at:end]
@@ -139,7 +170,7 @@ type KeyID struct {
 // ParseKeyID parses "SN=<hex>,CA=<issuer DN>". The serial is hexadecimal,
 // any case, with or without leading zeros.
 func ParseKeyID(s string) (KeyID, error) {
-	rest := strings.TrimSpace(s)
+	rest := strings.TrimLeftFunc(s, unicode.IsSpace)
 	if len(rest) < 3 || !strings.EqualFold(rest[:3], "SN=") {
 		return KeyID{}, fmt.Errorf("keyId %q does not start with SN=; write SN=<serial in hex>,CA=<issuer DN>", clip(s))
 	}
@@ -149,11 +180,11 @@ func ParseKeyID(s string) (KeyID, error) {
 		return KeyID{}, fmt.Errorf("keyId %q has no CA=<issuer DN> after the serial", clip(s))
 	}
 	serialText := strings.TrimSpace(rest[:comma])
-	ca := strings.TrimSpace(rest[comma+1:])
+	ca := strings.TrimLeftFunc(rest[comma+1:], unicode.IsSpace)
 	if len(ca) < 3 || !strings.EqualFold(ca[:3], "CA=") {
 		return KeyID{}, fmt.Errorf("keyId %q has no CA= after the serial", clip(s))
 	}
-	k := KeyID{SerialHex: serialText, Issuer: strings.TrimSpace(ca[3:])}
+	k := KeyID{SerialHex: serialText, Issuer: trimDN(ca[3:])}
 	hexText := strings.TrimPrefix(strings.TrimPrefix(serialText, "0x"), "0X")
 	serial, ok := new(big.Int).SetString(hexText, 16)
 	if !ok || hexText == "" || strings.HasPrefix(hexText, "-") || strings.HasPrefix(hexText, "+") {
@@ -161,6 +192,18 @@ func ParseKeyID(s string) (KeyID, error) {
 	}
 	k.Serial = serial
 	return k, nil
+}
+
+// trimDN trims the white space around a DN, but not a space escaped by a
+// backslash at its end (RFC 4514 "\ " for a value's trailing space).
+func trimDN(s string) string {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	t := strings.TrimRightFunc(s, unicode.IsSpace)
+	if len(t) < len(s) && (len(t)-len(strings.TrimRight(t, `\`)))%2 == 1 {
+		_, size := utf8.DecodeRuneInString(s[len(t):])
+		t = s[:len(t)+size]
+	}
+	return t
 }
 
 func clip(s string) string {

@@ -98,12 +98,11 @@ func (s *Signer) sign(r *http.Request, names []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sign: %w", err)
 	}
+	// The keyId goes in as it is, its DN's backslashes being its own
+	// (API.md 3.4): FormatDN escapes every '"' and '\' of a value, so no
+	// quote in it ends the parameter early.
 	return fmt.Sprintf(`keyId="%s",algorithm="rsa-sha256",headers="%s",signature="%s"`,
-		escapeQuoted(s.KeyID()), strings.Join(names, " "), base64.StdEncoding.EncodeToString(sig)), nil
-}
-
-func escapeQuoted(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
+		s.KeyID(), strings.Join(names, " "), base64.StdEncoding.EncodeToString(sig)), nil
 }
 
 // responseHeaders are the headers a response signature covers.
@@ -138,7 +137,7 @@ func VerifyResponse(h http.Header, body []byte, bankCert *x509.Certificate) erro
 		}
 	}
 	v := &Verdict{}
-	if !checkKeyID(v, p.KeyID, bankCert) {
+	if !checkKeyID(v, p.KeyID, bankCert, false) {
 		return v.Err
 	}
 	signing, err := SigningString(&http.Request{Header: h}, p.Headers)

@@ -194,13 +194,13 @@ func TestSignRequestEmptyHeader(t *testing.T) {
 	}
 }
 
-// TestSignRequestPercentIssuer: a TPP certificate from a CA whose name
-// holds "%41" verifies with the keyId Signer.KeyID writes.
-func TestSignRequestPercentIssuer(t *testing.T) {
-	f := getFixture(t)
+// leafOf returns a certificate for the fixture's TPP key, issued by a CA
+// named caName.
+func leafOf(t *testing.T, f *fixture, caName pkix.Name) *x509.Certificate {
+	t.Helper()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(77),
-		Subject:               pkix.Name{CommonName: "Test CA", Organization: []string{"Bank %41"}},
+		Subject:               caName,
 		NotBefore:             f.now.Add(-time.Hour),
 		NotAfter:              f.now.Add(24 * time.Hour),
 		IsCA:                  true,
@@ -229,6 +229,14 @@ func TestSignRequestPercentIssuer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return leaf
+}
+
+// TestSignRequestPercentIssuer: a TPP certificate from a CA whose name
+// holds "%41" verifies with the keyId Signer.KeyID writes.
+func TestSignRequestPercentIssuer(t *testing.T) {
+	f := getFixture(t)
+	leaf := leafOf(t, f, pkix.Name{CommonName: "Test CA", Organization: []string{"Bank %41"}})
 	s, err := httpsig.NewSigner(leaf, f.tppKey)
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +248,71 @@ func TestSignRequestPercentIssuer(t *testing.T) {
 	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0))
 	if v := vf.Verify(r, nil); v.Err != nil {
 		t.Errorf("Verify with keyId %q: %v", s.KeyID(), v.Err)
+	}
+}
+
+// TestSignRequestEscapedIssuer: the signer puts the keyId in the Signature
+// header as it is, the DN's backslashes being its own (API.md 3.4), for
+// an issuer with every character RFC 4514 escapes; the verifier reads it
+// back whole, in strict mode too. The keyId that Sandbank's signer wrote
+// before, with those backslashes doubled and quotes escaped, still
+// verifies with a note when it is no DN as written (strict mode refuses
+// it); when it is one, it is read as written only, and names another
+// issuer.
+func TestSignRequestEscapedIssuer(t *testing.T) {
+	f := getFixture(t)
+	cases := []struct {
+		name pkix.Name
+		// oldNote: the doubled keyId is no DN as written, so it passes with
+		// a note; else it reads as another issuer.
+		oldNote bool
+	}{
+		{pkix.Name{CommonName: "Tromsø TPP", Organization: []string{"Eksempel, Holding AS"}}, true},
+		{pkix.Name{CommonName: `a"b\c<d>e;f=g+h `, Organization: []string{"#lead"}, OrganizationalUnit: []string{`ends in \`}}, true},
+		{pkix.Name{CommonName: `\"`, Organization: []string{`"quoted"`}, Locality: []string{"æøå ÆØÅ"}}, false},
+		// A trailing space, escaped last in the DN: doubled, the escape
+		// escapes nothing and the space is trimmed.
+		{pkix.Name{Organization: []string{"trail "}}, false},
+	}
+	for _, tc := range cases {
+		leaf := leafOf(t, f, tc.name)
+		s, err := httpsig.NewSigner(leaf, f.tppKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := http.NewRequest("GET", "https://bank.example/v1/accounts", nil)
+		if err := s.SignRequest(r, nil); err != nil {
+			t.Fatal(err)
+		}
+		header := r.Header.Get("Signature")
+		if !strings.Contains(header, `keyId="`+s.KeyID()+`"`) {
+			t.Errorf("Signature %s does not hold the keyId %s as it is", header, s.KeyID())
+		}
+		p, err := httpsig.ParseSignature(header)
+		if err != nil || p.KeyID != s.KeyID() {
+			t.Errorf("keyId %q reads back as %q, %v", s.KeyID(), p.KeyID, err)
+		}
+		strict := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true, Strict: true}, f.clock(0))
+		if v := strict.Verify(toServer(r, nil), nil); v.Err != nil || len(v.Notes) != 0 {
+			t.Errorf("Verify with keyId %q: %v, notes %+v", s.KeyID(), v.Err, v.Notes)
+		}
+
+		old := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s.KeyID())
+		r.Header.Set("Signature", strings.Replace(header, s.KeyID(), old, 1))
+		lenient := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0))
+		v := lenient.Verify(toServer(r, nil), nil)
+		if !tc.oldNote {
+			if v.Err == nil || !strings.Contains(v.Err.Message, "is not the certificate's issuer") {
+				t.Errorf("doubled keyId %q that is a DN as written: %v, want it refused as another issuer", old, v.Err)
+			}
+			continue
+		}
+		if v.Err != nil || len(v.Notes) != 1 || !strings.Contains(v.Notes[0].Text, "quoted-string escapes") {
+			t.Errorf("doubled keyId %q: %v, notes %+v", old, v.Err, v.Notes)
+		}
+		if v := strict.Verify(toServer(r, nil), nil); v.Err == nil || !strings.Contains(v.Err.Message, "strict mode") {
+			t.Errorf("doubled keyId %q in strict mode: %v", old, v.Err)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"crypto/sha512"
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"hash"
 	"net/http"
@@ -40,8 +41,13 @@ type Verdict struct {
 	Cert          *x509.Certificate `json:"-"`
 	TPPID         string            `json:"tppId,omitempty"`
 	// Roles are the PSD2 roles the request may use.
-	Roles []string    `json:"roles,omitempty"`
-	Err   *bank.Error `json:"-"`
+	Roles []string `json:"roles,omitempty"`
+	// Notes are the client notes of the request: what was odd about its
+	// signature that the bank accepted as the real bank does, with what to
+	// change (bank.Oddity warnings, API.md 11). Strict mode refuses them
+	// instead.
+	Notes []bank.Message `json:"notes,omitempty"`
+	Err   *bank.Error    `json:"-"`
 }
 
 func (v *Verdict) pass(check, format string, args ...any) {
@@ -64,6 +70,9 @@ type Policy struct {
 	// Trust checks a certificate's chain in trust mode store; nil is trust
 	// mode any, which accepts any certificate whose signature verifies.
 	Trust func(*x509.Certificate) error
+	// Strict refuses what the bank otherwise accepts with a client note
+	// (Verdict.Notes), as SIGNATURE_INVALID.
+	Strict bool
 }
 
 // Verifier checks signed requests. It is safe for concurrent use.
@@ -171,7 +180,7 @@ func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
 		return v.fail("signature header", bank.CodeSignatureInvalid, "%v", err)
 	}
 	v.pass("signature header", "keyId=%q algorithm=%q headers=%q", p.KeyID, p.Algorithm, strings.Join(p.Headers, " "))
-	if !checkKeyID(v, p.KeyID, cert) {
+	if !checkKeyID(v, p.KeyID, cert, policy.Strict) {
 		return v
 	}
 	h, ok := hashFor(p.Algorithm)
@@ -325,8 +334,10 @@ func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, body []byte) bool {
 	return true
 }
 
-// checkKeyID matches the keyId against the certificate.
-func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate) bool {
+// checkKeyID matches the keyId against the certificate. A CA that names
+// the issuer only in part, or only with its backslashes read as
+// quoted-string escapes, passes with a note; in strict mode it fails.
+func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate, strict bool) bool {
 	k, err := ParseKeyID(keyID)
 	if err != nil {
 		v.fail("keyId", bank.CodeSignatureInvalid, "%v", err)
@@ -340,17 +351,49 @@ func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate) bool {
 		v.fail("keyId", bank.CodeSignatureInvalid, "keyId serial %s is not the certificate's serial %X%s", k.SerialHex, cert.SerialNumber, hint)
 		return false
 	}
-	match, err := matchesIssuer(k.Issuer, nameAttributes(cert.Issuer))
-	if err != nil {
+	issuer := FormatDN(cert.Issuer)
+	m, err := matchIssuer(k.Issuer, nameAttributes(cert.Issuer))
+	if mismatch := (*notIssuerError)(nil); errors.As(err, &mismatch) {
+		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q is not the certificate's issuer %q: %s", clip(k.Issuer), issuer, mismatch.reason)
+		return false
+	} else if err != nil {
 		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q cannot be read: %v", clip(k.Issuer), err)
 		return false
 	}
-	if !match {
-		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q is not the certificate's issuer %q", clip(k.Issuer), FormatDN(cert.Issuer))
+	var notes []bank.Message
+	if m.unquoted {
+		notes = append(notes, bank.Oddity(bank.CodeSignatureInvalid, "keyId",
+			`keyId CA reads as the issuer only with its backslashes taken as quoted-string escapes (\\ for \, \" for "); they are the DN's own: write the DN as openssl -nameopt RFC2253 prints it, e.g. `+issuer))
+	}
+	if len(m.leftOut) > 0 {
+		left := make([]string, len(m.leftOut))
+		for i, j := range m.leftOut {
+			left[i] = formatATV(cert.Issuer.Names[j])
+		}
+		notes = append(notes, bank.Oddity(bank.CodeSignatureInvalid, "keyId",
+			fmt.Sprintf("keyId CA leaves out the issuer's %s; the bank accepts it, but write the issuer whole: %s", strings.Join(left, ", "), issuer)))
+	}
+	if len(notes) == 0 {
+		v.pass("keyId", "serial %X and issuer %s match the certificate", cert.SerialNumber, issuer)
+		return true
+	}
+	if strict {
+		refusal, _ := bank.AsError(bank.Refusal(notes))
+		v.fail("keyId", bank.CodeSignatureInvalid, "%s", joinTexts(refusal.Messages))
 		return false
 	}
-	v.pass("keyId", "serial %X and issuer %s match the certificate", cert.SerialNumber, FormatDN(cert.Issuer))
+	v.Notes = append(v.Notes, notes...)
+	v.pass("keyId", "serial %X and issuer %s match the certificate, with a warning: %s", cert.SerialNumber, issuer, joinTexts(notes))
 	return true
+}
+
+// joinTexts joins the texts of messages with "; ".
+func joinTexts(msgs []bank.Message) string {
+	texts := make([]string, len(msgs))
+	for i, m := range msgs {
+		texts[i] = m.Text
+	}
+	return strings.Join(texts, "; ")
 }
 
 func decimalSerial(s string) (string, bool) {

@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -378,9 +379,27 @@ func TestVerifyFailures(t *testing.T) {
 		{name: "keyId other CA", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Other CA", "rsa-sha256", getNames)
 		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's issuer"},
-		{name: "keyId CA missing an attribute", req: func() *http.Request {
+		{name: "keyId CA missing an attribute in strict mode", policy: &httpsig.Policy{RequireSignature: true, Strict: true}, req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA="+strings.Replace(issuer, ",C=NO", "", 1), "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "issuer"},
+		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "leaves out the issuer's C=NO"},
+		{name: "keyId CA without organizationIdentifier in strict mode", policy: &httpsig.Policy{RequireSignature: true, Strict: true}, req: func() *http.Request {
+			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
+		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "strict mode refuses"},
+		{name: "keyId CA in part with a value that differs", req: func() *http.Request {
+			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox AS,C=NO", "rsa-sha256", getNames)
+		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "its O differs"},
+		{name: "keyId CA in part with a type the issuer lacks", req: func() *http.Request {
+			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,OU=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
+		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "the issuer has no OU"},
+		{name: "keyId CA with an attribute twice", req: func() *http.Request {
+			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA="+issuer+",C=NO", "rsa-sha256", getNames)
+		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "C=NO more often"},
+		{name: "keyId CA in part, other serial", req: func() *http.Request {
+			return custom(false, f.tpp, f.tppKey, "SN=1234ABCD,CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
+		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's serial"},
+		{name: "keyId CA in part, signature by another key", req: func() *http.Request {
+			return custom(false, f.tpp, f.bankKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
+		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "keyId CA unreadable", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=XYZ=1", "rsa-sha256", getNames)
 		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "cannot be read"},
@@ -486,6 +505,73 @@ func TestVerifyFailures(t *testing.T) {
 			assertFailed(t, v, tc.code, tc.step, tc.mention)
 		})
 	}
+}
+
+// TestVerifyKeyIDNotes: a keyId CA that writes the issuer in part (here
+// without its organizationIdentifier, as signers with a fixed list of
+// attributes write it) passes with a client note that names what was left
+// out; the keyId step says so. The whole issuer gives no note.
+func TestVerifyKeyIDNotes(t *testing.T) {
+	f := getFixture(t)
+	serial := fmt.Sprintf("%X", f.tpp.SerialNumber)
+	names := []string{"(request-target)", "date", "x-request-id"}
+	request := func(kid string) *http.Request {
+		r := serverRequest("GET", "/v1/accounts", nil, "Date", "Tue, 07 Jan 2025 10:00:00 GMT", "X-Request-ID", "id-1",
+			"TPP-Signature-Certificate", certHeader(f.tpp))
+		handSign(t, r, f.tppKey, crypto.SHA256, kid, "rsa-sha256", names)
+		return r
+	}
+	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0))
+
+	whole := vf.Verify(request(keyID(f.tpp)), nil)
+	assertPassed(t, whole)
+	if len(whole.Notes) != 0 || strings.Contains(whole.Steps[6].Detail, "warning") {
+		t.Errorf("whole issuer: notes %+v, keyId step %q", whole.Notes, whole.Steps[6].Detail)
+	}
+
+	for _, ca := range []string{
+		"CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO",
+		"C=NO,O=Sandbank Sandbox,CN=Sandbank Sandbox CA",
+		"cn=sandbank sandbox ca, o=SANDBANK SANDBOX, c=no",
+		"CN=Sandbank%20Sandbox%20CA,O=Sandbank%20Sandbox,C=NO",
+	} {
+		v := vf.Verify(request("SN="+serial+",CA="+ca), nil)
+		assertPassed(t, v)
+		if len(v.Notes) != 1 {
+			t.Fatalf("%s: notes %+v, want one", ca, v.Notes)
+		}
+		n := v.Notes[0]
+		if n.Category != "WARNING" || n.Path != "keyId" || n.Refuse != bank.CodeSignatureInvalid ||
+			!strings.Contains(n.Text, "leaves out the issuer's organizationIdentifier=NTRNO-999999999") ||
+			!strings.Contains(n.Text, httpsig.FormatDN(f.tpp.Issuer)) || strings.Contains(strings.SplitN(n.Text, ";", 2)[0], "CN=") {
+			t.Errorf("%s: note %+v", ca, n)
+		}
+		if step := v.Steps[6]; step.Check != "keyId" || !strings.Contains(step.Detail, "with a warning: "+n.Text) {
+			t.Errorf("%s: keyId step %+v does not show the note", ca, step)
+		}
+		data, err := json.Marshal(v)
+		if err != nil || !strings.Contains(string(data), `"notes":[{"category":"WARNING","code":"WARNING","path":"keyId","text":"keyId CA leaves out`) {
+			t.Errorf("%s: verdict JSON %s, %v", ca, data, err)
+		}
+	}
+
+	// The CA is still refused when nothing is in common, or when it is empty.
+	for ca, mention := range map[string]string{"C=SE": "its C differs", "OU=x": "the issuer has no OU", "": "empty"} {
+		v := vf.Verify(request("SN="+serial+",CA="+ca), nil)
+		assertFailed(t, v, bank.CodeSignatureInvalid, "keyId", mention)
+		if len(v.Notes) != 0 {
+			t.Errorf("CA %q refused with notes %+v", ca, v.Notes)
+		}
+	}
+
+	// Strict mode refuses the CA written in part, with the note's text.
+	vf.SetPolicy(httpsig.Policy{RequireSignature: true, Strict: true})
+	v := vf.Verify(request("SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO"), nil)
+	assertFailed(t, v, bank.CodeSignatureInvalid, "keyId", "keyId CA leaves out the issuer's organizationIdentifier=NTRNO-999999999")
+	if !strings.HasSuffix(v.Err.Message, "(strict mode refuses what the bank accepts with a warning)") || len(v.Notes) != 0 {
+		t.Errorf("strict refusal %q, notes %+v", v.Err.Message, v.Notes)
+	}
+	assertPassed(t, vf.Verify(request(keyID(f.tpp)), nil))
 }
 
 func TestVerifyUnsignedAllowed(t *testing.T) {

@@ -408,7 +408,7 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
 			return
 		}
-		if err := note(r, s.clientNotes(r, v, body)...); err != nil {
+		if err := note(r, append(slices.Clone(v.Notes), s.clientNotes(r, v, body)...)...); err != nil {
 			s.fail(w, r, err)
 			return
 		}

@@ -61,7 +61,7 @@ func handSigned(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path st
 		req.Header.Set("Digest", s.digest)
 	}
 	if s.headers == nil {
-		s.headers = []string{"x-request-id"}
+		s.headers = []string{"(request-target)", "x-request-id"}
 		for _, h := range []string{"digest", "date"} {
 			if req.Header.Get(h) != "" {
 				s.headers = append(s.headers, h)

@@ -23,15 +23,7 @@ import (
 // X-Request-ID.
 func logged(t *testing.T, b *apptest.Bank, r apptest.Response) reqlog.Entry {
 	t.Helper()
-	id := r.Header.Get("X-Request-ID")
-	entries := b.App.RequestLog().Entries()
-	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].RequestID == id {
-			return entries[i]
-		}
-	}
-	t.Fatalf("request %s is not in the log", id)
-	return reqlog.Entry{}
+	return b.Logged(r.Header.Get("X-Request-ID"))
 }
 
 // notePaths lists the paths of an entry's client notes, sorted.
