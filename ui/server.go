@@ -44,6 +44,7 @@ type serverScreen struct {
 	settingsForm *form
 	trust        *widget.RadioGroup
 	requireSig   *widget.Check
+	strict       *widget.Check
 	loading      bool
 
 	clockForm  *form
@@ -90,6 +91,8 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.settingsForm.add("Trust mode", "trustMode", s.trust)
 	s.requireSig = widget.NewCheck("Refuse unsigned requests", func(bool) { s.saveSettings() })
 	s.settingsForm.add("Signatures", "requireSignature", s.requireSig)
+	s.strict = widget.NewCheck("Strict: refuse what the bank accepts with a warning (client notes)", func(bool) { s.saveSettings() })
+	s.settingsForm.add("Strict mode", "strict", s.strict)
 	trustHelp := helpText("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.host.TrustDir() + " (watched: a file dropped there is trusted at once).")
 
 	s.clockNow = widget.NewLabel("")
@@ -190,6 +193,7 @@ func (s *serverScreen) reloadSettings() {
 	s.loading = true
 	s.trust.SetSelected(st.TrustMode)
 	s.requireSig.SetChecked(st.RequireSignature)
+	s.strict.SetChecked(st.Strict)
 	s.loading = false
 	c := s.u.ops.Clock()
 	text := "Now: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
@@ -252,8 +256,8 @@ func (s *serverScreen) saveSettings() {
 	if s.loading {
 		return
 	}
-	trust, require := s.trust.Selected, s.requireSig.Checked
-	_, err := s.u.ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = trust, require })
+	trust, require, strict := s.trust.Selected, s.requireSig.Checked, s.strict.Checked
+	_, err := s.u.ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature, st.Strict = trust, require, strict })
 	s.settingsForm.show(err)
 }
 

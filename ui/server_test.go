@@ -25,10 +25,12 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 	// Settings apply to the bank at once.
 	s.trust.SetSelected(bank.TrustStore)
 	s.requireSig.SetChecked(false)
+	test.Tap(s.strict)
 	st, _ := h.core.Bank.Ops.Settings()
-	if st.TrustMode != bank.TrustStore || st.RequireSignature {
+	if st.TrustMode != bank.TrustStore || st.RequireSignature || !st.Strict || !h.core.Bank.Ops.Strict() {
 		t.Fatalf("settings %+v", st)
 	}
+	test.Tap(s.strict)
 	resp, err := http.Get(h.core.URLs()[0] + "/v1/sandbox/customers?x=1")
 	if err != nil {
 		t.Fatal(err)
@@ -48,12 +50,12 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 		t.Fatalf("an unsigned request with requireSignature off: %d", resp.StatusCode)
 	}
 	// A change from elsewhere shows here.
-	if _, err := h.core.Bank.Ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature = bank.TrustAny, true }); err != nil {
+	if _, err := h.core.Bank.Ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature, st.Strict = bank.TrustAny, true, true }); err != nil {
 		t.Fatal(err)
 	}
 	h.u.catchUp()
-	if s.trust.Selected != bank.TrustAny || !s.requireSig.Checked {
-		t.Fatalf("the screen shows %s %v", s.trust.Selected, s.requireSig.Checked)
+	if s.trust.Selected != bank.TrustAny || !s.requireSig.Checked || !s.strict.Checked {
+		t.Fatalf("the screen shows %s %v %v", s.trust.Selected, s.requireSig.Checked, s.strict.Checked)
 	}
 	// Stop and start on other addresses; a bad one is shown at its field.
 	test.Tap(s.stopBtn)

@@ -161,3 +161,38 @@ func TestTraffic_LiveLogExplainsSignatures(t *testing.T) {
 		t.Fatal("clear left requests")
 	}
 }
+
+// A request the bank accepted with client notes shows them, with what to
+// change, beside the signature steps, and counts them in its row.
+func TestTraffic_ClientNotes(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.traffic
+	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := httpsig.NewSigner(cert, key)
+	req, _ := http.NewRequest("GET", h.core.URLs()[0]+"/v1/sandbox/customers", nil)
+	req.Header.Set("PSU-IP-Address", "localhost")
+	if err := signer.SignRequest(req, nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	h.u.catchUp()
+	n := len(s.entries)
+	if n == 0 {
+		t.Fatal("no request in the log")
+	}
+	e := s.entries[n-1]
+	if got := s.cell(e, 6); got != "verified, 1 note" {
+		t.Fatalf("signature column %q", got)
+	}
+	text := explain(e)
+	if !strings.Contains(text, "Client notes") || !strings.Contains(text, `- PSU-IP-Address: "localhost" is not an IP address`) {
+		t.Fatalf("explanation:\n%s", text)
+	}
+}
