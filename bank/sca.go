@@ -91,7 +91,8 @@ func (s *core) newAuthorisation(tx Tx, r SCARequest, now time.Time) (Authorisati
 	}
 	a := Authorisation{
 		TPPID: r.TPPID, TPPName: r.TPPName, Kind: r.Kind, Status: ScaReceived, Created: now,
-		RedirectURI: r.RedirectURI, SessionID: r.SessionID, RedirectPreferred: r.RedirectPreferred, Token: newToken(),
+		RedirectURI: r.RedirectURI, SessionID: r.SessionID, RedirectPreferred: r.RedirectPreferred,
+		Secret: newToken(), Token: newToken(), Cookie: newToken(),
 	}
 	if err := pruneAuthorisations(tx, a.Created); err != nil {
 		return a, err
@@ -134,6 +135,7 @@ func checkRedirectURI(raw string) error {
 	return nil
 }
 
+// newToken returns 144 random bits, URL-safe.
 func newToken() string {
 	b := make([]byte, 18)
 	_, _ = rand.Read(b)
@@ -186,9 +188,11 @@ type SCAView struct {
 }
 
 // SCAInput is one step's answer: a form post of the SCA page or the
-// automated-SCA body.
+// automated-SCA body. A form post carries the page's form token and the
+// value of the cookie the page set.
 type SCAInput struct {
 	Token      string
+	Cookie     string
 	NationalID string
 	Context    string
 	Accounts   []string
@@ -246,11 +250,15 @@ func (s *core) subject(a Authorisation) scaSubject {
 	return identification{} // a kind this version does not know: identify only
 }
 
-// SCAPage returns the page of an authorisation. An authorisation older
-// than ScaLifetime fails here (SCA_EXPIRED) the first time it is seen.
-func (s *PSD2) SCAPage(id string) (SCAView, error) {
+// SCAPage returns the page of an authorisation at its address: its id and
+// its secret. An authorisation older than ScaLifetime fails here
+// (SCA_EXPIRED) the first time it is seen.
+func (s *PSD2) SCAPage(id, secret string) (SCAView, error) {
 	var view SCAView
 	err := s.readAuthorisation("read SCA", func(tx Tx, mayWrite bool) error {
+		if err := pageOpens(tx, id, secret); err != nil {
+			return err
+		}
 		a, expired, err := s.loadAuthorisation(tx, id, mayWrite)
 		if err != nil {
 			return err
@@ -260,6 +268,19 @@ func (s *PSD2) SCAPage(id string) (SCAView, error) {
 		return err
 	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
 	return view, err
+}
+
+// pageOpens checks the secret of an SCA page's address: a wrong or missing
+// one is SCA_NOT_FOUND, as an unknown id is, so an id alone tells nothing.
+func pageOpens(tx Tx, id, secret string) error {
+	a, err := tx.Authorisation(id)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err != nil || a.Secret == "" || subtle.ConstantTimeCompare([]byte(secret), []byte(a.Secret)) != 1 {
+		return Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
+	}
+	return nil
 }
 
 // errMustExpire stops a read that found an open authorisation past its
@@ -299,10 +320,14 @@ func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisati
 	return a, false, nil
 }
 
-// SCAStep applies one step of the SCA page: the answer to the step the
-// authorisation is at. A form token of another authorisation is refused.
-func (s *PSD2) SCAStep(id string, in SCAInput) (SCAView, error) {
+// SCAStep applies one step of the SCA page, posted to its address (id and
+// secret): the answer to the step the authorisation is at. A form without
+// the authorisation's form token and the page's cookie is refused.
+func (s *PSD2) SCAStep(id, secret string, in SCAInput) (SCAView, error) {
 	return change(s.core, "SCA step", func(tx Tx) (view SCAView, err error) {
+		if err := pageOpens(tx, id, secret); err != nil {
+			return view, err
+		}
 		a, expired, err := s.loadAuthorisation(tx, id, true)
 		if err != nil {
 			return view, err
@@ -312,8 +337,8 @@ func (s *PSD2) SCAStep(id string, in SCAInput) (SCAView, error) {
 			view.Ended = expired
 			return view, err
 		}
-		if subtle.ConstantTimeCompare([]byte(in.Token), []byte(a.Token)) != 1 {
-			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s; reload the page and try again", clip(id))
+		if subtle.ConstantTimeCompare([]byte(in.Token), []byte(a.Token)) != 1 || subtle.ConstantTimeCompare([]byte(in.Cookie), []byte(a.Cookie)) != 1 {
+			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s, or your browser did not send the page's cookie; open the SCA link again and retry", clip(id))
 		}
 		problem, err := s.step(tx, &a, in)
 		if err != nil {

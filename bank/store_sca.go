@@ -1,6 +1,9 @@
 package bank
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // The records the store keeps for SCA: authorisations, consents and the
 // grants they give, SCA sessions and the PSU ids given to TPPs. They are stored as their
@@ -49,9 +52,15 @@ type Authorisation struct {
 	RedirectURI       string    `json:"redirectUri"`
 	SessionID         string    `json:"sessionId"`
 	RedirectPreferred bool      `json:"redirectPreferred"`
+	// Secret is part of the SCA page's address: only the TPP that started
+	// the authorisation gets it (in scaRedirect), so an id alone opens no
+	// page. PagePath gives the address.
+	Secret string `json:"secret,omitempty"`
 	// Token is the authorisation's own form token: a form posted for one
-	// authorisation cannot drive another.
+	// authorisation cannot drive another. Cookie is the value of the
+	// cookie the page sets; a form post must carry both.
 	Token      string   `json:"token"`
+	Cookie     string   `json:"cookie,omitempty"`
 	Attempts   int      `json:"attempts"`
 	CustomerID string   `json:"customerId,omitempty"`
 	Context    string   `json:"context,omitempty"`
@@ -75,6 +84,14 @@ type Authorisation struct {
 
 // Expires is when an unfinished authorisation fails.
 func (a Authorisation) Expires() time.Time { return a.Created.Add(ScaLifetime) }
+
+// PagePath is the SCA page's path: /sca/{id}/{secret}.
+func (a Authorisation) PagePath() string { return "/sca/" + a.ID + "/" + a.Secret }
+
+// CookieName is the name of the cookie the authorisation's page sets.
+func (a Authorisation) CookieName() string {
+	return "sandbank-sca-" + strings.TrimPrefix(a.ID, IDPrefix)
+}
 
 // Open reports whether the authorisation has not finished.
 func (a Authorisation) Open() bool {

@@ -255,7 +255,7 @@ func (s *consentsScreen) scaLink() (string, error) {
 	if len(urls) == 0 {
 		return "", fmt.Errorf("the bank is stopped: start it on the Server screen, then open the SCA page")
 	}
-	return urls[0] + "/sca/" + a.ID, nil
+	return urls[0] + a.PagePath(), nil
 }
 
 func (s *consentsScreen) openSCA() {

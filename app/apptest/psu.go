@@ -3,6 +3,7 @@ package apptest
 import (
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"slices"
 	"strings"
@@ -11,8 +12,8 @@ import (
 )
 
 // Browser is a PSU's browser without JavaScript: it loads the SCA page,
-// reads its forms and posts them, and does not follow redirects, so a test
-// sees where the bank sends the PSU.
+// reads its forms and posts them with the page's cookies, and does not
+// follow redirects, so a test sees where the bank sends the PSU.
 type Browser struct {
 	b      *Bank
 	client *http.Client
@@ -20,7 +21,11 @@ type Browser struct {
 
 // Browser returns a new browser for the bank's SCA pages.
 func (b *Bank) Browser() *Browser {
-	return &Browser{b: b, client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		b.TB.Fatal(err)
+	}
+	return &Browser{b: b, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
 // Page is what the browser got: an HTML page with its forms, or a redirect
@@ -104,6 +109,15 @@ func (br *Browser) Submit(p Page, values url.Values) Page {
 		br.b.TB.Fatalf("form action %q: %v", f.Action, err)
 	}
 	return br.Post(action.String(), post)
+}
+
+// Cookies returns the cookies the browser would send to rawURL.
+func (br *Browser) Cookies(rawURL string) []*http.Cookie {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		br.b.TB.Fatalf("URL %q: %v", rawURL, err)
+	}
+	return br.client.Jar.Cookies(u)
 }
 
 // Post posts form values to a URL.

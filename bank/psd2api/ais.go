@@ -32,8 +32,8 @@ func aisRequest(r *http.Request) bank.AISRequest {
 var hostPattern = regexp.MustCompile(`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
 
 // scaURL is the SCA page of an authorisation on the listener the request
-// came in on.
-func scaURL(r *http.Request, id string) string {
+// came in on: its id and its secret.
+func scaURL(r *http.Request, a bank.Authorisation) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
@@ -44,7 +44,7 @@ func scaURL(r *http.Request, id string) string {
 			host = addr.String()
 		}
 	}
-	return scheme + "://" + host + "/sca/" + id // the bank's ids are URL-safe
+	return scheme + "://" + host + a.PagePath() // ids and secrets are URL-safe
 }
 
 // scaRequestOf reads the redirect headers of a request that starts SCA,
@@ -87,7 +87,7 @@ func (h *psd2API) freshSCA(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	return scaURL(r, a.ID)
+	return scaURL(r, a)
 }
 
 type scaStarted struct {
@@ -133,7 +133,7 @@ func (h *psd2API) startConsent(w http.ResponseWriter, r *http.Request) error {
 	self := "/v1/consents/" + cn.ID
 	out := consentCreated{ConsentID: cn.ID, ConsentStatus: cn.Status, scaStarted: scaStarted{
 		AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
-			"scaRedirect": linkTo(scaURL(r, a.ID), "GET"), "self": linkTo(self, "GET", "DELETE"),
+			"scaRedirect": linkTo(scaURL(r, a), "GET"), "self": linkTo(self, "GET", "DELETE"),
 			"status": linkTo(self+"/status", "GET"), "scaStatus": linkTo(self+"/authorisations/"+a.ID, "GET"),
 		},
 	}}
@@ -171,7 +171,7 @@ func (h *psd2API) identifyUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	created(w, "", true)
-	writeJSON(w, http.StatusCreated, scaStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{"scaRedirect": linkTo(scaURL(r, a.ID), "GET")}})
+	writeJSON(w, http.StatusCreated, scaStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{"scaRedirect": linkTo(scaURL(r, a), "GET")}})
 	return nil
 }
 

@@ -30,6 +30,14 @@ const (
 
 const tppRedirect = "https://tpp.example/callback?state=abc"
 
+// scaID is the authorisation id of an SCA page's address
+// (.../sca/{id}/{secret}).
+func scaID(href string) string {
+	_, rest, _ := strings.Cut(href, "/sca/")
+	id, _, _ := strings.Cut(rest, "/")
+	return id
+}
+
 // psu holds the headers a TPP sends for a PSU after SCA.
 type psu struct {
 	id, corporate, session string
@@ -510,7 +518,7 @@ func TestSCA_Failures(t *testing.T) {
 	// An automated SCA of an expired authorisation says where the PSU went.
 	href = b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "f-3")
 	moveClock(t, b, tpp, 2*time.Hour)
-	id := href[strings.LastIndex(href, "/")+1:]
+	id := scaID(href)
 	r := b.Do(tpp, "POST", "/v1/sandbox/sca/"+id, map[string]string{"nationalId": t1Number, "decision": "approve"})
 	var auto struct {
 		Redirect string `json:"redirect"`
@@ -543,7 +551,7 @@ func TestSCA_Failures(t *testing.T) {
 	}
 
 	// Unknown authorisations, bad forms.
-	p = br.Open(b.URL + "/sca/enc!!nope")
+	p = br.Open(b.URL + "/sca/enc!!nope/secret")
 	if p.Status != 404 || !strings.Contains(p.Text, "does not exist") || len(p.Forms) != 0 {
 		t.Fatalf("unknown authorisation: %d %s", p.Status, p.Text)
 	}
@@ -669,7 +677,7 @@ func TestSCA_AutomatedSCA(t *testing.T) {
 	b, tpp := setup(t)
 	start := func(session string) string {
 		href := b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, session)
-		return "/v1/sandbox/sca/" + href[strings.LastIndex(href, "/")+1:]
+		return "/v1/sandbox/sca/" + scaID(href)
 	}
 	path := start("auto-1")
 	for _, c := range []struct {

@@ -94,7 +94,12 @@ func (fb *fuzzBank) send(t *testing.T, req *http.Request, body []byte, sign bool
 		t.Fatalf("%s: read the answer: %v", what, err)
 	}
 	a := answer{resp.StatusCode, resp.Header, data}
-	scaPage := strings.HasPrefix(req.URL.Path, "/sca/")
+	// The SCA page is /sca/{id}/{secret} (and its style sheet); /sca/{id}
+	// alone is no route.
+	rest, scaPage := strings.CutPrefix(req.URL.Path, "/sca/")
+	if id, secret, ok := strings.Cut(rest, "/"); scaPage && (!ok || id == "" || secret == "" || strings.Contains(secret, "/")) {
+		scaPage = false
+	}
 	switch {
 	case a.status == 200 || a.status == 201 || a.status == 204 || (a.status == 303 && scaPage):
 	case documentedCodes[a.status] != nil:

@@ -171,7 +171,7 @@ func TestPayments_NDCTFromCreationToSettlement(t *testing.T) {
 	if !strings.Contains(e.Message, "known limitation") {
 		t.Errorf("404 without the reason: %s", e.Message)
 	}
-	q := b.CompleteSCA(b.URL+"/sca/"+c.authID(), t1Number, "", nil, "approve").Query
+	q := b.CompleteSCA(c.Links["scaRedirect"].Href, t1Number, "", nil, "approve").Query
 	if q.Get("psu-id") == "" || q.Get("context") != "PRIVATE" {
 		t.Fatalf("SCA redirect %v", q)
 	}
@@ -415,7 +415,7 @@ func TestPayments_CancelAndTheStatusesThatRefuseIt(t *testing.T) {
 
 	// A rejected SCA rejects the payment and says PAYMENT_FAILED.
 	r := createPayment(t, b, tpp, ndctPath, ndct("12", ibanT1Bruk, ibanT2Bruk))
-	q := b.CompleteSCA(b.URL+"/sca/"+r.authID(), t1Number, "", nil, "reject").Query
+	q := b.CompleteSCA(r.Links["scaRedirect"].Href, t1Number, "", nil, "reject").Query
 	if q.Get("code") != "PAYMENT_FAILED" || q.Get("status") != "401" {
 		t.Fatalf("reject redirect %v", q)
 	}
@@ -449,7 +449,7 @@ func TestPayments_TwoApprovers(t *testing.T) {
 	const fjordtech = "NO6715031112238"
 	body := ndct("60000", fjordtech, "NO2615032223335")
 	c := createPayment(t, b, tpp, ndctPath, body)
-	q := b.CompleteSCA(b.URL+"/sca/"+c.authID(), ola, "", nil, "approve").Query
+	q := b.CompleteSCA(c.Links["scaRedirect"].Href, ola, "", nil, "approve").Query
 	if q.Get("context") != "CORPORATE" || q.Get("psu-corporate-id") == "" {
 		t.Fatalf("Ola's approval: %v", q)
 	}
@@ -504,15 +504,13 @@ func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 	rejects(t, b, tpp, "POST", path+"/authorisations", nil, 400, "HTTP_HEADER_REQUIRED", "x-accept-fix", "PSU-ID", "PSU-IP-Address")
 	r = b.Do(tpp, "POST", path+"/authorisations", nil, append(payHeaders, "x-accept-fix: amount-as-string", "PSU-ID: "+psuID, "PSU-IP-Address: 192.0.2.1")...)
 	expect(t, r, 201, "")
-	var a struct {
-		AuthorisationID string `json:"authorisationId"`
-	}
+	var a created
 	r.JSON(t, &a)
-	page := b.Browser().Open(b.URL + "/sca/" + a.AuthorisationID)
+	page := b.Browser().Open(a.Links["scaRedirect"].Href)
 	if !strings.Contains(page.Text, "3 payments") {
 		t.Fatalf("the basket's SCA page: %s", page.Text)
 	}
-	q := b.CompleteSCA(b.URL+"/sca/"+a.AuthorisationID, t1Number, "", nil, "approve").Query
+	q := b.CompleteSCA(a.Links["scaRedirect"].Href, t1Number, "", nil, "approve").Query
 	if q.Get("psu-id") != psuID {
 		t.Fatalf("basket redirect %v", q)
 	}
@@ -549,7 +547,7 @@ func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 	}
 	// An authorised basket can no longer be deleted.
 	expect(t, b.Do(tpp, "DELETE", path, nil), 409, "CONFLICT")
-	r = b.Do(tpp, "GET", path+"/authorisations/"+a.AuthorisationID, nil)
+	r = b.Do(tpp, "GET", path+"/authorisations/"+a.authID(), nil)
 	if !strings.Contains(string(r.Body), "FINALISED") {
 		t.Fatalf("basket SCA status %s", r.Body)
 	}

@@ -78,8 +78,8 @@ func (s *server) routes() []route {
 		{"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", pis(p.getBasketAuthorisation)},
 
 		{"GET /sca/static/sandbank.css", http.HandlerFunc(scaStyle)},
-		{"GET /sca/{id}", p.scaPage()},
-		{"POST /sca/{id}", p.scaPage()},
+		{"GET /sca/{id}/{secret}", p.scaPage()},
+		{"POST /sca/{id}/{secret}", p.scaPage()},
 		{"GET /v1/sandbox/clock", sandbox(op.getClock)},
 		{"PUT /v1/sandbox/clock", sandbox(op.putClock)},
 		{"POST /v1/sandbox/sca/{authorisationId}", sandbox(p.automatedSCA)},

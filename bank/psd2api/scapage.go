@@ -58,11 +58,13 @@ var stepTitles = map[string]string{
 	bank.StepPayment:  "Approve payment",
 }
 
-// scaPage serves GET and POST /sca/{id}. A POST that finishes the
-// authorisation, or a visit after its hour, sends the PSU on with 303.
+// scaPage serves GET and POST /sca/{id}/{secret}. A POST that finishes the
+// authorisation, or a visit after its hour, sends the PSU on with 303. The
+// first GET sets the cookie that every form post must carry with the form
+// token (SameSite=Strict: a form posted from another site is refused).
 func (h *psd2API) scaPage() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.PathValue("id")
+		id, secret := r.PathValue("id"), r.PathValue("secret")
 		var view bank.SCAView
 		var err error
 		if r.Method == http.MethodPost {
@@ -71,18 +73,28 @@ func (h *psd2API) scaPage() http.Handler {
 				h.scaProblem(w, r, bank.Errorf(bank.CodeBadRequest, "the form could not be read; go back and try again"))
 				return
 			}
-			view, err = h.bank.SCAStep(id, bank.SCAInput{
+			in := bank.SCAInput{
 				Token: r.PostForm.Get("token"), NationalID: r.PostForm.Get("nationalId"), Context: r.PostForm.Get("context"),
 				Accounts: r.PostForm["accounts"], Decision: r.PostForm.Get("decision"),
-			})
+			}
+			if c, err := r.Cookie((bank.Authorisation{ID: id}).CookieName()); err == nil {
+				in.Cookie = c.Value
+			}
+			view, err = h.bank.SCAStep(id, secret, in)
 		} else {
-			view, err = h.bank.SCAPage(id)
+			view, err = h.bank.SCAPage(id, secret)
 		}
 		if err != nil {
 			h.scaProblem(w, r, err)
 			return
 		}
 		setPageHeaders(w.Header(), view.RedirectURI)
+		if r.Method == http.MethodGet && view.Open() {
+			http.SetCookie(w, &http.Cookie{
+				Name: view.CookieName(), Value: view.Cookie, Path: "/sca/",
+				HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+			})
+		}
 		if view.Ended && view.Redirect != "" {
 			w.Header().Set("Location", view.Redirect)
 			w.WriteHeader(http.StatusSeeOther)
@@ -96,7 +108,7 @@ func (h *psd2API) scaPage() http.Handler {
 func pageData(v bank.SCAView) scaPageData {
 	d := scaPageData{
 		Title: stepTitles[v.Step], TPP: v.TPPName, Problem: v.Problem, Step: v.Step,
-		Action: "/sca/" + v.ID, Token: v.Token,
+		Action: v.PagePath(), Token: v.Token,
 		Hints: v.Hints, Customer: v.Customer, Contexts: v.Contexts, Accounts: v.Accounts, Payments: v.Payments,
 		ID: v.ID, Status: v.Status, Expires: v.Expires().In(bank.Oslo).Format("2006-01-02 15:04 MST"),
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/google/uuid"
 
 	"sandbank/app/apptest"
+	"sandbank/bank"
 	"sandbank/bank/pki"
 	"sandbank/bank/psd2api"
 )
@@ -77,7 +78,7 @@ func TestSecurity_SCAPageEscapesEveryValue(t *testing.T) {
 
 	// A value in the URL: an unknown authorisation id is printed escaped.
 	for _, id := range []string{markup, "enc!!" + markup} {
-		p := br.Open(b.URL + "/sca/" + url.PathEscape(id) + "?q=" + url.QueryEscape(markup))
+		p := br.Open(b.URL + "/sca/" + url.PathEscape(id) + "/" + url.PathEscape(markup) + "?q=" + url.QueryEscape(markup))
 		if p.Status != 404 || !strings.Contains(p.Text, "does not exist") {
 			t.Fatalf("unknown id: %d %s", p.Status, p.Text)
 		}
@@ -109,7 +110,7 @@ func TestSecurity_SCAPageEscapesEveryValue(t *testing.T) {
 	body["creditorName"] = "<script>alert(1)</script>"
 	body["remittanceInformationUnstructured"] = `"><img src=x onerror=alert(1)>`
 	c := createPayment(t, b, tpp, ndctPath, body)
-	p = br.Open(b.URL + "/sca/" + c.authID())
+	p = br.Open(c.Links["scaRedirect"].Href)
 	p = br.Submit(p, url.Values{"nationalId": {t1Number}})
 	if !strings.Contains(p.Text, "<script>alert(1)</script>") || !strings.Contains(p.Text, `"><img src=x onerror=alert(1)>`) {
 		t.Fatalf("the payment summary does not show the values as text: %s", p.Text)
@@ -124,7 +125,7 @@ func TestSecurity_SCAPageEscapesEveryValue(t *testing.T) {
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555555555", "name": markup, "type": "private"}), 201, "")
 	redirect := "https://tpp.example/cb?state=" + url.QueryEscape(markup)
 	c = createPayment(t, b, tpp, ndctPath, ndct("11", ibanT1Bruk, ibanT2Bruk), "TPP-Redirect-URI: "+redirect, "TPP-Session-ID: e-2")
-	p = br.Open(b.URL + "/sca/" + c.authID())
+	p = br.Open(c.Links["scaRedirect"].Href)
 	p = br.Submit(p, url.Values{"nationalId": {"55555555555"}})
 	if p.Status != 303 {
 		t.Fatalf("a PSU who may not pay: %d %s", p.Status, p.Text)
@@ -133,7 +134,7 @@ func TestSecurity_SCAPageEscapesEveryValue(t *testing.T) {
 	if q.Get("code") != "PAYMENT_FAILED" || !strings.Contains(q.Get("message"), markup) || q.Get("state") != markup {
 		t.Fatalf("failure redirect %s", p.Location)
 	}
-	done := br.Open(b.URL + "/sca/" + c.authID())
+	done := br.Open(c.Links["scaRedirect"].Href)
 	checkEscaped(t, done, "<script>")
 	checkEscaped(t, done, "<img")
 	if !strings.Contains(done.Text, "not approved: "+markup) {
@@ -296,6 +297,9 @@ func TestSecurity_RedirectStaysOnTheSignedURI(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for _, c := range br.Cookies(p.URL) {
+			req.AddCookie(c)
+		}
 		req.Header.Set("TPP-Redirect-URI", "https://evil.example/")
 		req.Header.Set("X-Forwarded-Host", "evil.example")
 		req.Header.Set("Referer", "https://evil.example/")
@@ -581,4 +585,85 @@ func TestSecurity_TrustFolderTakesNoSymlinks(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	expect(t, b.Do(linked, "GET", "/v1/sandbox/customers", nil), 400, "CERTIFICATE_INVALID")
+}
+
+// An attacker on the same machine scans SCA page addresses the way ids are
+// made (a fixed key encrypts a sequence number, so they are guessable):
+// with no secret, or a guessed one, no page of another TPP's
+// authorisation opens, an existing id answers exactly as an unknown one,
+// and a form posted without the page's cookie approves nothing.
+func TestSecurity_SCAPagesCannotBeFoundByScanningIds(t *testing.T) {
+	b, tpp := setup(t)
+	onBankingMorning(t, b, tpp)
+	var waiting []string
+	for i := range 3 {
+		waiting = append(waiting, b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, fmt.Sprint("scan-", i)))
+	}
+	pay := createPayment(t, b, tpp, ndctPath, ndct("99", ibanT1Bruk, ibanT2Bruk))
+	waiting = append(waiting, pay.Links["scaRedirect"].Href)
+	before := b.FileSum()
+
+	br := b.Browser() // the attacker's, with no certificate
+	guess := "AAAAAAAAAAAAAAAAAAAAAAAA"
+	var bodies = map[int]int{} // status → how many
+	for seq := uint64(bank.FirstUserSeq); seq < bank.FirstUserSeq+3000; seq++ {
+		id := bank.FormatID(bank.KindAuthorisation, 0, seq)
+		paths := []string{"/sca/" + id + "/" + guess}
+		if seq < bank.FirstUserSeq+500 {
+			paths = append(paths, "/sca/"+id)
+		}
+		for _, path := range paths {
+			p := br.Open(b.URL + path)
+			bodies[p.Status]++
+			if p.Status != 404 || len(p.Forms) != 0 {
+				t.Fatalf("%s: %d with %d forms: %s", path, p.Status, len(p.Forms), p.Text)
+			}
+			if strings.HasSuffix(path, guess) && !strings.Contains(p.Text, "does not exist") {
+				t.Fatalf("%s tells more than an unknown id: %s", path, p.Text)
+			}
+		}
+		// Posting a decision without the secret approves nothing.
+		if seq < bank.FirstUserSeq+20 {
+			p := br.Post(b.URL+"/sca/"+id+"/"+guess, url.Values{"nationalId": {t1Number}, "decision": {"approve"}})
+			if p.Status != 404 {
+				t.Fatalf("a post to a guessed address: %d %s", p.Status, p.Text)
+			}
+		}
+	}
+	if bodies[404] != 3500 {
+		t.Fatalf("answers by status %v", bodies)
+	}
+	if b.FileSum() != before {
+		t.Fatal("the scan changed the data file")
+	}
+
+	// With the secret (the TPP's scaRedirect) but without the page's
+	// cookie, as a form posted from another site would be: refused.
+	real := br.Open(pay.Links["scaRedirect"].Href)
+	token := formToken(t, real)
+	stranger := b.Browser()
+	p := stranger.Post(real.URL, url.Values{"token": {token}, "nationalId": {t1Number}})
+	if p.Status != 400 || !strings.Contains(p.Text, "cookie") {
+		t.Fatalf("a form without the page's cookie: %d %s", p.Status, p.Text)
+	}
+	if st := storedStatus(t, b, pay.PaymentID); st != "RCVD" {
+		t.Fatalf("the payment is %s", st)
+	}
+	// The cookie is HttpOnly, SameSite=Strict and scoped to the SCA pages.
+	c := real.Header.Get("Set-Cookie")
+	for _, want := range []string{"HttpOnly", "SameSite=Strict", "Path=/sca/"} {
+		if !strings.Contains(c, want) {
+			t.Fatalf("Set-Cookie %q has no %s", c, want)
+		}
+	}
+	// The PSU's own browser, with the cookie, goes on.
+	q := b.CompleteSCA(pay.Links["scaRedirect"].Href, t1Number, "", nil, "approve").Query
+	if q.Get("psu-id") == "" {
+		t.Fatalf("the PSU's approval: %v", q)
+	}
+	for _, href := range waiting[:3] {
+		if p := br.Open(href); p.Status != 200 {
+			t.Fatalf("the TPP's own link %s: %d", href, p.Status)
+		}
+	}
 }

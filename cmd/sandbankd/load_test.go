@@ -241,7 +241,9 @@ func approvedPSU(t *testing.T, c apiClient, method, path, nationalID string) str
 	var redirect struct {
 		Redirect string `json:"redirect"`
 	}
-	c.must(t, 200, "POST", "/v1/sandbox/sca/"+href[strings.LastIndex(href, "/")+1:], map[string]string{"nationalId": nationalID, "decision": "approve"}, &redirect)
+	_, rest, _ := strings.Cut(href, "/sca/")
+	id, _, _ := strings.Cut(rest, "/") // the SCA page is /sca/{id}/{secret}
+	c.must(t, 200, "POST", "/v1/sandbox/sca/"+id, map[string]string{"nationalId": nationalID, "decision": "approve"}, &redirect)
 	u, err := url.Parse(redirect.Redirect)
 	if err != nil || u.Query().Get("psu-id") == "" {
 		t.Fatalf("no psu-id in %q", redirect.Redirect)
