@@ -42,6 +42,9 @@ type AmountInput struct {
 type AccountDetail struct {
 	Account
 	Owner Customer
+	// Warnings are the oddities the change that returned the account was
+	// accepted with (API.md 11); none on a read.
+	Warnings []Message
 }
 
 // CreateAccount adds an account. A private owner's account joins their
@@ -49,29 +52,32 @@ type AccountDetail struct {
 // through engagements.
 func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
 	return change(s.core, "create account", func(tx Tx) (d AccountDetail, err error) {
-		a, err := createAccount(tx, "", "", in)
+		v := s.violations()
+		a, err := createAccount(tx, &v, "", "", in)
 		if err != nil {
 			return d, err
 		}
 		d, err = accountDetail(tx, a)
+		d.Warnings = v.Warnings()
 		return d, err
 	}, Event{Kind: EventAccounts}, Event{Kind: EventCustomers})
 }
 
-func createAccount(tx Tx, path, id string, in NewAccount) (Account, error) {
-	var v Violations
+// createAccount checks and stores an account; v gathers the findings
+// and oddities of the request it is part of.
+func createAccount(tx Tx, v *Violations, path, id string, in NewAccount) (Account, error) {
 	p := func(field string) string { return JoinPath(path, field) }
-	owner := lookupCustomer(tx, &v, p("customerNumber"), in.CustomerNumber)
-	checkText(&v, p("accountName"), in.AccountName, 1, 70)
+	owner := lookupCustomer(tx, v, p("customerNumber"), in.CustomerNumber)
+	checkText(v, p("accountName"), in.AccountName, 1, 70)
 	bban, iban := in.BBAN, in.IBAN
 	switch {
 	case bban == "" && iban == "":
 		v.Format(p("bban"), "is required (or give a NO iban and the bban is taken from it)")
 		v.Format(p("iban"), "is required (or give an 11-digit Norwegian bban and the iban is made from it)")
 	case iban == "":
-		if derived, err := validate.NorwegianIBAN(bban); err == nil {
+		if derived, ok := validate.NorwegianIBANOfShape(bban); ok {
 			iban = derived
-		} else if !validate.IsNorwegianBBANShape(bban) {
+		} else {
 			v.Format(p("iban"), "is required: only an 11-digit Norwegian bban gives an IBAN by itself")
 		}
 	case bban == "":
@@ -81,19 +87,20 @@ func createAccount(tx Tx, path, id string, in NewAccount) (Account, error) {
 			v.Format(p("bban"), "is required: only a NO iban holds the bban")
 		}
 	}
-	checkAccountRef(&v, path, AccountRef{IBAN: iban, BBAN: bban})
-	currencyOK := checkCurrency(&v, p("currency"), in.Currency)
-	checkText(&v, p("product"), in.Product, 1, 70)
-	checkOneOf(&v, p("cashAccountType"), in.CashAccountType, CashAccountTypes)
-	creditLine := checkLimit(&v, p("creditLine"), in.CreditLine, in.Currency)
+	checkAccountRef(v, path, AccountRef{IBAN: iban, BBAN: bban})
+	checkMOD11(v, path, AccountRef{IBAN: in.IBAN, BBAN: in.BBAN}, true) // at the number given
+	currencyOK := checkCurrency(v, p("currency"), in.Currency)
+	checkText(v, p("product"), in.Product, 1, 70)
+	checkOneOf(v, p("cashAccountType"), in.CashAccountType, CashAccountTypes)
+	creditLine := checkLimit(v, p("creditLine"), in.CreditLine, in.Currency)
 	var balances Balances
 	if in.Balances == nil {
 		v.Format(p("balances"), "is required (an empty array gives zero balances)")
 	} else if currencyOK {
-		balances = checkBalances(&v, p("balances"), in.Balances, in.Currency, Balances{}, true)
+		balances, _ = checkBalances(v, p("balances"), in.Balances, in.Currency, Balances{}, true)
 	}
-	status := checkStatus(&v, p("status"), in.Status)
-	id, _, err := newID(tx, &v, path, KindAccount, 0, id)
+	status := checkStatus(v, p("status"), in.Status)
+	id, _, err := newID(tx, v, path, KindAccount, 0, id)
 	if err != nil {
 		return Account{}, err
 	}
@@ -134,23 +141,27 @@ func checkStatus(v *Violations, path, s string) string {
 }
 
 // checkBalances checks balance inputs in the given currency and returns
-// base with the given balances replaced. With fillOther (a new account),
-// a type that is not given starts at the amount of the one that is.
-func checkBalances(v *Violations, path string, in []BalanceInput, currency string, base Balances, fillOther bool) Balances {
-	seen := map[string]bool{}
+// base with the given balances replaced, and for each type given the index
+// of the input that gave it. A type given twice is odd: the last one
+// wins. With fillOther (a new account), a type that is not given starts at
+// the amount of the one that is.
+func checkBalances(v *Violations, path string, in []BalanceInput, currency string, base Balances, fillOther bool) (Balances, map[string]int) {
+	seen := map[string]int{}
 	out := base
 	for i, b := range in {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		typ := oneOfFold(b.BalanceType, []string{BalanceClosingBooked, BalanceExpected})
-		switch {
+		switch _, twice := seen[typ]; {
 		case b.BalanceType == "":
 			v.Format(JoinPath(p, "balanceType"), "is required; closingBooked or expected")
 		case typ == "":
 			v.Format(JoinPath(p, "balanceType"), "%q is not a balance type; use closingBooked or expected", clip(b.BalanceType))
-		case seen[typ]:
-			v.Format(JoinPath(p, "balanceType"), "%s is given twice", typ)
+		case twice:
+			v.Odd(CodeFormatError, JoinPath(p, "balanceType"), fmt.Sprintf("%s is given twice; the bank takes the last one. Send each balance type once", typ))
 		}
-		seen[typ] = true
+		if typ != "" {
+			seen[typ] = i
+		}
 		if b.BalanceAmount.Currency != currency {
 			v.Format(JoinPath(p, "balanceAmount.currency"), "must be %s, the account's currency", currency)
 		}
@@ -163,14 +174,16 @@ func checkBalances(v *Violations, path string, in []BalanceInput, currency strin
 		}
 	}
 	if fillOther {
+		_, closing := seen[BalanceClosingBooked]
+		_, expected := seen[BalanceExpected]
 		switch {
-		case seen[BalanceClosingBooked] && !seen[BalanceExpected]:
+		case closing && !expected:
 			out.Expected = out.ClosingBooked
-		case seen[BalanceExpected] && !seen[BalanceClosingBooked]:
+		case expected && !closing:
 			out.ClosingBooked = out.Expected
 		}
 	}
-	return out
+	return out, seen
 }
 
 func joinComma(list []string) string { return strings.Join(list, ", ") }
@@ -221,18 +234,18 @@ func (s *Sandbox) SetAccountBalances(id string, in []BalanceInput) (AccountDetai
 		if err != nil {
 			return d, found(err, "account", id)
 		}
-		var v Violations
+		v := s.violations()
 		if len(in) == 0 {
 			v.Format("", "give at least one balance")
 		}
-		a.Balances = checkBalances(&v, "", in, a.Currency, a.Balances, false)
+		a.Balances, _ = checkBalances(&v, "", in, a.Currency, a.Balances, false)
 		d, err = putAccount(tx, &v, a)
 		return d, err
 	}, Event{Kind: EventAccounts, ID: id})
 }
 
 // putAccount stores an edited account, unless v holds violations, and
-// returns its detail.
+// returns its detail with v's warnings.
 func putAccount(tx Tx, v *Violations, a Account) (AccountDetail, error) {
 	if err := v.Err(); err != nil {
 		return AccountDetail{}, err
@@ -240,7 +253,9 @@ func putAccount(tx Tx, v *Violations, a Account) (AccountDetail, error) {
 	if err := tx.PutAccount(a); err != nil {
 		return AccountDetail{}, err
 	}
-	return accountDetail(tx, a)
+	d, err := accountDetail(tx, a)
+	d.Warnings = v.Warnings()
+	return d, err
 }
 
 // AccountChange is an edit of an account's descriptive fields; nil fields

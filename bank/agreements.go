@@ -34,6 +34,9 @@ type AgreementDetail struct {
 	Owner       Customer
 	Private     bool
 	Engagements []EngagementDetail
+	// Warnings are the oddities the change that returned the agreement was
+	// accepted with (API.md 11); none on a read.
+	Warnings []Message
 }
 
 // EngagementDetail is an engagement with its PSU and account.
@@ -43,6 +46,9 @@ type EngagementDetail struct {
 	Account  Account
 	// Private is set for the derived engagements of a private agreement.
 	Private bool
+	// Warnings are the oddities the change that returned the engagement
+	// was accepted with (API.md 11); none on a read.
+	Warnings []Message
 }
 
 // PrivateFlag marks the parent of a private agreement's engagement ids.
@@ -188,25 +194,27 @@ func customerAgreements(tx Tx, c Customer) ([]AgreementDetail, error) {
 // step: when any engagement fails, nothing is stored.
 func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 	return change(s.core, "create agreement", func(tx Tx) (d AgreementDetail, err error) {
-		id, err := createAgreement(tx, "", "", in, nil)
+		v := s.violations()
+		id, err := createAgreement(tx, &v, "", "", in, nil)
 		if err != nil {
 			return d, err
 		}
 		d, err = agreementDetail(tx, id)
+		d.Warnings = v.Warnings()
 		return d, err
 	}, Event{Kind: EventAgreements})
 }
 
 // createAgreement stores an agreement; engagementIDs, when not nil, gives
-// the ids a scenario brings for its engagements.
-func createAgreement(tx Tx, path, id string, in NewAgreement, engagementIDs []string) (string, error) {
-	var v Violations
-	owner := lookupCustomer(tx, &v, JoinPath(path, "owner"), in.Owner)
+// the ids a scenario brings for its engagements. v gathers the findings
+// and oddities of the request it is part of.
+func createAgreement(tx Tx, v *Violations, path, id string, in NewAgreement, engagementIDs []string) (string, error) {
+	owner := lookupCustomer(tx, v, JoinPath(path, "owner"), in.Owner)
 	if owner.ID != "" && owner.Type != Corporate {
 		v.Format(JoinPath(path, "owner"), "customer %s is private; a private customer's agreement comes with the customer, agreements are created for corporate customers", in.Owner)
 	}
-	checkText(&v, JoinPath(path, "name"), in.Name, 1, 70)
-	id, seq, err := newID(tx, &v, path, KindAgreement, 0, id)
+	checkText(v, JoinPath(path, "name"), in.Name, 1, 70)
+	id, seq, err := newID(tx, v, path, KindAgreement, 0, id)
 	if err != nil {
 		return "", err
 	}
@@ -225,7 +233,7 @@ func createAgreement(tx Tx, path, id string, in NewAgreement, engagementIDs []st
 		if i < len(engagementIDs) {
 			eid = engagementIDs[i]
 		}
-		if _, err := createEngagement(tx, JoinPath(path, fmt.Sprintf("engagements[%d]", i)), eid, a, seq, e); err != nil {
+		if _, err := createEngagement(tx, v, JoinPath(path, fmt.Sprintf("engagements[%d]", i)), eid, a, seq, e); err != nil {
 			return "", err
 		}
 	}
@@ -324,11 +332,13 @@ func (s *Sandbox) CreateEngagement(agreementID string, in NewEngagement) (Engage
 		if err != nil {
 			return d, err
 		}
-		e, err := createEngagement(tx, "", "", a, seq, in)
+		v := s.violations()
+		e, err := createEngagement(tx, &v, "", "", a, seq, in)
 		if err != nil {
 			return d, err
 		}
 		d, err = engagementDetail(tx, e)
+		d.Warnings = v.Warnings()
 		return d, err
 	}, Event{Kind: EventAgreements, ID: agreementID})
 }
@@ -350,9 +360,10 @@ func corporateAgreement(tx Tx, id, change string) (Agreement, uint64, error) {
 	return a, seq, nil
 }
 
-func createEngagement(tx Tx, path, id string, a Agreement, agreementSeq uint64, in NewEngagement) (Engagement, error) {
-	var v Violations
-	psu := lookupCustomer(tx, &v, JoinPath(path, "customer"), in.Customer)
+// createEngagement checks and stores an engagement of agreement a; v
+// gathers the findings and oddities of the request it is part of.
+func createEngagement(tx Tx, v *Violations, path, id string, a Agreement, agreementSeq uint64, in NewEngagement) (Engagement, error) {
+	psu := lookupCustomer(tx, v, JoinPath(path, "customer"), in.Customer)
 	var account Account
 	ibanPath := JoinPath(path, "account.iban")
 	if in.Account.IBAN == "" {
@@ -364,14 +375,16 @@ func createEngagement(tx Tx, path, id string, a Agreement, agreementSeq uint64, 
 	} else {
 		account = acct
 	}
-	roles := checkRoles(&v, JoinPath(path, "roles"), in.Roles)
+	roles := checkRoles(v, JoinPath(path, "roles"), in.Roles)
 	currency := account.Currency
 	if currency == "" {
 		currency = "NOK"
 	}
-	register := checkLimit(&v, JoinPath(path, "registerLimit"), in.RegisterLimit, currency)
-	approval := checkLimit(&v, JoinPath(path, "approvalLimit"), in.ApprovalLimit, currency)
-	id, _, err := newID(tx, &v, path, KindEngagement, agreementSeq, id)
+	register := checkEngagementLimit(v, JoinPath(path, "registerLimit"), in.RegisterLimit, currency,
+		"which lets the PSU register no payment from the account (every amount is over it). Give the largest amount the PSU may register")
+	approval := checkEngagementLimit(v, JoinPath(path, "approvalLimit"), in.ApprovalLimit, currency,
+		"which lets the PSU approve no payment: each one they register waits for another approver whose limit covers it. Give the largest amount the PSU may approve")
+	id, _, err := newID(tx, v, path, KindEngagement, agreementSeq, id)
 	if err != nil {
 		return Engagement{}, err
 	}
@@ -411,6 +424,16 @@ func checkRoles(v *Violations, path string, roles []string) []string {
 		seen[r] = true
 	}
 	return append([]string(nil), roles...)
+}
+
+// checkEngagementLimit checks an engagement's limit. One left out is odd:
+// the bank takes 0, whose meaning says what that does.
+func checkEngagementLimit(v *Violations, path string, n *Number, currency, meaning string) decimal.Decimal {
+	if n == nil {
+		v.Odd(CodeFormatError, path, "is not given; the bank takes 0, "+meaning)
+		return decimal.Zero
+	}
+	return checkLimit(v, path, n, currency)
 }
 
 func checkLimit(v *Violations, path string, n *Number, currency string) decimal.Decimal {

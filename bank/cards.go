@@ -3,6 +3,7 @@ package bank
 import (
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -14,30 +15,45 @@ import (
 // the owner's customerNumber. CardID, CardIDVNo, AccountNumber, Balances
 // and Status are optional.
 type NewCardAccount struct {
-	CustomerNumber string         `json:"customerNumber"`
-	MaskedPan      string         `json:"maskedPan"`
-	Currency       string         `json:"currency"`
-	CreditLimit    *AmountInput   `json:"creditLimit"`
-	Balances       []BalanceInput `json:"balances,omitempty"`
-	CardID         string         `json:"cardId,omitempty"`
-	CardIDVNo      string         `json:"cardIdVNo,omitempty"`
-	AccountNumber  string         `json:"accountNumber,omitempty"`
-	Expiry         string         `json:"expiry"`
-	Name           string         `json:"name"`
-	Product        string         `json:"product"`
-	Status         string         `json:"status,omitempty"`
+	CustomerNumber string             `json:"customerNumber"`
+	MaskedPan      string             `json:"maskedPan"`
+	Currency       string             `json:"currency"`
+	CreditLimit    *AmountInput       `json:"creditLimit"`
+	Balances       []CardBalanceInput `json:"balances,omitempty"`
+	CardID         string             `json:"cardId,omitempty"`
+	CardIDVNo      string             `json:"cardIdVNo,omitempty"`
+	AccountNumber  string             `json:"accountNumber,omitempty"`
+	Expiry         string             `json:"expiry"`
+	Name           string             `json:"name"`
+	Product        string             `json:"product"`
+	Status         string             `json:"status,omitempty"`
+}
+
+// CardBalanceInput is one balance of a card account request: a balance
+// and, optionally, Berlin Group's referenceDate (YYYY-MM-DD),
+// lastChangeDateTime (RFC 3339) and lastCommittedTransaction (at most 35
+// characters), which the card account keeps and shows.
+type CardBalanceInput struct {
+	BalanceInput
+	ReferenceDate            string `json:"referenceDate,omitempty"`
+	LastChangeDateTime       string `json:"lastChangeDateTime,omitempty"`
+	LastCommittedTransaction string `json:"lastCommittedTransaction,omitempty"`
 }
 
 // CardAccountDetail is a card account with its owner.
 type CardAccountDetail struct {
 	CardAccount
 	Owner Customer
+	// Warnings are the oddities the change that returned the card account
+	// was accepted with (API.md 11); none on a read.
+	Warnings []Message
 }
 
 // NewCardTransaction is one item of a card transaction post (spec 2.12).
 // Every field but currencyExchange is required, except that a transaction
 // without bookingDate is pending (Sandbank's extension for pending card
-// transactions).
+// transactions). MarkupFee and MarkupFeePercentage may stand beside
+// currencyExchange, where Berlin Group puts them, instead of inside it.
 type NewCardTransaction struct {
 	CardTransactionID              string               `json:"cardTransactionId"`
 	TerminalID                     *string              `json:"terminalId"`
@@ -47,6 +63,8 @@ type NewCardTransaction struct {
 	OriginalAmount                 *AmountInput         `json:"originalAmount"`
 	MerchantCategoryCode           string               `json:"merchantCategoryCode"`
 	CurrencyExchange               *NewCurrencyExchange `json:"currencyExchange,omitempty"`
+	MarkupFee                      *AmountInput         `json:"markupFee,omitempty"`
+	MarkupFeePercentage            string               `json:"markupFeePercentage,omitempty"`
 	CardAcceptorID                 *string              `json:"cardAcceptorId"`
 	CardAcceptorAddress            *Address             `json:"cardAcceptorAddress"`
 	MaskedPan                      string               `json:"maskedPan"`
@@ -67,11 +85,13 @@ type NewCurrencyExchange struct {
 }
 
 // CardPostResult is what a card transaction post answers (spec 2.12): the
-// booked transactions and the ids of the pending ones.
+// booked transactions and the ids of the pending ones, and the oddities
+// the post was accepted with (API.md 11).
 type CardPostResult struct {
 	MaskedPan string
 	Booked    []CardTransaction
 	Pending   []string
+	Warnings  []Message
 }
 
 var (
@@ -83,21 +103,24 @@ var (
 // CreateCardAccount adds a card account.
 func (s *Sandbox) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error) {
 	return change(s.core, "create card account", func(tx Tx) (d CardAccountDetail, err error) {
-		c, err := createCardAccount(tx, "", "", in)
+		v := s.violations()
+		c, err := createCardAccount(tx, &v, "", "", in)
 		if err != nil {
 			return d, err
 		}
 		d, err = cardDetail(tx, c)
+		d.Warnings = v.Warnings()
 		return d, err
 	}, Event{Kind: EventCardAccounts}, Event{Kind: EventCustomers})
 }
 
-func createCardAccount(tx Tx, path, id string, in NewCardAccount) (CardAccount, error) {
-	var v Violations
+// createCardAccount checks and stores a card account; v gathers the
+// findings and oddities of the request it is part of.
+func createCardAccount(tx Tx, v *Violations, path, id string, in NewCardAccount) (CardAccount, error) {
 	p := func(field string) string { return JoinPath(path, field) }
-	owner := lookupCustomer(tx, &v, p("customerNumber"), in.CustomerNumber)
-	checkMaskedPan(&v, p("maskedPan"), in.MaskedPan)
-	currencyOK := checkCurrency(&v, p("currency"), in.Currency)
+	owner := lookupCustomer(tx, v, p("customerNumber"), in.CustomerNumber)
+	checkMaskedPan(v, p("maskedPan"), in.MaskedPan)
+	currencyOK := checkCurrency(v, p("currency"), in.Currency)
 	var limit decimal.Decimal
 	if in.CreditLimit == nil {
 		v.Format(p("creditLimit"), "is required: {\"currency\", \"amount\"}")
@@ -105,22 +128,20 @@ func createCardAccount(tx Tx, path, id string, in NewCardAccount) (CardAccount, 
 		if in.CreditLimit.Currency != in.Currency {
 			v.Format(p("creditLimit.currency"), "must be %s, the card account's currency", in.Currency)
 		}
-		limit = checkLimit(&v, p("creditLimit.amount"), in.CreditLimit.Amount, in.Currency)
+		limit = checkLimit(v, p("creditLimit.amount"), in.CreditLimit.Amount, in.Currency)
 	}
-	var balances Balances
+	var balances CardBalances
 	if currencyOK {
-		balances = checkBalances(&v, p("balances"), in.Balances, in.Currency, Balances{}, true)
+		balances = checkCardBalances(v, p("balances"), in.Balances, in.Currency, CardBalances{}, true)
 	}
-	checkText(&v, p("cardId"), in.CardID, 0, 35)
-	checkText(&v, p("cardIdVNo"), in.CardIDVNo, 0, 35)
-	checkText(&v, p("accountNumber"), in.AccountNumber, 0, 34)
-	if !expiryPattern.MatchString(in.Expiry) {
-		v.Format(p("expiry"), "must be the expiry month as YYYY-MM, e.g. 2029-08")
-	}
-	checkText(&v, p("name"), in.Name, 1, 70)
-	checkText(&v, p("product"), in.Product, 1, 70)
-	status := checkStatus(&v, p("status"), in.Status)
-	id, seq, err := newID(tx, &v, path, KindCardAccount, 0, id)
+	checkText(v, p("cardId"), in.CardID, 0, 35)
+	checkText(v, p("cardIdVNo"), in.CardIDVNo, 0, 35)
+	checkText(v, p("accountNumber"), in.AccountNumber, 0, 34)
+	checkExpiry(v, p("expiry"), in.Expiry)
+	checkText(v, p("name"), in.Name, 1, 70)
+	checkText(v, p("product"), in.Product, 1, 70)
+	status := checkStatus(v, p("status"), in.Status)
+	id, seq, err := newID(tx, v, path, KindCardAccount, 0, id)
 	if err != nil {
 		return CardAccount{}, err
 	}
@@ -142,6 +163,58 @@ func createCardAccount(tx Tx, path, id string, in NewCardAccount) (CardAccount, 
 		c.CardIDVNo = "1"
 	}
 	return c, tx.PutCardAccount(c)
+}
+
+// checkCardBalances checks the balances of a card account request, like
+// checkBalances, and keeps the detail each balance type was last given
+// with.
+func checkCardBalances(v *Violations, path string, in []CardBalanceInput, currency string, base CardBalances, fillOther bool) CardBalances {
+	plain := make([]BalanceInput, len(in))
+	details := make([]BalanceDetail, len(in))
+	for i, b := range in {
+		plain[i] = b.BalanceInput
+		details[i] = checkBalanceDetail(v, fmt.Sprintf("%s[%d]", path, i), b)
+	}
+	out := base
+	var from map[string]int
+	out.Balances, from = checkBalances(v, path, plain, currency, base.Balances, fillOther)
+	if i, ok := from[BalanceClosingBooked]; ok {
+		out.ClosingBookedDetail = details[i]
+	}
+	if i, ok := from[BalanceExpected]; ok {
+		out.ExpectedDetail = details[i]
+	}
+	return out
+}
+
+// checkBalanceDetail checks the Berlin Group fields of a card balance.
+func checkBalanceDetail(v *Violations, path string, in CardBalanceInput) BalanceDetail {
+	d := BalanceDetail{LastCommittedTransaction: in.LastCommittedTransaction}
+	if in.ReferenceDate != "" {
+		d.ReferenceDate = checkDate(v, JoinPath(path, "referenceDate"), in.ReferenceDate)
+	}
+	if in.LastChangeDateTime != "" {
+		t, err := time.Parse(time.RFC3339, in.LastChangeDateTime)
+		if err != nil {
+			v.Format(JoinPath(path, "lastChangeDateTime"), "must be a date-time with offset (RFC 3339), e.g. 2026-03-01T10:15:00+01:00")
+		}
+		d.LastChangeDateTime = t
+	}
+	checkText(v, JoinPath(path, "lastCommittedTransaction"), in.LastCommittedTransaction, 0, 35)
+	return d
+}
+
+// checkExpiry checks a card's expiry: the month, YYYY-MM. A date,
+// YYYY-MM-DD, is odd: the bank keeps it as given.
+func checkExpiry(v *Violations, path, s string) {
+	if expiryPattern.MatchString(s) {
+		return
+	}
+	if _, err := ParseDate(s); err == nil {
+		v.Odd(CodeFormatError, path, fmt.Sprintf("%s is a date; the bank writes a card's expiry as its month, YYYY-MM (e.g. %s), and keeps the date as given", s, s[:7]))
+		return
+	}
+	v.Format(path, "must be the expiry month as YYYY-MM, e.g. 2029-08")
 }
 
 func cardDetail(tx Tx, c CardAccount) (CardAccountDetail, error) {
@@ -183,25 +256,26 @@ func (s *Sandbox) CardAccount(id string) (CardAccountDetail, error) {
 	})
 }
 
-// SetCardBalances replaces the card account balances of the given types.
-func (s *Sandbox) SetCardBalances(id string, in []BalanceInput) (CardAccountDetail, error) {
+// SetCardBalances replaces the card account balances of the given types,
+// each with the detail it is given with.
+func (s *Sandbox) SetCardBalances(id string, in []CardBalanceInput) (CardAccountDetail, error) {
 	return change(s.core, "set card balances", func(tx Tx) (d CardAccountDetail, err error) {
 		c, err := tx.CardAccount(id)
 		if err != nil {
 			return d, found(err, "card account", id)
 		}
-		var v Violations
+		v := s.violations()
 		if len(in) == 0 {
 			v.Format("", "give at least one balance")
 		}
-		c.Balances = checkBalances(&v, "", in, c.Currency, c.Balances, false)
+		c.Balances = checkCardBalances(&v, "", in, c.Currency, c.Balances, false)
 		d, err = putCardAccount(tx, &v, c)
 		return d, err
 	}, Event{Kind: EventCardAccounts, ID: id})
 }
 
 // putCardAccount stores an edited card account, unless v holds
-// violations, and returns its detail.
+// violations, and returns its detail with v's warnings.
 func putCardAccount(tx Tx, v *Violations, c CardAccount) (CardAccountDetail, error) {
 	if err := v.Err(); err != nil {
 		return CardAccountDetail{}, err
@@ -209,7 +283,9 @@ func putCardAccount(tx Tx, v *Violations, c CardAccount) (CardAccountDetail, err
 	if err := tx.PutCardAccount(c); err != nil {
 		return CardAccountDetail{}, err
 	}
-	return cardDetail(tx, c)
+	d, err := cardDetail(tx, c)
+	d.Warnings = v.Warnings()
+	return d, err
 }
 
 // CardAccountChange is an edit of a card account; nil fields stay.
@@ -229,7 +305,7 @@ func (s *Sandbox) UpdateCardAccount(id string, ch CardAccountChange) (CardAccoun
 		if err != nil {
 			return d, found(err, "card account", id)
 		}
-		var v Violations
+		v := s.violations()
 		if ch.Name != nil {
 			checkText(&v, "name", *ch.Name, 1, 70)
 			c.Name = *ch.Name
@@ -245,9 +321,7 @@ func (s *Sandbox) UpdateCardAccount(id string, ch CardAccountChange) (CardAccoun
 			c.Status = checkStatus(&v, "status", *ch.Status)
 		}
 		if ch.Expiry != nil {
-			if !expiryPattern.MatchString(*ch.Expiry) {
-				v.Format("expiry", "must be the expiry month as YYYY-MM, e.g. 2029-08")
-			}
+			checkExpiry(&v, "expiry", *ch.Expiry)
 			c.Expiry = *ch.Expiry
 		}
 		d, err = putCardAccount(tx, &v, c)
@@ -276,19 +350,22 @@ func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransact
 		if len(in) == 0 {
 			return res, PathError(CodeFormatError, "", "send an array of at least one card transaction")
 		}
-		res, err = addCardTransactions(tx, c, "", in, s.Today())
+		v := s.violations()
+		res, err = addCardTransactions(tx, &v, c, "", in, s.Today())
+		res.Warnings = v.Warnings()
 		return res, err
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }
 
-func addCardTransactions(tx Tx, c CardAccount, path string, in []NewCardTransaction, today Date) (CardPostResult, error) {
-	var v Violations
+// addCardTransactions checks and stores card transactions on card account
+// c; v gathers the findings and oddities of the request they are part of.
+func addCardTransactions(tx Tx, v *Violations, c CardAccount, path string, in []NewCardTransaction, today Date) (CardPostResult, error) {
 	res := CardPostResult{MaskedPan: c.MaskedPan, Booked: []CardTransaction{}, Pending: []string{}}
 	list := make([]CardTransaction, 0, len(in))
 	seen := map[string]bool{}
 	for i, item := range in {
 		p := JoinPath(path, fmt.Sprintf("[%d]", i))
-		t := checkCardTransaction(&v, p, c, item, today)
+		t := checkCardTransaction(v, p, c, item, today)
 		if t.CardTransactionID != "" {
 			if seen[t.CardTransactionID] {
 				v.Format(JoinPath(p, "cardTransactionId"), "%s is given twice in this request", t.CardTransactionID)
@@ -375,7 +452,47 @@ func checkCardTransaction(v *Violations, p string, c CardAccount, in NewCardTran
 	if in.CurrencyExchange != nil {
 		t.CurrencyExchange = checkExchange(v, f("currencyExchange"), *in.CurrencyExchange, today)
 	}
+	if in.MarkupFee != nil || in.MarkupFeePercentage != "" {
+		checkMarkupBeside(v, p, in, t.CurrencyExchange)
+	}
 	return t
+}
+
+// checkMarkupBeside takes a markup fee given beside currencyExchange, where
+// Berlin Group puts it, into the exchange x, where the sandbox API keeps
+// it. It is odd: a fee given in both places must be the same.
+func checkMarkupBeside(v *Violations, p string, in NewCardTransaction, x *CurrencyExchange) {
+	f := func(field string) string { return JoinPath(p, field) }
+	fee, pct := checkMarkup(v, f("markupFee"), f("markupFeePercentage"), in.MarkupFee, in.MarkupFeePercentage)
+	if x == nil {
+		v.Format(f("currencyExchange"), "is required with markupFee and markupFeePercentage: they are the fee of a currency exchange")
+		return
+	}
+	if fee != nil {
+		switch {
+		case x.MarkupFee == nil:
+			x.MarkupFee = fee
+		case x.MarkupFee.Currency != fee.Currency || !x.MarkupFee.Amount.Equal(fee.Amount):
+			v.Format(f("markupFee"), "differs from currencyExchange.markupFee; give the fee once")
+		}
+		v.Odd(CodeFormatError, f("markupFee"), "stands beside currencyExchange, where Berlin Group puts it; the sandbox API keeps it inside, as currencyExchange.markupFee, and shows it there")
+	}
+	if pct != "" {
+		switch {
+		case x.MarkupFeePercentage == "":
+			x.MarkupFeePercentage = pct
+		case !sameDecimal(x.MarkupFeePercentage, pct):
+			v.Format(f("markupFeePercentage"), "differs from currencyExchange.markupFeePercentage; give it once")
+		}
+		v.Odd(CodeFormatError, f("markupFeePercentage"), "stands beside currencyExchange, where Berlin Group puts it; the sandbox API keeps it inside, as currencyExchange.markupFeePercentage, and shows it there")
+	}
+}
+
+// sameDecimal reports whether two decimal texts have the same value.
+func sameDecimal(a, b string) bool {
+	x, errA := decimal.NewFromString(a)
+	y, errB := decimal.NewFromString(b)
+	return errA == nil && errB == nil && x.Equal(y)
 }
 
 func checkCardMoney(v *Violations, path string, in *AmountInput) Money {
@@ -411,18 +528,24 @@ func checkExchange(v *Violations, path string, in NewCurrencyExchange, today Dat
 	}
 	out := &CurrencyExchange{
 		SourceCurrency: in.SourceCurrency, TargetCurrency: in.TargetCurrency, UnitCurrency: in.UnitCurrency,
-		ExchangeRate: in.ExchangeRate, MarkupFeePercentage: in.MarkupFeePercentage,
+		ExchangeRate: in.ExchangeRate,
 	}
 	out.QuotationDate = checkDate(v, f("quotationDate"), in.QuotationDate)
 	checkPast(v, f("quotationDate"), out.QuotationDate, today)
-	if in.MarkupFee != nil {
-		m := checkCardMoney(v, f("markupFee"), in.MarkupFee)
-		out.MarkupFee = &m
-	}
-	if in.MarkupFeePercentage != "" && !ratePattern.MatchString(in.MarkupFeePercentage) {
-		v.Format(f("markupFeePercentage"), "must be a decimal number as a string, e.g. \"1.75\"")
-	}
+	out.MarkupFee, out.MarkupFeePercentage = checkMarkup(v, f("markupFee"), f("markupFeePercentage"), in.MarkupFee, in.MarkupFeePercentage)
 	return out
+}
+
+// checkMarkup checks an optional markup fee and fee percentage.
+func checkMarkup(v *Violations, feePath, pctPath string, fee *AmountInput, pct string) (*Money, string) {
+	if pct != "" && !ratePattern.MatchString(pct) {
+		v.Format(pctPath, "must be a decimal number as a string, e.g. \"1.75\"")
+	}
+	if fee == nil {
+		return nil, pct
+	}
+	m := checkCardMoney(v, feePath, fee)
+	return &m, pct
 }
 
 // CardTransactions returns a page of a card account's booked transactions,

@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -110,9 +111,10 @@ func checkPast(v *Violations, path string, d, today Date) {
 }
 
 // checkAccountRef checks an account reference by the rules of API.md 7.2:
-// an IBAN of at most 34 characters with a valid check, a BBAN of at most 30,
-// a Norwegian BBAN's MOD11 check digit, and a NO IBAN that embeds the BBAN.
-// At least one of the two must be given.
+// an IBAN of at most 34 characters with a valid check, a BBAN of at most 30
+// of letters and digits, and a NO IBAN that embeds the BBAN. At least one
+// of the two must be given. A Norwegian BBAN's MOD11 check digit is
+// checkMOD11's.
 func checkAccountRef(v *Violations, path string, r AccountRef) {
 	if r.IBAN == "" && r.BBAN == "" {
 		v.Format(path, "needs an iban or a bban")
@@ -129,10 +131,6 @@ func checkAccountRef(v *Violations, path string, r AccountRef) {
 		switch {
 		case len(r.BBAN) > 30:
 			v.Format(JoinPath(path, "bban"), "must be at most 30 characters")
-		case validate.IsNorwegianBBANShape(r.BBAN):
-			if err := validate.NorwegianBBAN(r.BBAN); err != nil {
-				v.Format(JoinPath(path, "bban"), "%v", err)
-			}
 		case strings.IndexFunc(r.BBAN, func(c rune) bool { return !isAlnum(c) }) >= 0:
 			v.Format(JoinPath(path, "bban"), "must hold only letters and digits")
 		}
@@ -144,22 +142,62 @@ func checkAccountRef(v *Violations, path string, r AccountRef) {
 	}
 }
 
+// checkMOD11 checks the MOD11 check digit of the Norwegian BBAN of an
+// account reference: its bban, or else the one its NO iban holds. A
+// payment refuses a wrong one (API.md 7.2); sandbox data (odd) takes it
+// with a warning, as the real bank's sandbox takes the account numbers of
+// seeding tools, and payments to or from such an account are refused.
+func checkMOD11(v *Violations, path string, r AccountRef, odd bool) {
+	at, bban := JoinPath(path, "bban"), r.BBAN
+	if bban == "" {
+		at = JoinPath(path, "iban")
+		bban, _ = validate.BBANFromNorwegianIBAN(r.IBAN)
+	}
+	if !validate.IsNorwegianBBANShape(bban) {
+		return
+	}
+	err := validate.NorwegianBBAN(bban)
+	switch {
+	case err == nil:
+		return
+	case bban != r.BBAN:
+		err = fmt.Errorf("holds BBAN %s: %w", bban, err)
+	}
+	if odd {
+		v.Odd(CodeFormatError, at, err.Error()+"; the bank takes it, but payments to or from this account are refused")
+		return
+	}
+	v.Format(at, "%v", err)
+}
+
 func isAlnum(c rune) bool {
 	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
 }
 
-// checkMaskedPan checks a masked card number: 12 to 19 digits and '*', at
-// least one '*', ending in four digits.
+// checkMaskedPan checks a masked card number: 12 to 19 digits and mask
+// characters, at least one mask, ending in four digits. The bank masks
+// with '*'; a mask of 'x' or 'X', as some tools write, is odd and kept as
+// given.
 func checkMaskedPan(v *Violations, path, s string) {
 	if s == "" {
 		v.Format(path, "is required")
 		return
 	}
-	ok := len(s) >= 12 && len(s) <= 19 && strings.Contains(s, "*") && allDigits(s[len(s)-4:])
+	ok := len(s) >= 12 && len(s) <= 19 && strings.ContainsAny(s, "*xX") && allDigits(s[len(s)-4:])
 	for i := 0; ok && i < len(s); i++ {
-		ok = s[i] == '*' || (s[i] >= '0' && s[i] <= '9')
+		ok = strings.IndexByte("*xX", s[i]) >= 0 || (s[i] >= '0' && s[i] <= '9')
 	}
 	if !ok {
 		v.Format(path, "%q is not a masked card number; write 12 to 19 digits and '*' ending in the last four digits, e.g. 525412******3241", clip(s))
+		return
+	}
+	var letters []string
+	for _, x := range []string{"x", "X"} {
+		if strings.Contains(s, x) {
+			letters = append(letters, x)
+		}
+	}
+	if len(letters) > 0 {
+		v.Odd(CodeFormatError, path, fmt.Sprintf("is masked with %s; the bank masks card numbers with '*' (e.g. 525412******3241) and keeps this one as given", strings.Join(letters, " and ")))
 	}
 }

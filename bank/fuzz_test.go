@@ -285,7 +285,8 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			list, err := b.Sandbox.AddTransactions(accountID, in)
+			posted, err := b.Sandbox.AddTransactions(accountID, in)
+			list := posted.Transactions
 			if err == nil {
 				if len(list) != len(in) {
 					t.Fatalf("posted %d transactions, %d created", len(in), len(list))
@@ -310,7 +311,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			return err
 		}},
 		{"card balances", func(t *testing.T, data []byte) error {
-			in, err := decodeInto[[]bank.BalanceInput](data)
+			in, err := decodeInto[[]bank.CardBalanceInput](data)
 			if err != nil {
 				return err
 			}

@@ -51,7 +51,7 @@ func (s *Sandbox) GenerateTransactions(ctx context.Context, accountID, profile s
 		return 0, err
 	}
 	return s.generate(ctx, accountID, History{Profile: profile, Count: count}, false, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := addTransactions(tx, a.Account, "", accountHistory(plan, a.Account), nil, today)
+		_, err := addTransactions(tx, &Violations{}, a.Account, "", accountHistory(plan, a.Account), nil, today)
 		return err
 	}, Event{Kind: EventTransactions, ID: accountID})
 }
@@ -65,13 +65,15 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 	}
 	prefix := fmt.Sprintf("G%x", time.Now().UnixNano()%0xfffff) // ids unique across generations
 	return s.generate(ctx, cardAccountID, History{Profile: "card", Count: count}, true, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := addCardTransactions(tx, c.CardAccount, "", cardHistory(plan, c.CardAccount, today, prefix, first), today)
+		_, err := addCardTransactions(tx, &Violations{}, c.CardAccount, "", cardHistory(plan, c.CardAccount, today, prefix, first), today)
 		return err
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }
 
 // generate plans a history and stores it batch by batch with store, one
-// storage transaction and one event per batch.
+// storage transaction and one event per batch. A history is the bank's
+// own data: it has no oddities to warn about, and what it copies from the
+// account (a maskedPan masked with x) was accepted with the account.
 func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), store func(tx Tx, plan []generated, first int, today Date) error, event Event) (int, error) {
 	var v Violations
 	h.Months = monthsFor(h.Count)

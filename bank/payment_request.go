@@ -232,10 +232,11 @@ func present(fields []field) []string {
 	return out
 }
 
-// checkAccountIn checks an account reference and its currency; NCBCT
-// requires the currency.
+// checkAccountIn checks an account reference, with its MOD11 check digit,
+// and its currency; NCBCT requires the currency.
 func checkAccountIn(v *Violations, path string, a *AccountIn, currencyRequired bool) {
 	checkAccountRef(v, path, a.Ref())
+	checkMOD11(v, path, a.Ref(), false)
 	if a.Currency != "" || currencyRequired {
 		checkCurrency(v, JoinPath(path, "currency"), a.Currency)
 	}

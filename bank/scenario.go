@@ -2,6 +2,7 @@ package bank
 
 import (
 	"fmt"
+	"time"
 
 	"sandbank/assets"
 )
@@ -75,6 +76,9 @@ type Counts struct {
 	Engagements      int `json:"engagements"`
 	Transactions     int `json:"transactions"`
 	CardTransactions int `json:"cardTransactions"`
+	// Warnings are the oddities the import was accepted with (API.md 11),
+	// with the paths of their records.
+	Warnings []Message `json:"-"`
 }
 
 // Initialize resets the sandbox to the known state (API.md 9.1): the same
@@ -115,17 +119,21 @@ func (s *core) load(what string, sc Scenario, fixed bool) (Counts, error) {
 		if err := tx.Reset(); err != nil {
 			return err
 		}
-		l := loader{tx: tx, fixed: fixed, today: s.Today()}
+		v := s.violations()
+		l := loader{tx: tx, v: &v, fixed: fixed, today: s.Today()}
 		var err error
 		n, err = l.load(sc)
+		n.Warnings = v.Warnings()
 		return err
 	}, Event{Kind: EventReset})
 	return n, err
 }
 
-// loader creates a scenario's records in one storage transaction.
+// loader creates a scenario's records in one storage transaction; v
+// gathers the findings and oddities of them all.
 type loader struct {
 	tx    Tx
+	v     *Violations
 	fixed bool
 	today Date
 }
@@ -150,7 +158,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 	}
 	for i, a := range sc.Accounts {
 		path := fmt.Sprintf("accounts[%d]", i)
-		acct, err := createAccount(l.tx, path, l.id(KindAccount, 0, a.ID, i), a.NewAccount)
+		acct, err := createAccount(l.tx, l.v, path, l.id(KindAccount, 0, a.ID, i), a.NewAccount)
 		if err != nil {
 			return n, err
 		}
@@ -160,7 +168,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			return n, err
 		}
 		if len(txs) > 0 {
-			if _, err := addTransactions(l.tx, acct, JoinPath(path, "transactions"), txs, ids, l.today); err != nil {
+			if _, err := addTransactions(l.tx, l.v, acct, JoinPath(path, "transactions"), txs, ids, l.today); err != nil {
 				return n, err
 			}
 		}
@@ -168,7 +176,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 	}
 	for i, c := range sc.CardAccounts {
 		path := fmt.Sprintf("cardAccounts[%d]", i)
-		card, err := createCardAccount(l.tx, path, l.id(KindCardAccount, 0, c.ID, i), c.NewCardAccount)
+		card, err := createCardAccount(l.tx, l.v, path, l.id(KindCardAccount, 0, c.ID, i), c.NewCardAccount)
 		if err != nil {
 			return n, err
 		}
@@ -183,7 +191,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			txs = append(cardHistory(planHistory(h, card.ID, l.today), card, l.today, "CT", 0), txs...)
 		}
 		if len(txs) > 0 {
-			if _, err := addCardTransactions(l.tx, card, JoinPath(path, "transactions"), txs, l.today); err != nil {
+			if _, err := addCardTransactions(l.tx, l.v, card, JoinPath(path, "transactions"), txs, l.today); err != nil {
 				return n, err
 			}
 		}
@@ -199,7 +207,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			in.Engagements = append(in.Engagements, e.NewEngagement)
 			engagementIDs = append(engagementIDs, l.id(KindEngagement, seq, e.ID, j))
 		}
-		if _, err := createAgreement(l.tx, path, id, in, engagementIDs); err != nil {
+		if _, err := createAgreement(l.tx, l.v, path, id, in, engagementIDs); err != nil {
 			return n, err
 		}
 		n.Agreements++
@@ -324,6 +332,22 @@ func exportBalances(b Balances, currency string) []BalanceInput {
 	}
 }
 
+func exportCardBalances(b CardBalances, currency string) []CardBalanceInput {
+	plain := exportBalances(b.Balances, currency)
+	out := make([]CardBalanceInput, len(plain))
+	for i, in := range plain {
+		d := b.Detail(in.BalanceType)
+		out[i] = CardBalanceInput{BalanceInput: in, LastCommittedTransaction: d.LastCommittedTransaction}
+		if !d.ReferenceDate.IsZero() {
+			out[i].ReferenceDate = d.ReferenceDate.String()
+		}
+		if !d.LastChangeDateTime.IsZero() {
+			out[i].LastChangeDateTime = d.LastChangeDateTime.Format(time.RFC3339Nano)
+		}
+	}
+	return out
+}
+
 func exportTransaction(t Transaction) NewTransaction {
 	s := func(v string) *string { return &v }
 	creditor, debtor := t.CreditorAccount, t.DebtorAccount
@@ -344,7 +368,7 @@ func exportCard(c CardAccount, owner string) NewCardAccount {
 	return NewCardAccount{
 		CustomerNumber: owner, MaskedPan: c.MaskedPan, Currency: c.Currency,
 		CreditLimit: &AmountInput{Amount: NumberOf(c.CreditLimit), Currency: c.Currency},
-		Balances:    exportBalances(c.Balances, c.Currency),
+		Balances:    exportCardBalances(c.Balances, c.Currency),
 		CardID:      c.CardID, CardIDVNo: c.CardIDVNo, AccountNumber: c.AccountNumber,
 		Expiry: c.Expiry, Name: c.Name, Product: c.Product, Status: c.Status,
 	}

@@ -7,6 +7,8 @@ package bank
 // their stored form, so a renamed tag fails a test.
 
 import (
+	"time"
+
 	"github.com/shopspring/decimal"
 )
 
@@ -76,6 +78,34 @@ func (e Engagement) HasRole(role string) bool {
 type Balances struct {
 	ClosingBooked decimal.Decimal `json:"closingBooked"`
 	Expected      decimal.Decimal `json:"expected"`
+}
+
+// BalanceDetail is what a card account's balance says besides its amount,
+// in Berlin Group's fields; each is left out when not set.
+type BalanceDetail struct {
+	ReferenceDate            Date      `json:"referenceDate,omitzero"`
+	LastChangeDateTime       time.Time `json:"lastChangeDateTime,omitzero"`
+	LastCommittedTransaction string    `json:"lastCommittedTransaction,omitempty"`
+}
+
+// CardBalances are the stored balances of a card account: the amounts and
+// the detail each balance was given with.
+type CardBalances struct {
+	Balances
+	ClosingBookedDetail BalanceDetail `json:"closingBookedDetail,omitzero"`
+	ExpectedDetail      BalanceDetail `json:"expectedDetail,omitzero"`
+}
+
+// Detail returns the detail of the balance of type typ (BalanceClosingBooked
+// or BalanceExpected).
+func (b CardBalances) Detail(typ string) BalanceDetail {
+	switch typ {
+	case BalanceClosingBooked:
+		return b.ClosingBookedDetail
+	case BalanceExpected:
+		return b.ExpectedDetail
+	}
+	return BalanceDetail{}
 }
 
 // Balance types as the sandbox API writes them.
@@ -151,7 +181,7 @@ type CardAccount struct {
 	MaskedPan     string          `json:"maskedPan"`
 	Currency      string          `json:"currency"`
 	CreditLimit   decimal.Decimal `json:"creditLimit"`
-	Balances      Balances        `json:"balances"`
+	Balances      CardBalances    `json:"balances"`
 	CardID        string          `json:"cardId"`
 	CardIDVNo     string          `json:"cardIdVNo"`
 	AccountNumber string          `json:"accountNumber"`

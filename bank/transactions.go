@@ -3,6 +3,7 @@ package bank
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"sandbank/bank/validate"
@@ -48,10 +49,17 @@ const (
 
 var purposeCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 
+// TransactionsPosted is what a transaction post stored, and the oddities
+// it was accepted with (API.md 11).
+type TransactionsPosted struct {
+	Transactions []Transaction
+	Warnings     []Message
+}
+
 // AddTransactions posts booked transactions to an account: all of them or,
 // when any fails a rule, none. Balances do not change.
-func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) ([]Transaction, error) {
-	return change(s.core, "post transactions", func(tx Tx) (out []Transaction, err error) {
+func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) (TransactionsPosted, error) {
+	return change(s.core, "post transactions", func(tx Tx) (out TransactionsPosted, err error) {
 		a, err := tx.Account(accountID)
 		if err != nil {
 			return out, found(err, "account", accountID)
@@ -59,27 +67,29 @@ func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) ([]Tran
 		if len(in) == 0 {
 			return out, PathError(CodeFormatError, "", "send an array of at least one transaction")
 		}
-		out, err = addTransactions(tx, a, "", in, nil, s.Today())
+		v := s.violations()
+		out.Transactions, err = addTransactions(tx, &v, a, "", in, nil, s.Today())
+		out.Warnings = v.Warnings()
 		return out, err
 	}, Event{Kind: EventTransactions, ID: accountID})
 }
 
 // addTransactions checks and stores transactions on account a; ids, when
-// not nil, gives the ids a scenario brings.
-func addTransactions(tx Tx, a Account, path string, in []NewTransaction, ids []string, today Date) ([]Transaction, error) {
-	var v Violations
+// not nil, gives the ids a scenario brings. v gathers the findings and
+// oddities of the request they are part of.
+func addTransactions(tx Tx, v *Violations, a Account, path string, in []NewTransaction, ids []string, today Date) ([]Transaction, error) {
 	accountSeq, _ := SeqOf(KindAccount, a.ID)
 	out := make([]Transaction, 0, len(in))
 	seen := map[string]bool{}
 	for i, item := range in {
 		p := JoinPath(path, fmt.Sprintf("[%d]", i))
-		t := checkTransaction(tx, &v, p, a, item, today)
+		t := checkTransaction(tx, v, p, a, item, today)
 		id := ""
 		if i < len(ids) {
 			id = ids[i]
 		}
 		var err error
-		if t.ID, _, err = newID(tx, &v, p, KindTransaction, accountSeq, id); err != nil {
+		if t.ID, _, err = newID(tx, v, p, KindTransaction, accountSeq, id); err != nil {
 			return nil, err
 		}
 		if seen[t.ID] && t.ID != "" {
@@ -120,7 +130,7 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 		UltimateCreditor:                  checkPresent(v, f("ultimateCreditor"), in.UltimateCreditor, 70),
 		DebtorName:                        checkPresent(v, f("debtorName"), in.DebtorName, 70),
 		UltimateDebtor:                    checkPresent(v, f("ultimateDebtor"), in.UltimateDebtor, 70),
-		PurposeCode:                       checkPresent(v, f("purposeCode"), in.PurposeCode, 4),
+		PurposeCode:                       checkPurposeCode(v, f("purposeCode"), in.PurposeCode),
 		BankTransactionCode:               in.BankTransactionCode,
 		EndToEndID:                        in.EndToEndID,
 		CreditorAgent:                     in.CreditorAgent,
@@ -133,9 +143,6 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 		t.Pending = true
 	default:
 		v.Format(f("bookingStatus"), "must be booked or pending")
-	}
-	if t.PurposeCode != "" && !purposeCodePattern.MatchString(t.PurposeCode) {
-		v.Format(f("purposeCode"), "must be an ISO 20022 purpose code: 1 to 4 upper-case letters or digits, e.g. SALA")
 	}
 	if in.Currency != a.Currency {
 		if checkCurrency(v, f("currency"), in.Currency) {
@@ -167,17 +174,20 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 		}
 	}
 	creditor, debtor := in.CreditorAccount, in.DebtorAccount
-	if creditor == nil {
-		v.Format(f("creditorAccount"), "is required: an object with iban or bban")
-	} else {
-		checkAccountRef(v, f("creditorAccount"), *creditor)
-		t.CreditorAccount = *creditor
-	}
-	if debtor == nil {
-		v.Format(f("debtorAccount"), "is required: an object with iban or bban")
-	} else {
-		checkAccountRef(v, f("debtorAccount"), *debtor)
-		t.DebtorAccount = *debtor
+	for _, side := range []struct {
+		field string
+		ref   *AccountRef
+		to    *AccountRef
+	}{{"creditorAccount", creditor, &t.CreditorAccount}, {"debtorAccount", debtor, &t.DebtorAccount}} {
+		if side.ref == nil {
+			v.Format(f(side.field), "is required: an object with iban or bban")
+			continue
+		}
+		checkAccountRef(v, f(side.field), *side.ref)
+		if !refersTo(*side.ref, a) { // the account's own numbers were taken with it
+			checkMOD11(v, f(side.field), *side.ref, true)
+		}
+		*side.to = *side.ref
 	}
 	if creditor == nil || debtor == nil {
 		return t
@@ -205,6 +215,21 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 	}
 	t.Amount = amount
 	return t
+}
+
+// checkPurposeCode checks the required purposeCode of a sandbox
+// transaction, which may be empty: an ISO 20022 code of 1 to 4 letters or
+// digits. Lower case is odd; the code is kept in upper case.
+func checkPurposeCode(v *Violations, path string, in *string) string {
+	code := checkPresent(v, path, in, 4)
+	if upper := strings.ToUpper(code); upper != code && purposeCodePattern.MatchString(upper) {
+		v.Odd(CodeFormatError, path, fmt.Sprintf("%q is in lower case; ISO 20022 purpose codes are upper case, and the bank keeps it as %s", code, upper))
+		code = upper
+	}
+	if code != "" && !purposeCodePattern.MatchString(code) {
+		v.Format(path, "must be an ISO 20022 purpose code: 1 to 4 letters or digits, e.g. SALA")
+	}
+	return code
 }
 
 // checkQuery checks a transaction listing's dates and paging. maxLimit 0

@@ -317,11 +317,12 @@ func (s *accountsScreen) saveCard() {
 		return
 	}
 	name, product, expiry, status := s.cardName.Text, s.cardProduct.Text, s.cardExpiry.Text, s.cardStatus.Selected
-	_, err = s.u.sandbox.UpdateCardAccount(c.ID, bank.CardAccountChange{Name: &name, Product: &product, CreditLimit: limit, Expiry: &expiry, Status: &status})
+	d, err := s.u.sandbox.UpdateCardAccount(c.ID, bank.CardAccountChange{Name: &name, Product: &product, CreditLimit: limit, Expiry: &expiry, Status: &status})
 	if s.cardForm.show(err) {
 		return
 	}
 	s.loadOwner()
+	s.cardForm.warn(d.Warnings)
 }
 
 func (s *accountsScreen) saveCardBalances() {
@@ -333,7 +334,11 @@ func (s *accountsScreen) saveCardBalances() {
 	if s.cardBal.show(err) {
 		return
 	}
-	if _, err := s.u.sandbox.SetCardBalances(c.ID, in); s.cardBal.show(err) {
+	card := make([]bank.CardBalanceInput, len(in))
+	for i, b := range in {
+		card[i] = bank.CardBalanceInput{BalanceInput: b}
+	}
+	if _, err := s.u.sandbox.SetCardBalances(c.ID, card); s.cardBal.show(err) {
 		return
 	}
 	s.loadOwner()
@@ -404,6 +409,7 @@ func (s *accountsScreen) createAccount() {
 	f.add("KID", "kidRequired", kid)
 	closing := f.text("Closing booked balance", "balances[0]", "0", "")
 	expected := f.text("Expected balance", "balances[1]", "0", "")
+	var warnings []bank.Message
 	s.u.showModal("New account", "Create", f, generate, func() error {
 		in := bank.NewAccount{
 			CustomerNumber: owner, AccountName: name.Text, BBAN: strings.TrimSpace(bban.Text), IBAN: strings.TrimSpace(iban.Text),
@@ -420,9 +426,12 @@ func (s *accountsScreen) createAccount() {
 		if err != nil {
 			return err
 		}
-		s.selected = a.ID
+		s.selected, warnings = a.ID, a.Warnings
 		return nil
-	}, s.reload)
+	}, func() {
+		s.reload()
+		s.acctForm.warn(warnings)
+	})
 }
 
 func (s *accountsScreen) createCard() {
@@ -443,6 +452,7 @@ func (s *accountsScreen) createCard() {
 	status := widget.NewSelect(bank.Statuses, nil)
 	status.SetSelected(bank.StatusEnabled)
 	f.add("Status", "status", status)
+	var warnings []bank.Message
 	s.u.showModal("New card account", "Create", f, nil, func() error {
 		cur := strings.ToUpper(strings.TrimSpace(currency.Text))
 		l, err := parseNumber(limit, "creditLimit")
@@ -457,7 +467,10 @@ func (s *accountsScreen) createCard() {
 		if err != nil {
 			return err
 		}
-		s.selected = c.ID
+		s.selected, warnings = c.ID, c.Warnings
 		return nil
-	}, s.reload)
+	}, func() {
+		s.reload()
+		s.cardForm.warn(warnings)
+	})
 }

@@ -18,14 +18,14 @@ func TestAccounts_CreateEditDelete(t *testing.T) {
 	if len(s.accounts) != 2 || len(s.cards) != 1 {
 		t.Fatalf("Test Testperson 2 shows %d accounts and %d cards", len(s.accounts), len(s.cards))
 	}
-	// Create: a bad check digit is refused at the field, then a generated
-	// account number is accepted.
+	// Create: a BBAN that gives no IBAN is refused at the field, then a
+	// generated account number is accepted.
 	test.Tap(widgetIn(t, s, "New account"))
 	h.typeInto("Name", "Feriekonto")
-	h.typeInto("BBAN", "12345678904")
+	h.typeInto("BBAN", "1234567890")
 	test.Tap(h.modal().submit)
-	if got := h.modal().form.errorText("bban"); !strings.Contains(got, "MOD11") {
-		t.Fatalf("bban shows %q", got)
+	if got := h.modal().form.errorText("iban"); !strings.Contains(got, "11-digit") {
+		t.Fatalf("iban shows %q", got)
 	}
 	test.Tap(h.modal().extra.(*widget.Button))
 	bban, iban := h.field("BBAN").(*entry).Text, h.field("IBAN").(*entry).Text
@@ -130,6 +130,20 @@ func TestAccounts_CardAccounts(t *testing.T) {
 	}
 }
 
+// create taps a button that opens a form, types into its fields (label,
+// text, ...) and submits it, which must close it.
+func (h *harness) create(button *widget.Button, fields ...string) {
+	h.t.Helper()
+	test.Tap(button)
+	for i := 0; i+1 < len(fields); i += 2 {
+		h.typeInto(fields[i], fields[i+1])
+	}
+	test.Tap(h.modal().submit)
+	if h.u.topModal() != nil {
+		h.t.Fatalf("refused: %s", h.modal().form.general.Text)
+	}
+}
+
 func mustAccounts(t *testing.T, h *harness) []bank.AccountDetail {
 	t.Helper()
 	list, err := h.core.Bank.Sandbox.Accounts()
@@ -137,4 +151,41 @@ func mustAccounts(t *testing.T, h *harness) []bank.AccountDetail {
 		t.Fatal(err)
 	}
 	return list
+}
+
+// What the bank takes with a warning is saved, and the form shows the
+// warning after saving.
+func TestAccounts_WarningsShowAfterSaving(t *testing.T) {
+	h := newHarness(t, false)
+	s := h.u.accounts
+	s.ownerSel.SetSelected("Test Testperson 2 (12085592767)")
+	h.create(widgetIn(t, s, "New account"), "Name", "Seeded", "BBAN", "12345678904")
+	a, ok := s.account()
+	if !ok || a.BBAN != "12345678904" || a.IBAN != "NO4412345678904" {
+		t.Fatalf("selected %+v", a)
+	}
+	if got := s.acctForm.general.Text; !strings.Contains(got, "warning") || !strings.Contains(got, "MOD11") || !strings.Contains(got, "payments to or from this account are refused") {
+		t.Fatalf("the account form shows %q", got)
+	}
+
+	h.create(widgetIn(t, s, "New card account"), "Masked PAN", "492500xxxxxx9999", "Expiry", "2031-07-31")
+	c, ok := s.card()
+	if !ok || c.MaskedPan != "492500xxxxxx9999" || c.Expiry != "2031-07-31" {
+		t.Fatalf("selected %+v", c)
+	}
+	if got := s.cardForm.errorText("expiry"); !strings.Contains(got, "YYYY-MM") {
+		t.Fatalf("expiry shows %q", got)
+	}
+	if got := s.cardForm.general.Text; !strings.Contains(got, "masked with x") {
+		t.Fatalf("the card form shows %q", got)
+	}
+	// Saving again shows what is still odd, and only that.
+	s.cardExpiry.SetText("2031-08")
+	test.Tap(widgetIn(t, s.cardBox, "Save"))
+	if got := s.cardForm.errorText("expiry"); got != "" {
+		t.Fatalf("expiry shows %q after a month was saved", got)
+	}
+	if c, _ := h.core.Bank.Sandbox.CardAccount(c.ID); c.Expiry != "2031-08" {
+		t.Fatalf("expiry %q", c.Expiry)
+	}
 }

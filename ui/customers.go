@@ -328,6 +328,7 @@ func (s *customersScreen) createEngagement() {
 	f.add("Roles", "roles", roles)
 	register := f.text("Register limit", "registerLimit", "100000", "largest amount the PSU may register")
 	approval := f.text("Approval limit", "approvalLimit", "0", "largest amount the PSU may approve")
+	var warnings []bank.Message
 	s.u.showModal("Add engagement to "+a.Name, "Add", f, nil, func() error {
 		in := bank.NewEngagement{Customer: numbers[psu.Selected], Account: bank.IBANRef{IBAN: ibans[account.Selected]}, Roles: roles.Selected}
 		var err error
@@ -341,9 +342,12 @@ func (s *customersScreen) createEngagement() {
 		if err != nil {
 			return err
 		}
-		s.engSel = e.ID
+		s.engSel, warnings = e.ID, e.Warnings
 		return nil
-	}, s.reload)
+	}, func() {
+		s.reload()
+		s.u.warned("Engagement added", warnings)
+	})
 }
 
 func (s *customersScreen) deleteEngagement() {

@@ -113,8 +113,12 @@ func (s *scenariosScreen) load() {
 				s.u.showError(err)
 				return
 			}
-			s.u.info("Loaded", fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions.",
-				f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions))
+			text := fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions.",
+				f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions)
+			if len(n.Warnings) > 0 {
+				text += "\n\nWith warnings:\n" + warningLines(n.Warnings)
+			}
+			s.u.info("Loaded", text)
 		})
 	})
 }

@@ -313,6 +313,7 @@ func (s *transactionsScreen) add() {
 	other := f.text("Counterparty account", "[0].creditorAccount", "", "IBAN, or a Norwegian BBAN")
 	remittance := f.text("Remittance", "[0].remittanceInformationUnstructured", "", "")
 	code := f.text("Bank transaction code", "[0].bankTransactionCode", "PMNT-ICDT-ESCT", "4 to 14 characters")
+	var warnings []bank.Message
 	s.u.showModal("Add a transaction to "+c.label, "Add", f, nil, func() error {
 		amt, err := parseNumber(amount, "[0].amount")
 		if err != nil {
@@ -338,12 +339,16 @@ func (s *transactionsScreen) add() {
 			in.DebtorAccount, in.CreditorAccount = counterpart, own
 			in.DebtorName, in.CreditorName = &party, &ownName
 		}
-		_, err = s.u.sandbox.AddTransactions(c.id, []bank.NewTransaction{in})
+		posted, err := s.u.sandbox.AddTransactions(c.id, []bank.NewTransaction{in})
 		if credit {
 			err = renamePaths(err, map[string]string{"[0].debtorAccount": "[0].creditorAccount", "[0].debtorName": "[0].creditorName"})
 		}
+		warnings = posted.Warnings
 		return err
-	}, s.reload)
+	}, func() {
+		s.reload()
+		s.u.warned("Transaction added", warnings)
+	})
 }
 
 // renamePaths renames the paths of a bank error's findings.

@@ -248,10 +248,31 @@ func TestCustomers_AgreementsAndEngagements(t *testing.T) {
 	if h.u.topModal() != nil {
 		t.Fatalf("engagement refused: %s", h.modal().form.general.Text)
 	}
+	if len(h.u.dialogs) != 0 {
+		t.Fatalf("%d dialogs after an engagement without warnings", len(h.u.dialogs))
+	}
 	list, err := h.core.Bank.Sandbox.Engagements(agr.ID)
 	if err != nil || len(list) != 1 || list[0].Customer.Number != "12085592767" || !list[0].ApprovalLimit.Equal(mustDecimal("50000.50")) || len(list[0].Roles) != 3 {
 		t.Fatalf("engagements %+v %v", list, err)
 	}
+	// Limits left out are 0: added, with a dialog that says what 0 does.
+	test.Tap(s.addEng)
+	h.field("PSU").(*widget.Select).SetSelected("Test Testperson 1 (13039319955)")
+	acct = h.field("Account").(*widget.Select)
+	acct.SetSelected(acct.Options[1])
+	h.typeInto("Register limit", "")
+	h.typeInto("Approval limit", "")
+	test.Tap(h.modal().submit)
+	if h.u.topModal() != nil || len(h.u.dialogs) != 1 {
+		t.Fatalf("%d dialogs after an engagement without limits; want the warnings", len(h.u.dialogs))
+	}
+	h.u.closeTop()
+	if list, _ := h.core.Bank.Sandbox.Engagements(agr.ID); len(list) != 2 {
+		t.Fatalf("engagements %+v", list)
+	}
+	s.engList.Select(1)
+	test.Tap(s.delEng)
+	test.Tap(h.modal().submit)
 	if got := listTexts(s.engList, len(s.currentEngagements())); len(got) != 1 || !strings.Contains(got[0], "Test Testperson 2") {
 		t.Fatalf("the engagement list shows %q", got)
 	}

@@ -170,6 +170,14 @@ func (f *form) show(err error) bool {
 	return true
 }
 
+// warn shows the warnings a change was saved with (API.md 11) at the
+// fields they name, as show does findings.
+func (f *form) warn(warnings []bank.Message) {
+	if len(warnings) > 0 {
+		f.show(editMessages(&bank.Error{Messages: warnings}, func(m *bank.Message) { m.Text = "saved with a warning: " + m.Text }))
+	}
+}
+
 // editMessages returns a copy of a bank error with each finding changed by
 // edit; any other error as it is.
 func editMessages(err error, edit func(*bank.Message)) error {
@@ -341,6 +349,26 @@ func (u *UI) showError(err error) {
 // info shows a message.
 func (u *UI) info(title, message string) {
 	u.open(dialog.NewInformation(title, message, u.win))
+}
+
+// warned tells in a dialog the warnings a change was saved with (API.md
+// 11); nothing when there are none.
+func (u *UI) warned(title string, warnings []bank.Message) {
+	if len(warnings) > 0 {
+		u.info(title, "Saved, with warnings:\n"+warningLines(warnings))
+	}
+}
+
+// warningLines writes warnings one a line, each after its path.
+func warningLines(warnings []bank.Message) string {
+	lines := make([]string, len(warnings))
+	for i, m := range warnings {
+		lines[i] = m.Text
+		if m.Path != "" {
+			lines[i] = m.Path + ": " + m.Text
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // enable enables or disables a button.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -286,10 +287,12 @@ func refOf(a bank.AccountRef) *accountRefView {
 }
 
 type aisBalance struct {
-	BalanceType         string         `json:"balanceType"`
-	BalanceAmount       map[string]any `json:"balanceAmount"`
-	CreditLimitIncluded *bool          `json:"creditLimitIncluded,omitempty"`
-	ReferenceDate       *bank.Date     `json:"referenceDate,omitempty"`
+	BalanceType              string         `json:"balanceType"`
+	BalanceAmount            map[string]any `json:"balanceAmount"`
+	CreditLimitIncluded      *bool          `json:"creditLimitIncluded,omitempty"`
+	ReferenceDate            *bank.Date     `json:"referenceDate,omitempty"`
+	LastChangeDateTime       *time.Time     `json:"lastChangeDateTime,omitempty"`
+	LastCommittedTransaction string         `json:"lastCommittedTransaction,omitempty"`
 }
 
 // aisBalances writes an account's balances: closingBooked, expected, and
@@ -302,6 +305,24 @@ func aisBalances(b bank.Balances, available decimal.Decimal, currency string, to
 		{BalanceType: "expected", BalanceAmount: amount(b.Expected, currency, f)},
 		{BalanceType: "interimAvailable", BalanceAmount: amount(available, currency, f), CreditLimitIncluded: &yes},
 	}
+}
+
+// aisCardBalances writes a card account's balances like aisBalances, each
+// with the detail the sandbox data gave it: its own referenceDate,
+// lastChangeDateTime and lastCommittedTransaction.
+func aisCardBalances(c bank.CardAccount, today bank.Date, f bank.Fixes) []aisBalance {
+	out := aisBalances(c.Balances.Balances, c.Available(), c.Currency, today, f)
+	for i := range out {
+		d := c.Balances.Detail(out[i].BalanceType)
+		if !d.ReferenceDate.IsZero() {
+			out[i].ReferenceDate = &d.ReferenceDate
+		}
+		if !d.LastChangeDateTime.IsZero() {
+			out[i].LastChangeDateTime = &d.LastChangeDateTime
+		}
+		out[i].LastCommittedTransaction = d.LastCommittedTransaction
+	}
+	return out
 }
 
 type aisAccountView struct {
@@ -589,7 +610,7 @@ func (h *psd2API) aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes) 
 		Links:       map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
 	}
 	if withBalance {
-		v.Balances = aisBalances(c.Balances, c.Available(), c.Currency, h.bank.Today(), f)
+		v.Balances = aisCardBalances(c, h.bank.Today(), f)
 	}
 	return v
 }
@@ -636,7 +657,7 @@ func (h *psd2API) getAISCardBalances(w http.ResponseWriter, r *http.Request) err
 	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"cardAccount": map[string]string{"maskedPan": c.MaskedPan},
-		"balances":    aisBalances(c.Balances, c.Available(), c.Currency, h.bank.Today(), f),
+		"balances":    aisCardBalances(c, h.bank.Today(), f),
 	})
 	return nil
 }

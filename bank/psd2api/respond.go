@@ -46,6 +46,14 @@ func decode[T any](r *http.Request) (T, error) {
 	return v, note(r, odd...)
 }
 
+// accepted records the oddities a service accepted a change with (API.md
+// 11) as notes of the request. The change is made, so they are noted
+// even if strict mode came on while the request ran.
+func accepted(r *http.Request, odd []bank.Message) {
+	st := stateOf(r)
+	st.notes = append(st.notes, odd...)
+}
+
 // number writes a sandbox amount as a JSON number.
 func number(d decimal.Decimal) json.Number { return json.Number(d.String()) }
 

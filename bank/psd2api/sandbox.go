@@ -85,6 +85,7 @@ func (h *sandboxAPI) createAccount(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	accepted(r, d.Warnings)
 	created(w, "/v1/sandbox/accounts/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, accountOf(d))
 	return nil
@@ -130,6 +131,7 @@ func (h *sandboxAPI) setAccountBalances(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
+	accepted(r, d.Warnings)
 	writeJSON(w, http.StatusOK, accountOf(d))
 	return nil
 }
@@ -140,12 +142,13 @@ func (h *sandboxAPI) postTransactions(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	id := r.PathValue("mockAccountId")
-	list, err := h.bank.AddTransactions(id, in)
+	posted, err := h.bank.AddTransactions(id, in)
 	if err != nil {
 		return err
 	}
-	out := make([]transactionView, len(list))
-	for i, t := range list {
+	accepted(r, posted.Warnings)
+	out := make([]transactionView, len(posted.Transactions))
+	for i, t := range posted.Transactions {
 		out[i] = transactionOf(id, t)
 	}
 	writeJSON(w, http.StatusCreated, out)
@@ -220,6 +223,7 @@ func (h *sandboxAPI) createCardAccount(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	accepted(r, d.Warnings)
 	created(w, "/v1/sandbox/card-accounts/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, cardWrap{cardAccountOf(d)})
 	return nil
@@ -256,7 +260,7 @@ func (h *sandboxAPI) deleteCardAccount(w http.ResponseWriter, r *http.Request) e
 }
 
 func (h *sandboxAPI) setCardBalances(w http.ResponseWriter, r *http.Request) error {
-	in, err := decode[[]bank.BalanceInput](r)
+	in, err := decode[[]bank.CardBalanceInput](r)
 	if err != nil {
 		return err
 	}
@@ -264,6 +268,7 @@ func (h *sandboxAPI) setCardBalances(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	accepted(r, d.Warnings)
 	writeJSON(w, http.StatusOK, cardWrap{cardAccountOf(d)})
 	return nil
 }
@@ -287,6 +292,7 @@ func (h *sandboxAPI) postCardTransactions(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
+	accepted(r, res.Warnings)
 	var out cardPostView
 	out.CardAccount.MaskedPan = res.MaskedPan
 	out.CardTransactions.Booked = make([]cardTransactionSummary, len(res.Booked))
@@ -369,6 +375,7 @@ func (h *sandboxAPI) createAgreement(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	accepted(r, d.Warnings)
 	created(w, "/v1/sandbox/agreements/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, agreementOf(d))
 	return nil
@@ -413,6 +420,7 @@ func (h *sandboxAPI) createEngagement(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
+	accepted(r, d.Warnings)
 	created(w, "/v1/sandbox/agreements/"+d.AgreementID+"/engagements/"+d.ID, false)
 	writeJSON(w, http.StatusCreated, engagementOf(d))
 	return nil
@@ -518,6 +526,7 @@ func (h *sandboxAPI) importScenario(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
+	accepted(r, n.Warnings)
 	writeJSON(w, http.StatusOK, n)
 	return nil
 }

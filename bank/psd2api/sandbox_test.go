@@ -1,6 +1,7 @@
 package psd2api_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"slices"
@@ -398,7 +399,6 @@ func TestSandbox_Accounts(t *testing.T) {
 		paths  []string
 	}{
 		{"unknown owner", with("customerNumber", "99999"), 400, "RESOURCE_UNKNOWN", []string{"customerNumber"}},
-		{"bad MOD11", with("bban", "12345678904"), 400, "FORMAT_ERROR", []string{"bban"}},
 		{"bad IBAN check", with("iban", "NO7212345678903"), 400, "FORMAT_ERROR", []string{"iban"}},
 		{"IBAN of another BBAN", with("iban", "NO9386011117947"), 400, "FORMAT_ERROR", []string{"bban"}},
 		{"IBAN too long", with("iban", "NO"+strings.Repeat("1", 33)), 400, "FORMAT_ERROR", []string{"iban"}},
@@ -414,7 +414,6 @@ func TestSandbox_Accounts(t *testing.T) {
 		{"balance type unknown", with("balances", []map[string]any{{"balanceType": "available", "balanceAmount": map[string]any{"amount": 1, "currency": "NOK"}}}), 400, "FORMAT_ERROR", []string{"balances[0].balanceType"}},
 		{"balance currency", with("balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": 1, "currency": "EUR"}}}), 400, "FORMAT_ERROR", []string{"balances[0].balanceAmount.currency"}},
 		{"balance too precise", with("balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": 1.001, "currency": "NOK"}}}), 400, "FORMAT_ERROR", []string{"balances[0].balanceAmount.amount"}},
-		{"balance twice", with("balances", []map[string]any{{"balanceType": "expected", "balanceAmount": map[string]any{"amount": 1, "currency": "NOK"}}, {"balanceType": "Expected", "balanceAmount": map[string]any{"amount": 2, "currency": "NOK"}}}), 400, "FORMAT_ERROR", []string{"balances[1].balanceType"}},
 		{"bad status", with("status", "frozen"), 400, "FORMAT_ERROR", []string{"status"}},
 		{"no bban nor iban", with("bban", nil), 400, "FORMAT_ERROR", []string{"bban", "iban"}},
 		{"kidRequired as string", with("kidRequired", "yes"), 400, "BAD_REQUEST", []string{"kidRequired"}},
@@ -532,8 +531,8 @@ func TestSandbox_Transactions(t *testing.T) {
 		{"missing creditorId", bad(func(m map[string]any) { delete(m, "creditorId") }), []string{"[1].creditorId"}},
 		{"missing amount", bad(func(m map[string]any) { delete(m, "amount") }), []string{"[1].amount"}},
 		{"remittance too long", bad(func(m map[string]any) { m["remittanceInformationUnstructured"] = strings.Repeat("r", 141) }), []string{"[1].remittanceInformationUnstructured"}},
-		{"bad counterpart BBAN", bad(func(m map[string]any) { m["creditorAccount"] = map[string]string{"bban": "86011117940"} }), []string{"[1].creditorAccount.bban"}},
-		{"bad purpose code", bad(func(m map[string]any) { m["purposeCode"] = "sal" }), []string{"[1].purposeCode"}},
+		{"bad counterpart BBAN", bad(func(m map[string]any) { m["creditorAccount"] = map[string]string{"bban": "8601-111794"} }), []string{"[1].creditorAccount.bban"}},
+		{"bad purpose code", bad(func(m map[string]any) { m["purposeCode"] = "SA-L" }), []string{"[1].purposeCode"}},
 		{"bad creditor agent", bad(func(m map[string]any) { m["creditorAgent"] = "DNBANO" }), []string{"[1].creditorAgent"}},
 		{"empty array", []any{}, nil},
 		{"object, not array", tx(1, day(-1), day(-1), own, ext), nil},
@@ -725,7 +724,7 @@ func TestSandbox_AgreementsAndEngagements(t *testing.T) {
 	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO2815030345670", "VIEW", "VIEW"), 400, "FORMAT_ERROR", "roles[1]")
 	neg := engagement("31129012345", "NO2815030345670", "VIEW")
 	neg["approvalLimit"] = -1
-	delete(neg, "registerLimit")
+	neg["registerLimit"] = "100"
 	rejects(t, b, tpp, "POST", path, neg, 400, "FORMAT_ERROR", "approvalLimit", "registerLimit")
 	rejects(t, b, tpp, "POST", "/v1/sandbox/agreements", map[string]any{"owner": "13039319955", "name": "x"}, 400, "FORMAT_ERROR", "owner")
 	rejects(t, b, tpp, "POST", "/v1/sandbox/agreements", map[string]any{"owner": "18129215603", "name": "x", "engagements": []any{engagement("31129012345", "NO2015030456782", "VIEW")}}, 400, "FORMAT_ERROR", "engagements[0].account.iban")
@@ -908,5 +907,507 @@ func TestSandbox_ManyIDsAreDistinct(t *testing.T) {
 	r.JSON(t, &c)
 	if seen[c.CustomerID] {
 		t.Fatalf("id %s reused after initialize", c.CustomerID)
+	}
+}
+
+// Sandbox data as test tools send it (API.md 11): each oddity is taken
+// with a WARNING, in the answer's tppMessages where the answer is an
+// object and always in the request log, and strict mode refuses it and
+// stores nothing.
+
+// Account numbers of seeding tools: the IBANs pass mod 97 and hold their
+// BBAN, and the BBANs fail MOD11 (check digit 4, expected 3; 0, expected
+// 9).
+const (
+	oddBBAN  = "12345678904"
+	oddIBAN  = "NO4412345678904"
+	oddBBAN2 = "15030999990"
+	oddIBAN2 = "NO9515030999990"
+)
+
+// loggedNotes returns the client notes of the request log's entry for an
+// answered request; the log has it as the answer is sent, or just after.
+func loggedNotes(t *testing.T, b *apptest.Bank, r apptest.Response) []bank.Message {
+	t.Helper()
+	id := r.Header.Get("X-Request-ID")
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		entries := b.App.RequestLog().Entries()
+		for i := len(entries) - 1; i >= 0; i-- {
+			if entries[i].RequestID == id {
+				return entries[i].Notes
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("request %s is not in the request log", id)
+		}
+	}
+}
+
+// answerMessages returns the tppMessages of an object answer; nil for an
+// array.
+func answerMessages(t *testing.T, r apptest.Response) []bank.Message {
+	t.Helper()
+	if !bytes.HasPrefix(bytes.TrimSpace(r.Body), []byte("{")) {
+		return nil
+	}
+	var body struct {
+		TPPMessages []bank.Message `json:"tppMessages"`
+	}
+	r.JSON(t, &body)
+	return body.TPPMessages
+}
+
+// hasWarning reports whether msgs hold a WARNING at path whose text has
+// every one of texts.
+func hasWarning(msgs []bank.Message, path string, texts ...string) bool {
+	return slices.ContainsFunc(msgs, func(m bank.Message) bool {
+		if m.Category != "WARNING" || m.Code != "WARNING" || m.Path != path {
+			return false
+		}
+		for _, text := range texts {
+			if !strings.Contains(m.Text, text) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// warned checks that an accepted request was noted with a WARNING at path
+// saying texts: in the request log, and in the answer's tppMessages when
+// the answer is an object.
+func warned(t *testing.T, b *apptest.Bank, r apptest.Response, path string, texts ...string) {
+	t.Helper()
+	if notes := loggedNotes(t, b, r); !hasWarning(notes, path, texts...) {
+		t.Errorf("the request log has no WARNING at %s saying %q: %+v", path, texts, notes)
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(r.Body), []byte("{")) {
+		if msgs := answerMessages(t, r); !hasWarning(msgs, path, texts...) {
+			t.Errorf("the answer has no WARNING at %s saying %q: %s", path, texts, r.Body)
+		}
+	}
+}
+
+// notWarned checks that an accepted request was noted with nothing.
+func notWarned(t *testing.T, b *apptest.Bank, r apptest.Response) {
+	t.Helper()
+	if notes := loggedNotes(t, b, r); len(notes) > 0 {
+		t.Errorf("the request log notes %+v", notes)
+	}
+	if msgs := answerMessages(t, r); len(msgs) > 0 {
+		t.Errorf("the answer warns: %s", r.Body)
+	}
+}
+
+// setStrict turns strict mode on or off.
+func setStrict(t *testing.T, b *apptest.Bank, on bool) {
+	t.Helper()
+	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.Strict = on }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// refusedInStrictMode checks that strict mode refuses a request with 400
+// and code, naming each of paths with the oddity's text and what strict
+// mode does, and that the data file does not change.
+func refusedInStrictMode(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path string, body any, code string, paths ...string) {
+	t.Helper()
+	setStrict(t, b, true)
+	defer setStrict(t, b, false)
+	e := rejects(t, b, tpp, method, path, body, 400, code, paths...)
+	for _, p := range paths {
+		if text := textAt(e, p); !strings.Contains(text, "strict mode refuses") {
+			t.Errorf("strict mode's finding at %s says %q", p, text)
+		}
+	}
+}
+
+// textAt returns the text of an error's tppMessage at path.
+func textAt(e apptest.ErrorBody, path string) string {
+	for _, m := range e.TPPMessages {
+		if m.Path == path {
+			return m.Text
+		}
+	}
+	return ""
+}
+
+// cardAccount is the body of a card account of Test Testperson 2, with
+// fields set as with sets them.
+func cardAccount(kv ...any) map[string]any {
+	return with(map[string]any{
+		"customerNumber": t2Number, "maskedPan": "492500******7777", "currency": "NOK",
+		"creditLimit": map[string]any{"amount": 20000, "currency": "NOK"}, "expiry": "2030-01", "name": "Visa", "product": "Visa",
+	}, kv...)
+}
+
+// balanceOf is a balance item in NOK with further fields, name and value.
+func balanceOf(typ string, amount float64, more ...string) map[string]any {
+	m := map[string]any{"balanceType": typ, "balanceAmount": map[string]any{"amount": amount, "currency": "NOK"}}
+	for i := 0; i+1 < len(more); i += 2 {
+		m[more[i]] = more[i+1]
+	}
+	return m
+}
+
+// An account whose BBAN fails MOD11 is stored with a warning that payments
+// refuse it; payments do, as debtor and as creditor. The IBAN's mod 97
+// and its match with the BBAN stay rules.
+func TestTolerance_AccountWhoseBBANFailsMOD11(t *testing.T) {
+	b, tpp := setup(t)
+	body := map[string]any{
+		"customerNumber": t1Number, "accountName": "Seeded account", "bban": oddBBAN, "iban": oddIBAN,
+		"currency": "NOK", "product": "Brukskonto", "cashAccountType": "CACC", "creditLine": 0,
+		"balances": []any{balanceOf("closingBooked", 5000)},
+	}
+	refusedInStrictMode(t, b, tpp, "POST", "/v1/sandbox/accounts", body, "FORMAT_ERROR", "bban")
+	r := b.Do(tpp, "POST", "/v1/sandbox/accounts", body)
+	expect(t, r, 201, "")
+	warned(t, b, r, "bban", "check digit is 4, expected 3 (MOD11)", "payments to or from this account are refused")
+	var a account
+	r.JSON(t, &a)
+	if a.BBAN != oddBBAN || a.IBAN != oddIBAN {
+		t.Fatalf("stored %+v", a)
+	}
+
+	// The IBAN alone: the warning names it and the BBAN it holds.
+	only := map[string]any{
+		"customerNumber": t1Number, "accountName": "Seeded by IBAN", "iban": oddIBAN2,
+		"currency": "NOK", "product": "Sparekonto", "cashAccountType": "SVGS", "creditLine": 0, "balances": []any{},
+	}
+	r = b.Do(tpp, "POST", "/v1/sandbox/accounts", only)
+	expect(t, r, 201, "")
+	warned(t, b, r, "iban", "holds BBAN "+oddBBAN2, "check digit is 0, expected 9 (MOD11)")
+	var a2 account
+	r.JSON(t, &a2)
+	if a2.BBAN != oddBBAN2 {
+		t.Fatalf("bban %q taken from %s", a2.BBAN, oddIBAN2)
+	}
+
+	// Still refused: a bad IBAN check, and an IBAN that holds another BBAN.
+	badIBAN := with(body, "iban", "NO4512345678904")
+	rejects(t, b, tpp, "POST", "/v1/sandbox/accounts", badIBAN, 400, "FORMAT_ERROR", "iban")
+	mismatch := with(body, "iban", "NO9386011117947")
+	rejects(t, b, tpp, "POST", "/v1/sandbox/accounts", mismatch, 400, "FORMAT_ERROR", "bban")
+
+	// Posting to it: its own numbers are not noted again; another account
+	// failing MOD11 is.
+	yesterday := bank.DateOf(time.Now()).AddDays(-1).String()
+	r = b.Do(tpp, "POST", "/v1/sandbox/accounts/"+a.ID+"/transactions", []any{tx(-20, yesterday, yesterday, map[string]string{"iban": oddIBAN}, map[string]string{"bban": "15030999993"})})
+	expect(t, r, 201, "")
+	warned(t, b, r, "[0].creditorAccount.bban", "check digit is 3, expected 9 (MOD11)")
+	if notes := loggedNotes(t, b, r); len(notes) != 1 {
+		t.Errorf("notes %+v, want only the creditor's", notes)
+	}
+
+	// Payments refuse it, from it and to it.
+	onBankingMorning(t, b, tpp)
+	for _, c := range []struct {
+		body map[string]any
+		path string
+	}{
+		{ndct("10", oddIBAN, ibanT2Bruk), "debtorAccount.iban"},
+		{ndct("10", ibanT1Bruk, oddIBAN), "creditorAccount.iban"},
+		{with(ndct("10", ibanT1Bruk, ibanT2Bruk), "creditorAccount", map[string]string{"bban": oddBBAN}), "creditorAccount.bban"},
+	} {
+		e := rejectsWith(t, b, tpp, "POST", ndctPath, c.body, payHeaders, 400, "FORMAT_ERROR", c.path)
+		if text := textAt(e, c.path); !strings.Contains(text, "check digit is 4, expected 3") {
+			t.Errorf("%s: %q does not name the check digit", c.path, text)
+		}
+	}
+}
+
+// A scenario from a seeding tool is imported with the same tolerance,
+// each warning naming its record.
+func TestTolerance_ScenarioImport(t *testing.T) {
+	b, tpp := setup(t)
+	yesterday := bank.DateOf(time.Now()).AddDays(-1).String()
+	purchase := tx(-50, yesterday, yesterday, map[string]string{"iban": oddIBAN2}, map[string]string{"bban": "15031234562"})
+	purchase["purposeCode"] = "sala"
+	sc := map[string]any{
+		"format": "sandbank-scenario/1",
+		"customers": []any{
+			map[string]any{"customerNumber": "01017012345", "name": "Seed Person", "type": "private"},
+			map[string]any{"customerNumber": "99887766", "name": "Seed AS", "type": "corporate"},
+		},
+		"accounts": []any{
+			map[string]any{
+				"customerNumber": "01017012345", "accountName": "Seeded", "iban": oddIBAN2, "currency": "NOK",
+				"product": "Brukskonto", "cashAccountType": "CACC", "creditLine": 0, "balances": []any{}, "transactions": []any{purchase},
+			},
+			map[string]any{
+				"customerNumber": "99887766", "accountName": "Drift", "bban": "86011117947", "currency": "NOK",
+				"product": "Driftskonto", "cashAccountType": "CACC", "creditLine": 0, "balances": []any{},
+			},
+		},
+		"cardAccounts": []any{map[string]any{
+			"customerNumber": "01017012345", "maskedPan": "525412xxxxxx9999", "currency": "NOK",
+			"creditLimit": map[string]any{"amount": 10000, "currency": "NOK"}, "expiry": "2029-08-31", "name": "Mastercard", "product": "Mastercard",
+		}},
+		"agreements": []any{map[string]any{
+			"owner": "99887766", "name": "Seed avtale",
+			"engagements": []any{map[string]any{"customer": "01017012345", "account": map[string]string{"iban": "NO9386011117947"}, "roles": []string{"VIEW", "REGISTER"}}},
+		}},
+	}
+	odd := []string{
+		"accounts[0].iban", "accounts[0].transactions[0].purposeCode", "cardAccounts[0].maskedPan", "cardAccounts[0].expiry",
+		"agreements[0].engagements[0].registerLimit", "agreements[0].engagements[0].approvalLimit",
+	}
+	// Strict mode refuses the first record that has an oddity.
+	refusedInStrictMode(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, "FORMAT_ERROR", odd[0])
+	r := b.Do(tpp, "PUT", "/v1/sandbox/scenario", sc)
+	expect(t, r, 200, "")
+	for _, p := range odd {
+		warned(t, b, r, p)
+	}
+	var accounts []account
+	b.Do(tpp, "GET", "/v1/sandbox/accounts", nil).JSON(t, &accounts)
+	if len(accounts) != 2 || accounts[0].BBAN != oddBBAN2 {
+		t.Fatalf("accounts %+v", accounts)
+	}
+	r = b.Do(tpp, "GET", "/v1/sandbox/accounts/"+accounts[0].ID+"/transactions", nil)
+	if !strings.Contains(string(r.Body), `"purposeCode":"SALA"`) {
+		t.Fatalf("transactions %s", r.Body)
+	}
+}
+
+// The Berlin Group fields of a card account's balances are kept and shown,
+// by the sandbox API and by the PSD2 balances. They are not odd: strict
+// mode takes them too.
+func TestTolerance_CardBalanceFields(t *testing.T) {
+	b, tpp := setup(t)
+	setStrict(t, b, true)
+	card := cardAccount("balances", []any{balanceOf("closingBooked", -250, "referenceDate", "2026-01-31", "lastChangeDateTime", "2026-01-31T23:59:00+01:00", "lastCommittedTransaction", "CT-991")})
+	r := b.Do(tpp, "POST", "/v1/sandbox/card-accounts", card)
+	expect(t, r, 201, "")
+	notWarned(t, b, r)
+	// A date-time without an offset is not one.
+	rejects(t, b, tpp, "PUT", "/v1/sandbox/card-accounts/"+t1Card+"/balances", []any{balanceOf("expected", 1, "lastChangeDateTime", "2026-02-01 08:00")}, 400, "FORMAT_ERROR", "[0].lastChangeDateTime")
+	type balance struct {
+		BalanceType              string `json:"balanceType"`
+		ReferenceDate            string `json:"referenceDate"`
+		LastChangeDateTime       string `json:"lastChangeDateTime"`
+		LastCommittedTransaction string `json:"lastCommittedTransaction"`
+	}
+	var created struct {
+		CardAccount struct {
+			ResourceID string    `json:"resourceId"`
+			Balances   []balance `json:"balances"`
+		} `json:"cardAccount"`
+	}
+	r.JSON(t, &created)
+	want := []balance{{"closingBooked", "2026-01-31", "2026-01-31T23:59:00+01:00", "CT-991"}, {BalanceType: "expected"}}
+	if !slices.Equal(created.CardAccount.Balances, want) {
+		t.Fatalf("balances %+v, want %+v", created.CardAccount.Balances, want)
+	}
+
+	// PUT replaces a balance with what it is given with; the PSD2 API shows it.
+	path := "/v1/sandbox/card-accounts/" + t1Card
+	r = b.Do(tpp, "PUT", path+"/balances", []any{balanceOf("expected", -1200, "referenceDate", "2026-02-01", "lastChangeDateTime", "2026-02-01T08:00:00Z", "lastCommittedTransaction", "CT-1002")})
+	expect(t, r, 200, "")
+	notWarned(t, b, r)
+	setStrict(t, b, false)
+	if !strings.Contains(string(r.Body), `"balanceType":"expected","referenceDate":"2026-02-01","lastChangeDateTime":"2026-02-01T08:00:00Z","lastCommittedTransaction":"CT-1002"`) {
+		t.Fatalf("PUT answered %s", r.Body)
+	}
+	user := psuOf(b.Consent(tpp, t1Number, "", []string{t1Card}))
+	var psd2 struct {
+		Balances []balance `json:"balances"`
+	}
+	r = get(b, tpp, user, "/v1/card-accounts/"+t1Card+"/balances")
+	expect(t, r, 200, "")
+	r.JSON(t, &psd2)
+	if i := slices.IndexFunc(psd2.Balances, func(x balance) bool { return x.BalanceType == "expected" }); i < 0 || psd2.Balances[i] != (balance{"expected", "2026-02-01", "2026-02-01T08:00:00Z", "CT-1002"}) {
+		t.Fatalf("PSD2 balances %s", r.Body)
+	}
+	r = get(b, tpp, user, "/v1/card-accounts/"+t1Card+"?withBalance=true")
+	if expect(t, r, 200, ""); !strings.Contains(string(r.Body), `"lastCommittedTransaction":"CT-1002"`) {
+		t.Fatalf("withBalance %s", r.Body)
+	}
+}
+
+// A card number masked with x or X is kept as given, with a warning.
+func TestTolerance_CardMaskedPanWithX(t *testing.T) {
+	b, tpp := setup(t)
+	createsOddCard(t, b, tpp, "maskedPan", "525412xxxxxx3242", "masked with x", "'*'")
+	rejects(t, b, tpp, "POST", "/v1/sandbox/card-accounts", cardAccount("maskedPan", "525412------3242"), 400, "FORMAT_ERROR", "maskedPan")
+
+	path := "/v1/sandbox/card-accounts/" + t1Card + "/transactions"
+	item := cardTx("X-1")
+	item["maskedPan"] = "525412XXXXXX3241"
+	refusedInStrictMode(t, b, tpp, "POST", path, []any{item}, "FORMAT_ERROR", "[0].maskedPan")
+	r := b.Do(tpp, "POST", path, []any{item})
+	expect(t, r, 201, "")
+	warned(t, b, r, "[0].maskedPan", "masked with X")
+	if r = b.Do(tpp, "GET", path, nil); !strings.Contains(string(r.Body), `"maskedPan":"525412XXXXXX3241"`) {
+		t.Fatalf("card transactions %s", r.Body)
+	}
+}
+
+// createsOddCard checks that a card account with an odd value of field is
+// refused in strict mode, and else created with the value as given and a
+// warning at the field that says texts.
+func createsOddCard(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, field, value string, texts ...string) {
+	t.Helper()
+	card := cardAccount(field, value)
+	refusedInStrictMode(t, b, tpp, "POST", "/v1/sandbox/card-accounts", card, "FORMAT_ERROR", field)
+	r := b.Do(tpp, "POST", "/v1/sandbox/card-accounts", card)
+	expect(t, r, 201, "")
+	warned(t, b, r, field, texts...)
+	if !strings.Contains(string(r.Body), `"`+field+`":"`+value+`"`) {
+		t.Fatalf("created %s", r.Body)
+	}
+}
+
+// cardTx is a booked card transaction of the T1 card, yesterday.
+func cardTx(id string) map[string]any {
+	yesterday := bank.DateOf(time.Now()).AddDays(-1).String()
+	return map[string]any{
+		"cardTransactionId": id, "terminalId": "T1", "bookingDate": yesterday, "transactionDate": yesterday,
+		"transactionAmount": map[string]any{"amount": -1155, "currency": "NOK"}, "originalAmount": map[string]any{"amount": -100, "currency": "EUR"},
+		"merchantCategoryCode": "5411", "cardAcceptorId": "ACC1", "cardAcceptorAddress": map[string]any{"city": "Berlin", "country": "DE"},
+		"maskedPan": "525412******3241", "transactionDetails": "Supermarkt", "invoiced": "false", "proprietaryBankTransactionCode": "PURCHASE",
+	}
+}
+
+// An expiry given as a date is kept as given, with a warning.
+func TestTolerance_CardExpiryAsDate(t *testing.T) {
+	b, tpp := setup(t)
+	createsOddCard(t, b, tpp, "expiry", "2029-08-31", "YYYY-MM (e.g. 2029-08)")
+	rejects(t, b, tpp, "POST", "/v1/sandbox/card-accounts", cardAccount("expiry", "2029-02-30"), 400, "FORMAT_ERROR", "expiry")
+}
+
+// A balance type given twice: the last one wins, with a warning, for
+// accounts and card accounts.
+func TestTolerance_BalanceTypeGivenTwice(t *testing.T) {
+	b, tpp := setup(t)
+	twice := []any{balanceOf("closingBooked", 100), balanceOf("CLOSING_BOOKED", 200)}
+	path := "/v1/sandbox/accounts/" + t1Brukskonto + "/balances"
+	refusedInStrictMode(t, b, tpp, "PUT", path, twice, "FORMAT_ERROR", "[1].balanceType")
+	r := b.Do(tpp, "PUT", path, twice)
+	expect(t, r, 200, "")
+	warned(t, b, r, "[1].balanceType", "closingBooked is given twice", "takes the last one")
+	var a account
+	if r.JSON(t, &a); a.balance("closingBooked") != 200 {
+		t.Fatalf("balances %+v", a.Balances)
+	}
+
+	card := cardAccount("balances", []any{balanceOf("expected", -10), balanceOf("expected", -20)})
+	refusedInStrictMode(t, b, tpp, "POST", "/v1/sandbox/card-accounts", card, "FORMAT_ERROR", "balances[1].balanceType")
+	r = b.Do(tpp, "POST", "/v1/sandbox/card-accounts", card)
+	expect(t, r, 201, "")
+	warned(t, b, r, "balances[1].balanceType", "expected is given twice")
+	if !strings.Contains(string(r.Body), `{"balanceAmount":{"currency":"NOK","amount":-20},"balanceType":"expected"}`) {
+		t.Fatalf("created %s", r.Body)
+	}
+}
+
+// markupFee and markupFeePercentage beside currencyExchange, where Berlin
+// Group puts them, are kept inside it, where the sandbox API has them;
+// the PSD2 API shows them beside it as before.
+func TestTolerance_MarkupFeeBesideCurrencyExchange(t *testing.T) {
+	b, tpp := setup(t)
+	path := "/v1/sandbox/card-accounts/" + t1Card + "/transactions"
+	exchange := func() map[string]any {
+		return map[string]any{"sourceCurrency": "EUR", "targetCurrency": "NOK", "unitCurrency": "EUR", "exchangeRate": "11.55", "quotationDate": bank.DateOf(time.Now()).AddDays(-1).String()}
+	}
+	beside := cardTx("FX-B")
+	beside["currencyExchange"] = exchange()
+	beside["markupFee"] = map[string]any{"amount": 23.5, "currency": "NOK"}
+	beside["markupFeePercentage"] = "1.75"
+	refusedInStrictMode(t, b, tpp, "POST", path, []any{beside}, "FORMAT_ERROR", "[0].markupFee", "[0].markupFeePercentage")
+	r := b.Do(tpp, "POST", path, []any{beside})
+	expect(t, r, 201, "")
+	warned(t, b, r, "[0].markupFee", "currencyExchange.markupFee")
+	warned(t, b, r, "[0].markupFeePercentage", "currencyExchange.markupFeePercentage")
+
+	inside := cardTx("FX-I")
+	inside["currencyExchange"] = exchange()
+	inside["currencyExchange"].(map[string]any)["markupFee"] = map[string]any{"amount": 23.5, "currency": "NOK"}
+	inside["currencyExchange"].(map[string]any)["markupFeePercentage"] = "1.75"
+	r = b.Do(tpp, "POST", path, []any{inside})
+	expect(t, r, 201, "")
+	notWarned(t, b, r)
+
+	// Both stored one way: the sandbox API shows them inside
+	// currencyExchange, the PSD2 API beside it.
+	r = b.Do(tpp, "GET", path, nil)
+	const sandboxForm = `"markupFee":{"currency":"NOK","amount":23.5},"markupFeePercentage":"1.75"}`
+	if strings.Count(string(r.Body), sandboxForm) != 2 {
+		t.Fatalf("sandbox card transactions %s", r.Body)
+	}
+	user := psuOf(b.Consent(tpp, t1Number, "", []string{t1Card}))
+	r = get(b, tpp, user, "/v1/card-accounts/"+t1Card+"/transactions")
+	if expect(t, r, 200, ""); strings.Count(string(r.Body), `"markupFee":{"amount":"23.50","currency":"NOK"},"markupFeePercentage":"1.75"`) != 2 {
+		t.Fatalf("PSD2 card transactions %s", r.Body)
+	}
+
+	// The same fee in both places is one fee; two fees, or a fee without
+	// an exchange, are refused.
+	same := cardTx("FX-S")
+	same["currencyExchange"] = inside["currencyExchange"]
+	same["markupFeePercentage"] = "1.750"
+	r = b.Do(tpp, "POST", path, []any{same})
+	expect(t, r, 201, "")
+	warned(t, b, r, "[0].markupFeePercentage")
+	differ := cardTx("FX-D")
+	differ["currencyExchange"] = inside["currencyExchange"]
+	differ["markupFee"] = map[string]any{"amount": 20, "currency": "NOK"}
+	rejects(t, b, tpp, "POST", path, []any{differ}, 400, "FORMAT_ERROR", "[0].markupFee")
+	alone := cardTx("FX-A")
+	alone["markupFee"] = map[string]any{"amount": 20, "currency": "NOK"}
+	rejects(t, b, tpp, "POST", path, []any{alone}, 400, "FORMAT_ERROR", "[0].currencyExchange")
+}
+
+// purposeCode in any case is kept in upper case, with a warning.
+func TestTolerance_PurposeCodeInAnyCase(t *testing.T) {
+	b, tpp := setup(t)
+	yesterday := bank.DateOf(time.Now()).AddDays(-1).String()
+	path := "/v1/sandbox/accounts/" + t1Brukskonto + "/transactions"
+	item := tx(-99, yesterday, yesterday, map[string]string{"iban": ibanT1Bruk}, map[string]string{"bban": "86011117947"})
+	item["purposeCode"] = "Sala"
+	refusedInStrictMode(t, b, tpp, "POST", path, []any{item}, "FORMAT_ERROR", "[0].purposeCode")
+	r := b.Do(tpp, "POST", path, []any{item})
+	expect(t, r, 201, "")
+	warned(t, b, r, "[0].purposeCode", `"Sala" is in lower case`, "SALA")
+	var posted []struct {
+		ID          string `json:"id"`
+		PurposeCode string `json:"purposeCode"`
+	}
+	if r.JSON(t, &posted); len(posted) != 1 || posted[0].PurposeCode != "SALA" {
+		t.Fatalf("posted %s", r.Body)
+	}
+	if r = b.Do(tpp, "GET", path+"/"+posted[0].ID, nil); !strings.Contains(string(r.Body), `"purposeCode":"SALA"`) {
+		t.Fatalf("stored %s", r.Body)
+	}
+}
+
+// Engagement limits left out are 0, with a warning that says what 0 does.
+func TestTolerance_EngagementLimitsLeftOut(t *testing.T) {
+	b, tpp := setup(t)
+	engagement := map[string]any{"customer": t1Number, "account": map[string]string{"iban": ibanF1Drift}, "roles": []string{"VIEW", "REGISTER", "APPROVE"}}
+	path := "/v1/sandbox/agreements/" + f1Agreement + "/engagements"
+	refusedInStrictMode(t, b, tpp, "POST", path, engagement, "FORMAT_ERROR", "registerLimit", "approvalLimit")
+	r := b.Do(tpp, "POST", path, engagement)
+	expect(t, r, 201, "")
+	warned(t, b, r, "registerLimit", "the bank takes 0", "register no payment")
+	warned(t, b, r, "approvalLimit", "the bank takes 0", "approve no payment")
+	var e struct {
+		RegisterLimit *float64 `json:"registerLimit"`
+		ApprovalLimit *float64 `json:"approvalLimit"`
+	}
+	if r.JSON(t, &e); e.RegisterLimit == nil || *e.RegisterLimit != 0 || e.ApprovalLimit == nil || *e.ApprovalLimit != 0 {
+		t.Fatalf("engagement %s", r.Body)
+	}
+
+	agreement := map[string]any{"owner": f1Number, "name": "Regnskap", "engagements": []any{
+		map[string]any{"customer": t2Number, "account": map[string]string{"iban": ibanF1Drift}, "roles": []string{"VIEW"}, "approvalLimit": 0},
+	}}
+	refusedInStrictMode(t, b, tpp, "POST", "/v1/sandbox/agreements", agreement, "FORMAT_ERROR", "engagements[0].registerLimit")
+	r = b.Do(tpp, "POST", "/v1/sandbox/agreements", agreement)
+	expect(t, r, 201, "")
+	warned(t, b, r, "engagements[0].registerLimit", "the bank takes 0")
+	if notes := loggedNotes(t, b, r); len(notes) != 1 {
+		t.Errorf("notes %+v, want only registerLimit's", notes)
 	}
 }

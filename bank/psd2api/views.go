@@ -14,9 +14,12 @@ type amountView struct {
 	Amount   json.Number `json:"amount"`
 }
 
+// balanceView is a balance; a card account's may have Berlin Group's
+// referenceDate, lastChangeDateTime and lastCommittedTransaction.
 type balanceView struct {
 	BalanceAmount amountView `json:"balanceAmount"`
 	BalanceType   string     `json:"balanceType"`
+	bank.BalanceDetail
 }
 
 func balancesView(b bank.Balances, currency string) []balanceView {
@@ -24,6 +27,14 @@ func balancesView(b bank.Balances, currency string) []balanceView {
 		{BalanceAmount: amountView{currency, number(b.ClosingBooked)}, BalanceType: bank.BalanceClosingBooked},
 		{BalanceAmount: amountView{currency, number(b.Expected)}, BalanceType: bank.BalanceExpected},
 	}
+}
+
+func cardBalancesView(b bank.CardBalances, currency string) []balanceView {
+	out := balancesView(b.Balances, currency)
+	for i := range out {
+		out[i].BalanceDetail = b.Detail(out[i].BalanceType)
+	}
+	return out
 }
 
 type agreementView struct {
@@ -168,7 +179,7 @@ func cardAccountOf(d bank.CardAccountDetail) cardAccountView {
 	self := "/v1/sandbox/card-accounts/" + d.ID
 	return cardAccountView{
 		ResourceID: d.ID, CustomerNumber: d.Owner.Number, MaskedPan: d.MaskedPan, Currency: d.Currency,
-		CreditLimit: amountView{d.Currency, number(d.CreditLimit)}, Balances: balancesView(d.Balances, d.Currency),
+		CreditLimit: amountView{d.Currency, number(d.CreditLimit)}, Balances: cardBalancesView(d.Balances, d.Currency),
 		CardID: d.CardID, CardIDVNo: d.CardIDVNo, AccountNumber: d.AccountNumber, Expiry: d.Expiry,
 		Name: d.Name, Product: d.Product, Status: d.Status,
 		Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "transactions": linkTo(self+"/transactions", "GET", "POST", "DELETE")},

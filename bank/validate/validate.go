@@ -209,7 +209,19 @@ func NorwegianIBAN(bban string) (string, error) {
 	if err := NorwegianBBAN(bban); err != nil {
 		return "", err
 	}
-	return "NO" + ibanCheckDigits("NO", bban) + bban, nil
+	iban, _ := NorwegianIBANOfShape(bban)
+	return iban, nil
+}
+
+// NorwegianIBANOfShape builds the Norwegian IBAN of any 11 digits, whether
+// or not their last digit is the MOD11 check digit: the IBAN's own check
+// digits are right, so it passes IBAN. ok is false when bban is not 11
+// digits (see IsNorwegianBBANShape).
+func NorwegianIBANOfShape(bban string) (iban string, ok bool) {
+	if !IsNorwegianBBANShape(bban) {
+		return "", false
+	}
+	return "NO" + ibanCheckDigits("NO", bban) + bban, true
 }
 
 // BBANFromNorwegianIBAN returns the 11-digit BBAN embedded in a Norwegian

@@ -171,6 +171,28 @@ func TestNorwegianIBAN_InvalidBBAN(t *testing.T) {
 	}
 }
 
+// Seeding tools use IBANs whose BBAN fails MOD11: the IBAN of any 11
+// digits passes mod 97 and holds them.
+func TestNorwegianIBANOfShape(t *testing.T) {
+	for _, bban := range []string{"86011117947", "86011117948", checkTenBBANPrefix + "0"} {
+		iban, ok := NorwegianIBANOfShape(bban)
+		if !ok || IBAN(iban) != nil {
+			t.Errorf("NorwegianIBANOfShape(%q) = %q, %v; IBAN says %v", bban, iban, ok, IBAN(iban))
+		}
+		if back, ok := BBANFromNorwegianIBAN(iban); !ok || back != bban {
+			t.Errorf("BBANFromNorwegianIBAN(%q) = %q, %v, want %q", iban, back, ok, bban)
+		}
+	}
+	if iban, _ := NorwegianIBANOfShape("86011117947"); iban != "NO9386011117947" {
+		t.Errorf("NorwegianIBANOfShape(86011117947) = %q, want NO9386011117947", iban)
+	}
+	for _, bban := range []string{"", "8601111794", "8601.111794", "860111179470"} {
+		if iban, ok := NorwegianIBANOfShape(bban); ok || iban != "" {
+			t.Errorf("NorwegianIBANOfShape(%q) = %q, %v, want \"\", false", bban, iban, ok)
+		}
+	}
+}
+
 func TestBBANFromNorwegianIBAN_NotOK(t *testing.T) {
 	tests := []struct{ name, in string }{
 		{"empty", ""},
