@@ -744,8 +744,7 @@ func (h *psd2API) listAISCardTransactions(w http.ResponseWriter, r *http.Request
 	}
 	out := map[string]any{"cardAccount": map[string]string{"maskedPan": page.Card.MaskedPan}, "cardTransactions": txs}
 	if q.WithBalance {
-		c := page.Card
-		out["balances"] = aisBalances(c.Balances, c.Available(), c.Currency, h.bank.Today(), f)
+		out["balances"] = aisCardBalances(page.Card, h.bank.Today(), f)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -184,9 +184,7 @@ func TestConsent_StatusesFollowTheGrant(t *testing.T) {
 // warnings, and creates nothing.
 func TestConsent_StrictRefusesTheIgnoredBody(t *testing.T) {
 	b, tpp := setup(t)
-	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.Strict = true }); err != nil {
-		t.Fatal(err)
-	}
+	setStrict(t, b, true)
 	before := b.FileSum()
 	r := b.Do(tpp, "POST", "/v1/consents", bgConsentBody(), "TPP-Redirect-URI: "+tppRedirect, "TPP-Session-ID: strict")
 	e := expect(t, r, 400, "BAD_REQUEST")

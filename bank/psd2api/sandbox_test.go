@@ -929,18 +929,7 @@ const (
 // answered request; the log has it as the answer is sent, or just after.
 func loggedNotes(t *testing.T, b *apptest.Bank, r apptest.Response) []bank.Message {
 	t.Helper()
-	id := r.Header.Get("X-Request-ID")
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		entries := b.App.RequestLog().Entries()
-		for i := len(entries) - 1; i >= 0; i-- {
-			if entries[i].RequestID == id {
-				return entries[i].Notes
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("request %s is not in the request log", id)
-		}
-	}
+	return b.Logged(r.Header.Get("X-Request-ID")).Notes
 }
 
 // answerMessages returns the tppMessages of an object answer; nil for an
@@ -1000,12 +989,6 @@ func notWarned(t *testing.T, b *apptest.Bank, r apptest.Response) {
 }
 
 // setStrict turns strict mode on or off.
-func setStrict(t *testing.T, b *apptest.Bank, on bool) {
-	t.Helper()
-	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.Strict = on }); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // refusedInStrictMode checks that strict mode refuses a request with 400
 // and code, naming each of paths with the oddity's text and what strict

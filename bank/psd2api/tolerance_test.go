@@ -56,13 +56,6 @@ func warningPaths(t *testing.T, r apptest.Response) []string {
 	return out
 }
 
-func strict(t *testing.T, b *apptest.Bank) {
-	t.Helper()
-	if _, err := b.Bank.Ops.UpdateSettings(func(s *bank.Settings) { s.Strict = true }); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // An NDCT payment as a Berlin Group 1.3 client builds it, by hand from the
 // standard's field names: the fields the bank does not use are accepted,
 // named in WARNING tppMessages and noted in the request log; the fields
@@ -115,7 +108,7 @@ func TestPayments_BerlinGroupBodyIsAcceptedWithWarnings(t *testing.T) {
 		t.Fatalf("the removed field: %+v", e)
 	}
 
-	strict(t, b)
+	setStrict(t, b, true)
 	before := b.FileSum()
 	r = b.Do(tpp, "POST", ndctPath, body, payHeaders...)
 	e := expect(t, r, 400, "BAD_REQUEST")
@@ -233,7 +226,7 @@ func TestClientNotes_OddHeadersAreNotedThenRefusedWhenStrict(t *testing.T) {
 		t.Fatalf("an unbound signature: notes %v", got)
 	}
 
-	strict(t, b)
+	setStrict(t, b, true)
 	for _, c := range cases {
 		e := expect(t, get(b, tpp, user, "/v1/accounts", c.headers...), 400, "FORMAT_ERROR")
 		if !strings.Contains(e.Message, "strict mode") || e.TPPMessages[0].Path != c.path {
