@@ -36,7 +36,7 @@ func TestScheduler_RunsAtTheBatchTime(t *testing.T) {
 	if _, err := a.Bank.PSD2.AutomatedSCA("NO-FSA-1", created.Authorisation.ID, bank.AutoSCA{NationalID: "13039319955", Decision: "approve"}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		p, err := a.Bank.Ops.Payment(created.Payment.ID)
 		if err != nil {

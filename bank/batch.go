@@ -1,7 +1,9 @@
 package bank
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -34,17 +36,20 @@ const batchStateKey = "batchState"
 func (s *Ops) RunBatch() (BatchRun, error) {
 	s.batch.Lock()
 	defer s.batch.Unlock()
-	run, _, err := s.runBatch(s.Now(), TriggerManual, nil)
+	run, _, err := s.runBatch(s.Now(), TriggerManual, nil, nil)
 	return run, err
 }
 
 // RunDueBatches makes every scheduled run between the last one and now, in
 // order: one at a time as the clock passes the batch times, or many after
 // the sandbox clock jumped ahead (or the bank was not running). When the
-// clock moved back, the schedule restarts from now. A run that changed
-// nothing leaves no report and writes nothing, so an idle bank leaves its
-// data file alone and a jump of years stays quick; RunDueBatches returns
-// the runs that were recorded.
+// clock moved back, the schedule restarts from now. Its work is in
+// proportion to the payments that come due, not to the runs passed: a run
+// at which no payment is due is passed over without a transaction, and a
+// scheduled run that changed nothing leaves no report. After a catch-up
+// over more than a day, where the schedule stands is saved, so a restart
+// does not pass over the same runs again. RunDueBatches returns the runs
+// that were recorded.
 func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 	s.batch.Lock()
 	defer s.batch.Unlock()
@@ -73,13 +78,32 @@ func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 	if now.Before(s.lastRun) {
 		s.lastRun = now
 	}
+	due, err := read(s.core, "list due payments", dueSetOf)
+	if err != nil {
+		return nil, err
+	}
 	var runs []BatchRun
-	for _, at := range dueRuns(st.BatchTimes, s.lastRun, now) {
+	from := s.lastRun
+	for at := nextRun(st.BatchTimes, s.lastRun); !at.IsZero() && !at.After(now); at = nextRun(st.BatchTimes, at) {
+		ids := due.ready(at)
+		if len(ids) == 0 {
+			// Nothing is due at this run: go to the first run at which
+			// something is, passing over the others without a word.
+			next := due.earliest()
+			if next.IsZero() || next.After(now) {
+				break
+			}
+			at = nextRun(st.BatchTimes, next.Add(-time.Nanosecond))
+			if at.IsZero() || at.After(now) {
+				break
+			}
+			ids = due.ready(at)
+		}
 		trigger := TriggerSchedule
 		if now.Sub(at) > time.Minute {
 			trigger = TriggerCatchUp
 		}
-		run, recorded, err := s.runBatch(at, trigger, &batchState{LastRun: at})
+		run, recorded, err := s.runBatch(at, trigger, &batchState{LastRun: at}, ids)
 		if err != nil {
 			return runs, err
 		}
@@ -87,6 +111,18 @@ func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 		if recorded {
 			runs = append(runs, run)
 		}
+		if err := s.view("read settled payments", func(tx Tx) error { return due.refresh(tx, ids) }); err != nil {
+			return runs, err
+		}
+	}
+	if last := lastRun(st.BatchTimes, now); last.After(s.lastRun) {
+		s.lastRun = last // the runs passed over had nothing due
+	}
+	// An idle bank writes nothing as the clock passes a batch time; a jump
+	// over days saves where the schedule stands.
+	if s.lastRun.Sub(from) > 24*time.Hour && !state.LastRun.Equal(s.lastRun) {
+		err := s.update("save the batch schedule", func(tx Tx) error { return tx.PutSetting(batchStateKey, batchState{LastRun: s.lastRun}) })
+		return runs, err
 	}
 	return runs, nil
 }
@@ -97,17 +133,7 @@ func (s *Ops) NextBatchRun() (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	now := s.Now()
-	for d := DateOf(now); ; d = d.AddDays(1) {
-		if !IsBankingDay(d) {
-			continue
-		}
-		for _, at := range runTimes(st.BatchTimes, d) {
-			if at.After(now) {
-				return at, nil
-			}
-		}
-	}
+	return nextRun(st.BatchTimes, s.Now()), nil
 }
 
 // runTimes are a day's batch times, in order.
@@ -122,20 +148,126 @@ func runTimes(times []string, d Date) []time.Time {
 	return out
 }
 
-// dueRuns are the scheduled runs after last and at or before now.
-func dueRuns(times []string, last, now time.Time) []time.Time {
-	var out []time.Time
-	for d := DateOf(last); !d.After(DateOf(now)); d = d.AddDays(1) {
+// nextRun is the first scheduled run after t; the zero time when the
+// schedule has no time.
+func nextRun(times []string, t time.Time) time.Time {
+	for d, n := DateOf(t), 0; n < 400; d, n = d.AddDays(1), n+1 { // a year has banking days
 		if !IsBankingDay(d) {
 			continue
 		}
 		for _, at := range runTimes(times, d) {
-			if at.After(last) && !at.After(now) {
-				out = append(out, at)
+			if at.After(t) {
+				return at
 			}
 		}
 	}
-	return out
+	return time.Time{}
+}
+
+// lastRun is the last scheduled run at or before t; the zero time when
+// the schedule has no time.
+func lastRun(times []string, t time.Time) time.Time {
+	for d, n := DateOf(t), 0; n < 400; d, n = d.AddDays(-1), n+1 {
+		if !IsBankingDay(d) {
+			continue
+		}
+		day := runTimes(times, d)
+		for i := len(day) - 1; i >= 0; i-- {
+			if !day[i].After(t) {
+				return day[i]
+			}
+		}
+	}
+	return time.Time{}
+}
+
+// dueSet holds when each payment that is not final next needs a batch
+// run, so that a catch-up visits only the runs at which something is due.
+type dueSet map[string]time.Time
+
+// dueSetOf reads when each payment a run looks at is next due.
+func dueSetOf(tx Tx) (dueSet, error) {
+	ids, err := duePayments(tx)
+	if err != nil {
+		return nil, err
+	}
+	due := dueSet{}
+	return due, due.refresh(tx, ids)
+}
+
+// refresh reads again when the given payments are due.
+func (due dueSet) refresh(tx Tx, ids []string) error {
+	for _, id := range ids {
+		p, err := tx.Payment(id)
+		if errors.Is(err, ErrNotFound) {
+			delete(due, id)
+			continue
+		} else if err != nil {
+			return err
+		}
+		at, err := dueAt(tx, p)
+		if err != nil {
+			return err
+		}
+		if at.IsZero() {
+			delete(due, id)
+		} else {
+			due[id] = at
+		}
+	}
+	return nil
+}
+
+// ready lists the payments due at a run at moment at, in creation order.
+func (due dueSet) ready(at time.Time) []string {
+	var ids []string
+	for id, t := range due {
+		if !t.After(at) {
+			ids = append(ids, id)
+		}
+	}
+	sortPayments(ids)
+	return ids
+}
+
+// earliest is when the first payment is due; the zero time for none.
+func (due dueSet) earliest() time.Time {
+	var first time.Time
+	for _, t := range due {
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+	}
+	return first
+}
+
+// dueAt is when a payment next needs a batch run (the first run at or
+// after the moment handles it), or the zero time for never: a standing
+// order (the sandbox batch skips them), a final status, or one that awaits
+// approval with no authorisation that can expire.
+func dueAt(tx Tx, p Payment) (time.Time, error) {
+	switch {
+	case p.Periodic() || Final(p.Status) || p.Status == StatusPATC:
+		return time.Time{}, nil
+	case p.Status == StatusRCVD: // when its first open authorisation expires
+		var first time.Time
+		for _, id := range p.Authorisations {
+			a, err := tx.Authorisation(id)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			} else if err != nil {
+				return first, err
+			}
+			if a.Open() && (first.IsZero() || a.Expires().Before(first)) {
+				first = a.Expires()
+			}
+		}
+		return first, nil
+	case p.Status == StatusACCP: // on its execution date
+		d := p.ExecutionDate
+		return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, Oslo), nil
+	}
+	return p.Created, nil // ACTC, ACSP and PDNG: at the next run
 }
 
 // duePayments lists the payments a batch run looks at, in creation order:
@@ -150,25 +282,31 @@ func duePayments(tx Tx) ([]string, error) {
 		}
 		ids = append(ids, list...)
 	}
+	sortPayments(ids)
+	return ids, nil
+}
+
+// sortPayments sorts payment ids in creation order.
+func sortPayments(ids []string) {
 	slices.SortFunc(ids, func(a, b string) int {
 		sa, _ := SeqOf(KindPayment, a)
 		sb, _ := SeqOf(KindPayment, b)
 		return cmp.Compare(sa, sb)
 	})
-	return ids, nil
 }
 
-// runBatch runs one batch at a moment of the sandbox clock: authorisations
-// past their hour fail, then due payments settle in creation order.
-// state, when given, is stored with the report (a scheduled run). A
-// scheduled run that changed nothing is not recorded; recorded says
-// whether it was.
-func (s *core) runBatch(at time.Time, trigger string, state *batchState) (run BatchRun, recorded bool, err error) {
+// runBatch runs one batch at a moment of the sandbox clock over the given
+// payments (nil: every payment a run looks at): authorisations past their
+// hour fail, then due payments settle in creation order. state, when
+// given, is stored with the report (a scheduled run). A scheduled run that
+// changed nothing is not recorded; recorded says whether it was.
+func (s *core) runBatch(at time.Time, trigger string, state *batchState, ids []string) (run BatchRun, recorded bool, err error) {
 	started := time.Now()
 	run = BatchRun{Time: at, Trigger: trigger, Counts: map[string]int{}}
-	ids, err := read(s, "list due payments", duePayments)
-	if err != nil {
-		return run, false, err
+	if ids == nil {
+		if ids, err = read(s, "list due payments", duePayments); err != nil {
+			return run, false, err
+		}
 	}
 	touched := map[string]bool{} // accounts whose balances moved
 	// process runs payments in one storage transaction.
@@ -259,6 +397,12 @@ func (s *core) processPayment(l *ledger, id string, at time.Time) ([]BatchOutcom
 	if p.Periodic() || Final(p.Status) {
 		return nil, nil // the sandbox batch skips standing orders
 	}
+	var was []byte
+	if from == StatusPDNG {
+		if was, err = json.Marshal(p); err != nil {
+			return nil, err
+		}
+	}
 	if p.Status == StatusRCVD {
 		if err := s.expireAuthorisations(tx, &p); err != nil {
 			return nil, err
@@ -266,8 +410,13 @@ func (s *core) processPayment(l *ledger, id string, at time.Time) ([]BatchOutcom
 	} else if err := settle(l, &p, at); err != nil {
 		return nil, err
 	}
-	if p.Status == from && p.Status != StatusPDNG {
-		return nil, nil
+	if p.Status == from {
+		if from != StatusPDNG {
+			return nil, nil
+		}
+		if now, err := json.Marshal(p); err != nil || bytes.Equal(now, was) {
+			return nil, err // still waiting for cover, and nothing moved
+		}
 	}
 	if err := tx.PutPayment(p); err != nil {
 		return nil, err

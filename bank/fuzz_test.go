@@ -449,7 +449,7 @@ type errUnchecked struct{ err error }
 func (e errUnchecked) Error() string { return e.err.Error() }
 
 // requestTimeout bounds one request: a request that takes longer hangs.
-const requestTimeout = 10 * time.Second
+const requestTimeout = time.Minute
 
 // bounded runs fn and fails the test when it does not return within
 // requestTimeout.

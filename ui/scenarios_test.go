@@ -14,7 +14,7 @@ import (
 // applies the change to the screens.
 func (h *harness) waitForFile(name string) {
 	h.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, f := range h.core.Scenarios() {
 			if f.Name == name {

@@ -331,7 +331,7 @@ func TestSignature_TrustStore(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(b.TrustDir(), "own-ca.pem"), pki.EncodeCert(self.Cert), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		r := b.Do(self, "GET", "/v1/sandbox/customers", nil)
 		if r.Status == 200 {
