@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"sandbank/bank"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
@@ -26,6 +28,24 @@ import (
 	"sandbank/bank/reqlog"
 	"sandbank/storage"
 )
+
+// Limits of each listener: open connections at most (more wait to be
+// accepted), and the bytes of a request's headers.
+const (
+	MaxConnections = 256
+	MaxHeaderBytes = 64 << 10
+)
+
+// Timeouts bound a connection: a request must be read (headers and body)
+// within Read, and an idle keep-alive connection is closed after Idle.
+// The zero value is DefaultTimeouts.
+type Timeouts struct {
+	Read, Idle time.Duration
+}
+
+// DefaultTimeouts are the listeners' timeouts: a minute to send a request
+// (a 256 MiB scenario takes seconds on loopback), and a minute of idling.
+var DefaultTimeouts = Timeouts{Read: time.Minute, Idle: time.Minute}
 
 // Defaults of the listen addresses.
 const (
@@ -54,7 +74,14 @@ type Config struct {
 	RequireSignature *bool
 	// Strict overrides the stored strict mode when not nil.
 	Strict *bool
-	Logger *slog.Logger
+	// WatchScenarios lists and watches the scenarios folder (the desktop
+	// app's Scenarios screen); a bank without a window leaves it alone
+	// unless asked.
+	WatchScenarios bool
+	// Timeouts bound the listeners' connections; zero values take
+	// DefaultTimeouts.
+	Timeouts Timeouts
+	Logger   *slog.Logger
 	// Clock is the bank's clock; nil is the real clock.
 	Clock bank.Clock
 }
@@ -70,6 +97,7 @@ type App struct {
 	// requests keeps the recent requests (RequestLog).
 	requests *reqlog.Log
 	logger   *slog.Logger
+	timeouts Timeouts
 	verifier *httpsig.Verifier
 	trust    *trustStore
 	handler  http.Handler
@@ -116,7 +144,13 @@ func Open(cfg Config) (*App, error) {
 	}
 	a := &App{
 		DB: db, Bank: bank.New(db, cfg.Clock), requests: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
-		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr,
+		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr, timeouts: cfg.Timeouts,
+	}
+	if a.timeouts.Read <= 0 {
+		a.timeouts.Read = DefaultTimeouts.Read
+	}
+	if a.timeouts.Idle <= 0 {
+		a.timeouts.Idle = DefaultTimeouts.Idle
 	}
 	if err := a.prepare(cfg); err != nil {
 		_ = a.Close()
@@ -173,7 +207,10 @@ func (a *App) prepare(cfg Config) error {
 	if err := watchFolder(ctx, a.TrustDir(), a.trust.reload); err != nil {
 		a.logger.Warn("the trust folder is not watched; restart to pick up changes", "err", err)
 	}
-	return a.startScenarios(ctx)
+	if !cfg.WatchScenarios {
+		return nil
+	}
+	return a.startScenarios(ctx, true)
 }
 
 // policy turns settings into what the signature verifier accepts.
@@ -260,9 +297,11 @@ func (a *App) Start() error {
 		}
 	}
 	for i, ln := range lns {
+		ln = netutil.LimitListener(ln, MaxConnections)
 		l := &listener{url: urls[i], done: make(chan error, 1), srv: &http.Server{
-			Handler: a.handler, ReadHeaderTimeout: 10 * time.Second,
-			ErrorLog: slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
+			Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: a.timeouts.Read, IdleTimeout: a.timeouts.Idle,
+			MaxHeaderBytes: MaxHeaderBytes,
+			ErrorLog:       slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
 		}}
 		go func() {
 			err := l.srv.Serve(ln)

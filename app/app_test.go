@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"sandbank/app"
 	"sandbank/bank"
@@ -151,7 +154,7 @@ func TestFlags_Config(t *testing.T) {
 }
 
 func TestScenarios_FolderSafety(t *testing.T) {
-	a := open(t, app.Config{})
+	a := open(t, app.Config{WatchScenarios: true})
 	if len(a.Scenarios()) != 3 {
 		t.Fatalf("%d example scenarios", len(a.Scenarios()))
 	}
@@ -176,7 +179,7 @@ func TestScenarios_FolderSafety(t *testing.T) {
 	}
 	dataPath := a.DB.Path()
 	_ = a.Close()
-	a = open(t, app.Config{DataPath: dataPath})
+	a = open(t, app.Config{DataPath: dataPath, WatchScenarios: true})
 	for _, f := range a.Scenarios() {
 		if f.Name == "empty-bank.json" {
 			t.Fatal("a deleted example came back")
@@ -185,5 +188,67 @@ func TestScenarios_FolderSafety(t *testing.T) {
 	n, err := a.LoadScenario("corporate-two-approvers")
 	if err != nil || n.Customers != 3 || n.Engagements != 2 {
 		t.Fatalf("load example: %+v %v", n, err)
+	}
+}
+
+// A bank without a window leaves the scenarios folder alone unless asked;
+// the folder is listed as a stream and once per file version, so a large
+// file costs time to list but not memory, and one over the import limit is
+// listed with why, unread.
+func TestScenarios_ListingIsBounded(t *testing.T) {
+	headless := open(t, app.Config{})
+	if _, err := os.Stat(headless.ScenarioDir()); !errors.Is(err, fs.ErrNotExist) || len(headless.Scenarios()) != 0 {
+		t.Fatalf("a bank without --watch-scenarios made or read the folder: %v, %d files", err, len(headless.Scenarios()))
+	}
+	_ = headless.Close()
+
+	a := open(t, app.Config{DataPath: headless.DB.Path(), WatchScenarios: true})
+	// A scenario of 200,000 transactions (about 30 MB): its counts come
+	// from a stream.
+	var b strings.Builder
+	b.WriteString(`{"format": "sandbank-scenario/1", "note": "big", "customers": [{"customerNumber": "1", "name": "A", "type": "private"}], "accounts": [{"customerNumber": "1", "accountName": "A", "bban": "12345678903", "currency": "NOK", "product": "P", "cashAccountType": "CACC", "creditLine": 0, "balances": [], "transactions": [`)
+	for i := range 200_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"bookingDate": "2026-01-02", "valueDate": "2026-01-02", "transactionAmount": {"amount": %d, "currency": "NOK"}, "remittanceInformationUnstructured": "Betaling nummer %d med litt tekst"}`, i, i)
+	}
+	b.WriteString(`]}]}`)
+	big := filepath.Join(a.ScenarioDir(), "big.json")
+	if err := os.WriteFile(big, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A file over the import limit (sparse: it takes no disk).
+	huge, err := os.Create(filepath.Join(a.ScenarioDir(), "huge.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := huge.Truncate(app.MaxScenarioFile + 1); err != nil {
+		t.Fatal(err)
+	}
+	_ = huge.Close()
+	var files map[string]bank.ScenarioFile
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		files = map[string]bank.ScenarioFile{}
+		for _, f := range a.Scenarios() {
+			files[f.Name] = f
+		}
+		if _, ok := files["huge.json"]; ok && files["big.json"].Size == int64(b.Len()) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the folder did not list the new files: %+v", files)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if f := files["big.json"]; f.Err != nil || f.Note != "big" || f.Counts.Transactions != 200_000 || f.Counts.Accounts != 1 || f.Counts.Customers != 1 {
+		t.Fatalf("big.json: %+v", f)
+	}
+	if f := files["huge.json"]; f.Err == nil || !strings.Contains(f.Err.Error(), "more than the 256 MiB") {
+		t.Fatalf("huge.json: %+v", f)
+	}
+	if _, err := a.LoadScenario("huge"); err == nil || !strings.Contains(err.Error(), "more than the 256 MiB") {
+		t.Fatalf("loading huge.json: %v", err)
 	}
 }

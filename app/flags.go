@@ -20,11 +20,12 @@ type Flags struct {
 	trust      *string
 	requireSig *bool
 	strict     *bool
+	watchScen  *bool
 	logLevel   *string
 }
 
 // AddFlags adds --data, --addr, --tls-addr, --trust, --require-signature,
-// --strict and --log-level to fs.
+// --strict, --watch-scenarios and --log-level to fs.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	def, err := DefaultDataPath()
 	if err != nil {
@@ -38,6 +39,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		trust:      fs.String("trust", "any", "trust mode: any (any certificate whose signature verifies) or store (also a chain to a trusted CA)"),
 		requireSig: fs.Bool("require-signature", true, "refuse unsigned requests"),
 		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer)"),
+		watchScen:  fs.Bool("watch-scenarios", false, "list and watch the scenarios folder next to the data file (the desktop app's window always does)"),
 		logLevel:   fs.String("log-level", "info", "log level: debug, info, warn or error"),
 	}
 }
@@ -61,7 +63,7 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 		return Config{}, fmt.Errorf("%w: --log-level must be debug, info, warn or error", ErrUsage)
 	}
 	cfg := Config{
-		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr,
+		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr, WatchScenarios: *f.watchScen,
 		Logger: slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),
 	}
 	if f.Given("trust") {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"sandbank/assets"
 	"sandbank/bank"
 	"sandbank/bank/hub"
+	"sandbank/bank/psd2api"
 )
 
 // scenarios watches the scenarios folder.
@@ -22,14 +24,21 @@ type scenarios struct {
 	mu      sync.Mutex
 	files   []bank.ScenarioFile
 	changed hub.Hub[[]bank.ScenarioFile]
+	// read holds the summaries read so far, by path: a file whose size and
+	// time have not changed is not read again.
+	read map[string]bank.ScenarioFile
 }
+
+// MaxScenarioFile is the largest scenario file the folder lists and loads:
+// the most a scenario import takes.
+const MaxScenarioFile = psd2api.MaxScenarioBody
 
 // ScenarioDir is the folder of scenario files.
 func (a *App) ScenarioDir() string { return filepath.Join(a.DataDir(), "scenarios") }
 
 // startScenarios makes the scenarios folder (writing the example scenarios
-// when it is new), reads it once and watches it.
-func (a *App) startScenarios(ctx context.Context) error {
+// when it is new), reads it once and, when watch is set, watches it.
+func (a *App) startScenarios(ctx context.Context, watch bool) error {
 	dir := a.ScenarioDir()
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := writeExamples(dir); err != nil {
@@ -37,6 +46,9 @@ func (a *App) startScenarios(ctx context.Context) error {
 		}
 	}
 	a.rescanScenarios()
+	if !watch {
+		return nil
+	}
 	if err := watchFolder(ctx, dir, a.rescanScenarios); err != nil {
 		a.logger.Warn("the scenarios folder is not watched", "dir", dir, "err", err)
 	}
@@ -70,21 +82,32 @@ func (a *App) rescanScenarios() {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		a.logger.Warn("read the scenarios folder", "err", err)
 	}
+	a.scen.mu.Lock()
+	known := a.scen.read
+	a.scen.mu.Unlock()
+	read := map[string]bank.ScenarioFile{}
 	var files []bank.ScenarioFile
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(e.Name()), ".json") {
 			continue
 		}
-		files = append(files, readScenarioFile(filepath.Join(a.ScenarioDir(), e.Name())))
+		path := filepath.Join(a.ScenarioDir(), e.Name())
+		f, ok := known[path]
+		if info, err := e.Info(); !ok || err != nil || info.Size() != f.Size || !info.ModTime().Equal(f.Modified) {
+			f = readScenarioFile(path)
+		}
+		read[path] = f
+		files = append(files, f)
 	}
 	slices.SortFunc(files, func(x, y bank.ScenarioFile) int { return strings.Compare(x.Name, y.Name) })
 	a.scen.mu.Lock()
-	a.scen.files = files
+	a.scen.files, a.scen.read = files, read
 	a.scen.mu.Unlock()
 	a.scen.changed.Publish(files)
 }
 
-// readScenarioFile reads and summarises one file.
+// readScenarioFile summarises one file as a stream (bounded memory); a
+// file over MaxScenarioFile is listed with why it cannot be loaded, unread.
 func readScenarioFile(path string) bank.ScenarioFile {
 	f := bank.ScenarioFile{Name: filepath.Base(path), Path: path}
 	info, err := os.Stat(path)
@@ -93,37 +116,28 @@ func readScenarioFile(path string) bank.ScenarioFile {
 		return f
 	}
 	f.Modified, f.Size = info.ModTime(), info.Size()
-	sc, err := readScenario(path)
+	if f.Size > MaxScenarioFile {
+		f.Err = fmt.Errorf("the file has %d MiB, more than the %d MiB a scenario import takes; split it", f.Size>>20, MaxScenarioFile>>20)
+		return f
+	}
+	file, err := os.Open(path)
 	if err != nil {
 		f.Err = err
 		return f
 	}
-	f.Note = sc.Note
-	c := &f.Counts
-	c.Customers, c.Accounts, c.CardAccounts, c.Agreements = len(sc.Customers), len(sc.Accounts), len(sc.CardAccounts), len(sc.Agreements)
-	for _, a := range sc.Agreements {
-		c.Engagements += len(a.Engagements)
-	}
-	for _, a := range sc.Accounts {
-		c.Transactions += len(a.Transactions)
-		if a.History != nil {
-			c.Transactions += a.History.Count
-			f.History = f.History || a.History.Count == 0
-		}
-	}
-	for _, ca := range sc.CardAccounts {
-		c.CardTransactions += len(ca.Transactions)
-		if ca.History != nil {
-			c.CardTransactions += ca.History.Count
-			f.History = f.History || ca.History.Count == 0
-		}
-	}
-	return f
+	defer func() { _ = file.Close() }()
+	sum, err := bank.SummariseScenario(bufio.NewReader(file))
+	sum.Name, sum.Path, sum.Modified, sum.Size, sum.Err = f.Name, f.Path, f.Modified, f.Size, err
+	return sum
 }
 
-// readScenario reads and decodes a scenario file.
+// readScenario reads and decodes a scenario file, refusing one over
+// MaxScenarioFile.
 func readScenario(path string) (bank.Scenario, error) {
 	var sc bank.Scenario
+	if info, err := os.Stat(path); err == nil && info.Size() > MaxScenarioFile {
+		return sc, fmt.Errorf("%s has %d MiB, more than the %d MiB a scenario import takes; split it", filepath.Base(path), info.Size()>>20, MaxScenarioFile>>20)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return sc, err
@@ -205,6 +219,9 @@ func (a *App) SaveScenario(name, note string) (string, error) {
 	sc, err := a.Bank.Sandbox.ExportScenario(note)
 	if err != nil {
 		return "", err
+	}
+	if err := os.MkdirAll(a.ScenarioDir(), 0o700); err != nil {
+		return "", fmt.Errorf("write the scenario: %w", err)
 	}
 	tmp, err := os.CreateTemp(a.ScenarioDir(), ".saving-*.tmp")
 	if err != nil {

@@ -1,16 +1,22 @@
 package app_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"sandbank/app"
 	"sandbank/bank"
@@ -44,7 +50,7 @@ func fileSum(t *testing.T, path string) [32]byte {
 }
 
 func TestSecurity_ScenarioNamesStayInTheFolder(t *testing.T) {
-	a := open(t, app.Config{})
+	a := open(t, app.Config{WatchScenarios: true})
 	dataDir, scenDir := listing(t, a.DataDir()), listing(t, a.ScenarioDir())
 	parent := listing(t, filepath.Dir(a.DataDir()))
 	sum := fileSum(t, a.DB.Path())
@@ -79,7 +85,7 @@ func TestSecurity_ScenarioNamesStayInTheFolder(t *testing.T) {
 }
 
 func TestSecurity_ScenarioSymlinksAreNotFollowed(t *testing.T) {
-	a := open(t, app.Config{})
+	a := open(t, app.Config{WatchScenarios: true})
 	outside := t.TempDir()
 	// A valid scenario outside the folder, linked into it.
 	saved, err := a.SaveScenario("real", "")
@@ -224,5 +230,91 @@ func TestSecurity_WarnsOnANonLoopbackAddress(t *testing.T) {
 	}
 	if strings.Count(stderr.String(), "level=WARN") != 2 {
 		t.Fatalf("stderr: %q", stderr.String())
+	}
+}
+
+// rawConn opens a connection to a listener of a, with a generous deadline
+// for the whole exchange.
+func rawConn(t *testing.T, a *app.App) net.Conn {
+	t.Helper()
+	u, err := url.Parse(a.URLs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(60 * time.Second))
+	return conn
+}
+
+// A slow body, an idle keep-alive connection and a header of 100 KiB do
+// not hold the bank's resources: the connection is timed out or the
+// request refused. An unsigned request that announces a body and sends
+// none is answered at once: the signature is checked before the body is
+// read.
+func TestSecurity_ConnectionsAreBounded(t *testing.T) {
+	off := false
+	a := open(t, app.Config{Addr: "127.0.0.1:0", RequireSignature: &off, Timeouts: app.Timeouts{Read: time.Second, Idle: time.Second}})
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(a.URLs()[0], "http://")
+
+	// A body that never ends: cut off after the read timeout, long before
+	// the 60 s the test allows.
+	conn := rawConn(t, a)
+	start := time.Now()
+	fmt.Fprintf(conn, "POST /v1/sandbox/customers HTTP/1.1\r\nHost: %s\r\nX-Request-ID: slow\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"customerNumber\": ", host)
+	if _, err := io.ReadAll(conn); err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("a slow body: %v after %s", err, time.Since(start))
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("a slow body held the connection for %s", took)
+	}
+
+	// An idle keep-alive connection is closed.
+	conn = rawConn(t, a)
+	fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", host)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	start = time.Now()
+	if _, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Fatalf("an idle connection: %v", err)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("an idle connection stayed open %s", took)
+	}
+
+	// Headers over the limit are refused.
+	conn = rawConn(t, a)
+	fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: %s\r\nX-Big: %s\r\n\r\n", host, strings.Repeat("a", 100<<10))
+	if resp, err := http.ReadResponse(bufio.NewReader(conn), nil); err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("a 100 KiB header: %v %v", resp, err)
+	}
+}
+
+// With signatures required, an unsigned POST that announces a body and
+// sends none is refused at once, not awaited.
+func TestSecurity_SignatureIsCheckedBeforeTheBody(t *testing.T) {
+	a := open(t, app.Config{Addr: "127.0.0.1:0"})
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn := rawConn(t, a)
+	fmt.Fprintf(conn, "POST /v1/sandbox/customers HTTP/1.1\r\nHost: %s\r\nX-Request-ID: nobody\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n", strings.TrimPrefix(a.URLs()[0], "http://"))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "SIGNATURE_MISSING") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
 }

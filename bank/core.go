@@ -68,7 +68,10 @@ type core struct {
 	legacy atomic.Uint32 // the legacy date's Key, 0 when none
 	// strictMode is the strict setting: oddities are refused.
 	strictMode atomic.Bool
-	faults     atomic.Pointer[Faults]
+	// importing is the scenario import that runs, if one does: every other
+	// write is refused as busy until it ends.
+	importing atomic.Pointer[ImportProgress]
+	faults    atomic.Pointer[Faults]
 	// settingsSeq numbers settings updates in the order they commit (the
 	// store serialises writes); appliedSeq is the number of the update
 	// whose settings are in force, guarded by applyMu.
@@ -125,7 +128,12 @@ func read[T any](s *core, what string, fn func(Tx) (T, error)) (T, error) {
 }
 
 // update runs fn in a write transaction; fn's errors roll everything back.
+// While a scenario import runs, it refuses at once as busy
+// rather than wait behind the import (an Error with RetryAfter set).
 func (s *core) update(what string, fn func(Tx) error) error {
+	if p := s.importing.Load(); p != nil {
+		return p.busy()
+	}
 	return wrapStorage(what, s.store.Update(fn))
 }
 

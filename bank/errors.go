@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Error codes of the API contract (API.md section 2). The same codes are used
@@ -102,6 +103,9 @@ type Error struct {
 	// NeedSCA is set on a 401 that a new SCA would cure: the API answers
 	// it with an scaRedirect when the request says where to send the PSU.
 	NeedSCA bool
+	// RetryAfter is set when the bank is busy (a scenario import runs):
+	// the request changed nothing and may be sent again after it.
+	RetryAfter time.Duration
 }
 
 // Error implements the error interface with the code and the message.

@@ -2,6 +2,7 @@ package bank
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"sandbank/assets"
@@ -109,33 +110,94 @@ func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
 }
 
 // load replaces the sandbox data with sc. With fixed, records without an
-// id get the id of their position (the known state's fixed ids).
+// id get the id of their position (the known state's fixed ids). While it
+// runs, every other write is refused as busy, saying how far it is.
 func (s *core) load(what string, sc Scenario, fixed bool) (Counts, error) {
 	if sc.Format != ScenarioFormat {
 		return Counts{}, PathError(CodeFormatError, "format", fmt.Sprintf("must be %q; is this a Sandbank scenario file?", ScenarioFormat))
 	}
+	p := &ImportProgress{Total: sc.records(), Started: time.Now()}
+	if !s.importing.CompareAndSwap(nil, p) {
+		return Counts{}, s.importing.Load().busy()
+	}
+	defer s.importing.Store(nil)
 	var n Counts
-	err := s.write(what, func(tx Tx) error {
+	err := wrapStorage(what, s.store.Update(func(tx Tx) error {
 		if err := tx.Reset(); err != nil {
 			return err
 		}
 		v := s.violations()
-		l := loader{tx: tx, v: &v, fixed: fixed, today: s.Today()}
+		l := loader{tx: tx, v: &v, fixed: fixed, today: s.Today(), progress: p}
 		var err error
 		n, err = l.load(sc)
 		n.Warnings = v.Warnings()
 		return err
-	}, Event{Kind: EventReset})
+	}))
+	if err == nil {
+		s.publish(Event{Kind: EventReset})
+	}
 	return n, err
+}
+
+// ImportProgress is how far a scenario import is: records loaded of all.
+type ImportProgress struct {
+	done    atomic.Int64
+	Total   int
+	Started time.Time
+}
+
+// Done is how many records are loaded.
+func (p *ImportProgress) Done() int { return int(p.done.Load()) }
+
+// busy is the error of a write refused while the import runs: when to
+// try again, estimated from the pace so far once a twentieth is done
+// (before, 5 s), and never more than a minute, as a refusal is cheap.
+func (p *ImportProgress) busy() *Error {
+	done, total := p.Done(), max(p.Total, 1)
+	elapsed := time.Since(p.Started)
+	wait := 5 * time.Second
+	if done*20 >= total {
+		wait = time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+	}
+	wait = min(max(wait.Round(time.Second), time.Second), time.Minute)
+	e := Errorf(CodeSystemError, "a scenario import is running (%d%% done, %d of %d records, for %s); writes are refused until it ends: retry in %s", 100*done/total, done, total, elapsed.Round(time.Second), wait)
+	e.RetryAfter = wait
+	return e
+}
+
+// Importing returns how far the scenario import that runs is; false when
+// none runs.
+func (s *Ops) Importing() (*ImportProgress, bool) {
+	p := s.importing.Load()
+	return p, p != nil
+}
+
+// records counts a scenario's records, for an import's progress.
+func (sc Scenario) records() int {
+	n := len(sc.Customers) + len(sc.Accounts) + len(sc.CardAccounts) + len(sc.Agreements)
+	for _, a := range sc.Accounts {
+		n += len(a.Transactions)
+		if a.History != nil {
+			n += a.History.Count
+		}
+	}
+	for _, c := range sc.CardAccounts {
+		n += len(c.Transactions)
+		if c.History != nil {
+			n += c.History.Count
+		}
+	}
+	return n
 }
 
 // loader creates a scenario's records in one storage transaction; v
 // gathers the findings and oddities of them all.
 type loader struct {
-	tx    Tx
-	v     *Violations
-	fixed bool
-	today Date
+	tx       Tx
+	v        *Violations
+	fixed    bool
+	today    Date
+	progress *ImportProgress
 }
 
 // id returns the id a record gets: its own, the fixed id of its position,
@@ -155,6 +217,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			return n, err
 		}
 		n.Customers++
+		l.progress.done.Add(1)
 	}
 	for i, a := range sc.Accounts {
 		path := fmt.Sprintf("accounts[%d]", i)
@@ -173,6 +236,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			}
 		}
 		n.Transactions += len(txs)
+		l.progress.done.Add(int64(1 + len(txs)))
 	}
 	for i, c := range sc.CardAccounts {
 		path := fmt.Sprintf("cardAccounts[%d]", i)
@@ -196,6 +260,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			}
 		}
 		n.CardTransactions += len(txs)
+		l.progress.done.Add(int64(1 + len(txs)))
 	}
 	for i, a := range sc.Agreements {
 		path := fmt.Sprintf("agreements[%d]", i)
@@ -212,6 +277,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 		}
 		n.Agreements++
 		n.Engagements += len(a.Engagements)
+		l.progress.done.Add(1)
 	}
 	return n, nil
 }

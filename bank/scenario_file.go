@@ -1,7 +1,9 @@
 package bank
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 )
@@ -44,4 +46,138 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// SummariseScenario reads a scenario file's format, note and counts as a
+// stream, holding no more than one record at a time, so that a large file
+// in the scenarios folder costs time to list but not memory. A file that is
+// not a Sandbank scenario is an error saying why.
+func SummariseScenario(r io.Reader) (ScenarioFile, error) {
+	var f ScenarioFile
+	dec := json.NewDecoder(r)
+	format := ""
+	err := eachField(dec, func(key string) error {
+		switch key {
+		case "format":
+			return dec.Decode(&format)
+		case "note":
+			return dec.Decode(&f.Note)
+		case "customers":
+			return eachItem(dec, func() error { f.Counts.Customers++; return skip(dec) })
+		case "agreements":
+			return eachItem(dec, func() error {
+				f.Counts.Agreements++
+				return eachField(dec, func(key string) error {
+					if key == "engagements" {
+						return eachItem(dec, func() error { f.Counts.Engagements++; return skip(dec) })
+					}
+					return skip(dec)
+				})
+			})
+		case "accounts", "cardAccounts":
+			records, txs := &f.Counts.Accounts, &f.Counts.Transactions
+			if key == "cardAccounts" {
+				records, txs = &f.Counts.CardAccounts, &f.Counts.CardTransactions
+			}
+			return eachItem(dec, func() error {
+				*records++
+				return eachField(dec, func(key string) error {
+					switch key {
+					case "transactions":
+						return eachItem(dec, func() error { *txs++; return skip(dec) })
+					case "history":
+						var h struct {
+							Count int `json:"count"`
+						}
+						if err := dec.Decode(&h); err != nil {
+							return err
+						}
+						*txs += h.Count
+						f.History = f.History || h.Count == 0
+					default:
+						return skip(dec)
+					}
+					return nil
+				})
+			})
+		}
+		return skip(dec)
+	})
+	if err != nil {
+		return f, fmt.Errorf("the file is not a scenario: %w", err)
+	}
+	if format != ScenarioFormat {
+		return f, fmt.Errorf("format is %q, not %q; is this a Sandbank scenario file?", format, ScenarioFormat)
+	}
+	return f, nil
+}
+
+// eachField calls fn with each key of the JSON object dec is at; fn reads
+// the key's value.
+func eachField(dec *json.Decoder, fn func(key string) error) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// eachItem calls fn for each item of the JSON array dec is at; fn reads
+// the item. null is an empty array.
+func eachItem(dec *json.Decoder, fn func() error) error {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("an array was expected, not %v", tok)
+	}
+	for dec.More() {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// skip reads one JSON value without keeping it.
+func skip(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("%q was expected, not %v", want, tok)
+	}
+	return nil
 }

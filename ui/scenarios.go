@@ -105,7 +105,7 @@ func (s *scenariosScreen) load() {
 	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? Settings, certificates and TPP contacts stay.", f.Name, f.Summary()), "Load", func() {
 		start := time.Now()
 		var n bank.Counts
-		s.u.longWork("Loading "+f.Name, func() (err error) {
+		s.u.progressWork("Loading "+f.Name, s.importProgress, func() (err error) {
 			n, err = s.u.host.LoadScenario(f.Name)
 			return err
 		}, func(err error) {
@@ -121,6 +121,15 @@ func (s *scenariosScreen) load() {
 			s.u.info("Loaded", text)
 		})
 	})
+}
+
+// importProgress is how far the import that runs is.
+func (s *scenariosScreen) importProgress() (done, total int, ok bool) {
+	p, ok := s.u.ops.Importing()
+	if !ok {
+		return 0, 0, false
+	}
+	return p.Done(), p.Total, true
 }
 
 func (s *scenariosScreen) saveDialog() {

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,8 +33,9 @@ func (h *harness) send(method, path string, body []byte, broken bool) int {
 	if err := signer.SignRequest(req, body); err != nil {
 		h.t.Fatal(err)
 	}
-	if broken {
-		req.Header.Set("Digest", httpsig.Digest([]byte("something else")))
+	if broken { // the body changed after signing: the digest step fails
+		tampered := append(bytes.Clone(body), ' ')
+		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(tampered)), int64(len(tampered))
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -7,8 +7,10 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -255,6 +257,43 @@ func (u *UI) longWork(title string, fn func() error, done func(error)) {
 	u.open(d)
 	u.background(func() {
 		err := fn()
+		fyne.Do(func() {
+			d.Hide()
+			done(err)
+		})
+	})
+}
+
+// progressWork is longWork with a bar that shows how far fn has got:
+// progress is asked every 100 ms for done of total (ok false: nothing to
+// show yet).
+func (u *UI) progressWork(title string, progress func() (done, total int, ok bool), fn func() error, done func(error)) {
+	bar := widget.NewProgressBar()
+	label := helpText("Starting…")
+	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(label, bar), u.win)
+	d.Resize(fyne.NewSize(420, 150))
+	u.open(d)
+	stop := make(chan struct{})
+	u.background(func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if n, total, ok := progress(); ok && total > 0 {
+				fyne.Do(func() {
+					bar.SetValue(float64(n) / float64(total))
+					label.SetText(fmt.Sprintf("%d of %d records", n, total))
+				})
+			}
+		}
+	})
+	u.background(func() {
+		err := fn()
+		close(stop)
 		fyne.Do(func() {
 			d.Hide()
 			done(err)

@@ -29,7 +29,7 @@ func newHarness(t *testing.T, serve bool) *harness {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
-	cfg := app.Config{DataPath: filepath.Join(t.TempDir(), "sandbank.db")}
+	cfg := app.Config{DataPath: filepath.Join(t.TempDir(), "sandbank.db"), WatchScenarios: true}
 	if serve {
 		cfg.Addr = "127.0.0.1:0"
 	}

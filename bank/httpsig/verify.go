@@ -115,6 +115,29 @@ const UnsignedTPP = "UNSIGNED"
 // Verify checks a request against API.md section 3 and explains every
 // step. body is the exact request body.
 func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
+	v := vf.VerifyHeaders(r, len(body) > 0)
+	if v.Err == nil {
+		vf.VerifyBody(v, r, body)
+	}
+	return v
+}
+
+// VerifyBody checks the Digest of a request whose headers verified
+// (VerifyHeaders) against its body, the last step of Verify; a mismatch
+// fails the verdict.
+func (vf *Verifier) VerifyBody(v *Verdict, r *http.Request, body []byte) {
+	if v.Signed {
+		vf.checkDigest(v, r, body)
+	}
+}
+
+// VerifyHeaders checks everything of a request but its body: the
+// certificate, its validity, trust and roles, the keyId, the signed
+// headers and the signature over them (which covers the Digest header).
+// hasBody says whether the request announces a body. A server calls it
+// before it reads the body, so that a request that fails is answered at
+// once, and checks the body with VerifyBody.
+func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 	v := &Verdict{}
 	policy := vf.policy.Load()
 	sigValue := r.Header.Get("Signature")
@@ -172,8 +195,8 @@ func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
 		v.Roles = []string{}
 		v.pass("roles", "no PSD2 QCStatement: no role in trust mode store")
 	}
-	if !vf.checkDigest(v, r, body) {
-		return v
+	if hasBody && r.Header.Get("Digest") == "" {
+		return v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
 	}
 	p, err := ParseSignature(sigValue)
 	if err != nil {
@@ -192,7 +215,7 @@ func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
 		return v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate's key is %s", strings.ToLower(p.Algorithm), keyType(cert))
 	}
 	v.pass("algorithm", "%s with a %d-bit RSA key", strings.ToLower(p.Algorithm), pub.N.BitLen())
-	if !checkHeaderList(v, r, body, p.Headers) {
+	if !checkHeaderList(v, r, hasBody, p.Headers) {
 		return v
 	}
 	signing, err := SigningString(r, p.Headers)
@@ -408,7 +431,7 @@ func decimalSerial(s string) (string, bool) {
 var mustSign = []string{"psu-id", "psu-corporate-id", "tpp-redirect-uri", "date"}
 
 // checkHeaderList applies the rules on the headers parameter.
-func checkHeaderList(v *Verdict, r *http.Request, body []byte, headers []string) bool {
+func checkHeaderList(v *Verdict, r *http.Request, hasBody bool, headers []string) bool {
 	seen := map[string]bool{}
 	for _, h := range headers {
 		name := strings.ToLower(h)
@@ -426,7 +449,7 @@ func checkHeaderList(v *Verdict, r *http.Request, body []byte, headers []string)
 		v.fail("signed headers", bank.CodeSignatureInvalid, "headers must include x-request-id")
 		return false
 	}
-	if len(body) > 0 && !seen["digest"] {
+	if hasBody && !seen["digest"] {
 		v.fail("signed headers", bank.CodeSignatureInvalid, "the request has a body, so headers must include digest")
 		return false
 	}

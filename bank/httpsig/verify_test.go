@@ -22,7 +22,9 @@ import (
 )
 
 // stepOrder is the order of the checks of a signed request.
-var stepOrder = []string{"certificate", "validity", "trust", "roles", "digest", "signature header", "keyId", "algorithm", "signed headers", "signature"}
+// The digest comes last: a server checks the signature over the headers
+// before it reads the body.
+var stepOrder = []string{"certificate", "validity", "trust", "roles", "signature header", "keyId", "algorithm", "signed headers", "signature", "digest"}
 
 func stepNames(v *httpsig.Verdict) []string {
 	out := make([]string, len(v.Steps))
@@ -64,13 +66,13 @@ func assertFailed(t *testing.T, v *httpsig.Verdict, code, step, mention string) 
 		t.Errorf("error code %s (%v), want %s", v.Err.Code, v.Err, code)
 	}
 	order := stepOrder
-	if !v.Signed {
+	switch {
+	case !v.Signed:
 		order = []string{"signature"}
+	case step == "digest" && code == bank.CodeHeaderRequired: // a body without Digest, before the signature
+		order = append(slices.Clone(stepOrder[:4]), "digest")
 	}
 	idx := slices.Index(order, step)
-	if step == "signature" && v.Signed {
-		idx = len(order) - 1
-	}
 	if idx < 0 {
 		t.Fatalf("bad test: step %q", step)
 	}
@@ -292,6 +294,15 @@ func TestVerifyFailures(t *testing.T) {
 		handSign(t, r, key, crypto.SHA256, kid, alg, names)
 		return r
 	}
+	// digested is a POST signed over a Digest header of the given value:
+	// the signature holds, so the digest step judges the value.
+	postNames := []string{"(request-target)", "date", "digest", "x-request-id"}
+	digested := func(value string) *http.Request {
+		r := serverRequest("POST", "/v1/x", body, "Date", "Tue, 07 Jan 2025 10:00:00 GMT", "X-Request-ID", "id-1",
+			"TPP-Signature-Certificate", certHeader(f.tpp), "Digest", value)
+		handSign(t, r, f.tppKey, crypto.SHA256, keyID(f.tpp), "rsa-sha256", postNames)
+		return r
+	}
 	with := func(r *http.Request, name, value string) *http.Request {
 		if value == "" {
 			r.Header.Del(name)
@@ -350,16 +361,16 @@ func TestVerifyFailures(t *testing.T) {
 		{name: "digest with a body but none sent", body: nil, req: post,
 			code: bank.CodeSignatureInvalid, step: "digest", mention: "does not match"},
 		{name: "digest of another algorithm only", body: body, req: func() *http.Request {
-			return with(post(), "Digest", "MD5=abc")
+			return digested("MD5=abc")
 		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "no SHA-256"},
 		{name: "digest without equals", body: body, req: func() *http.Request {
-			return with(post(), "Digest", "SHA-256")
+			return digested("SHA-256")
 		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "no SHA-256"},
 		{name: "digest list with one wrong value", body: body, req: func() *http.Request {
-			return with(post(), "Digest", digestOf("SHA-256", body)+","+digestOf("SHA-512", []byte("x")))
+			return digested(digestOf("SHA-256", body) + "," + digestOf("SHA-512", []byte("x")))
 		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "SHA-512"},
 		{name: "digest in hex", body: body, req: func() *http.Request {
-			return with(post(), "Digest", "SHA-256=0123456789abcdef")
+			return digested("SHA-256=0123456789abcdef")
 		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "does not match"},
 		{name: "signature header garbage", req: func() *http.Request {
 			return with(get(), "Signature", "garbage")
@@ -546,7 +557,7 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 			!strings.Contains(n.Text, httpsig.FormatDN(f.tpp.Issuer)) || strings.Contains(strings.SplitN(n.Text, ";", 2)[0], "CN=") {
 			t.Errorf("%s: note %+v", ca, n)
 		}
-		if step := v.Steps[6]; step.Check != "keyId" || !strings.Contains(step.Detail, "with a warning: "+n.Text) {
+		if step := v.Steps[slices.Index(stepOrder, "keyId")]; step.Check != "keyId" || !strings.Contains(step.Detail, "with a warning: "+n.Text) {
 			t.Errorf("%s: keyId step %+v does not show the note", ca, step)
 		}
 		data, err := json.Marshal(v)
@@ -788,17 +799,22 @@ func FuzzVerifyDigest(f *testing.F) {
 	cert := certHeader(fx.tpp)
 	digestStep := slices.Index(stepOrder, "digest")
 	verify := func(t *testing.T, body []byte, digest string) httpsig.Step {
-		r := serverRequest("POST", "/v1/payments/x", body, "X-Request-ID", "1", "TPP-Signature-Certificate", cert,
-			"Signature", `keyId="SN=1,CA=CN=x",algorithm="rsa-sha256",headers="x-request-id digest",signature="c2ln"`)
+		r := serverRequest("POST", "/v1/payments/x", body, "X-Request-ID", "1", "TPP-Signature-Certificate", cert)
+		names := []string{"x-request-id"}
 		if digest != "" {
 			r.Header.Set("Digest", digest)
+			names = append(names, "digest")
 		}
+		handSign(t, r, fx.tppKey, crypto.SHA256, keyID(fx.tpp), "rsa-sha256", names)
 		v := vf.Verify(r, body)
-		if len(v.Steps) <= digestStep || v.Steps[digestStep].Check != "digest" {
+		// The digest is the last step: after the signature, or, for a body
+		// without a Digest header, right after the certificate's steps.
+		at := slices.IndexFunc(v.Steps, func(s httpsig.Step) bool { return s.Check == "digest" })
+		if at < 0 || (at != digestStep && at != 4) || at != len(v.Steps)-1 {
 			t.Fatalf("Digest %q: steps %+v", digest, v.Steps)
 		}
-		step := v.Steps[digestStep]
-		if step.OK == (v.Err != nil && len(v.Steps) == digestStep+1) {
+		step := v.Steps[at]
+		if step.OK == (v.Err != nil) {
 			t.Fatalf("Digest %q: step %+v but error %v", digest, step, v.Err)
 		}
 		return step

@@ -3,6 +3,8 @@ package psd2api
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"sandbank/bank"
 )
@@ -41,10 +43,14 @@ var statusOf = map[string]int{
 	bank.CodeSystemError:           http.StatusInternalServerError,
 }
 
-// StatusOf returns the HTTP status the API answers a bank error with: 400
-// for findings about the request's fields (Invalid), whatever their codes,
-// else its code's status.
+// StatusOf returns the HTTP status the API answers a bank error with: 503
+// when the bank is busy (RetryAfter), 400 for findings about the
+// request's fields (Invalid), whatever their codes, else its code's
+// status.
 func StatusOf(e *bank.Error) int {
+	if e.RetryAfter > 0 {
+		return http.StatusServiceUnavailable
+	}
 	if e.Invalid {
 		return http.StatusBadRequest
 	}
@@ -82,4 +88,12 @@ func errorStatus(err error) (e *bank.Error, status int, ok bool) {
 		return e, se.status, true
 	}
 	return e, StatusOf(e), true
+}
+
+// setRetryAfter tells the client when to send a request refused as busy
+// again, in whole seconds (RFC 9110 section 10.2.3).
+func setRetryAfter(h http.Header, e *bank.Error) {
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int((e.RetryAfter+time.Second-1)/time.Second)))
+	}
 }

@@ -163,6 +163,7 @@ func (h *psd2API) scaProblem(w http.ResponseWriter, r *http.Request, err error) 
 	st := stateOf(r)
 	st.errCode = e.Code
 	setPageHeaders(w.Header(), "")
+	setRetryAfter(w.Header(), e)
 	renderSCA(w, status, scaPageData{Title: "Something went wrong", Problem: e.Message, Step: bank.StepDone, Outcome: "Return to the app you came from and start again."})
 }
 

@@ -381,6 +381,21 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 			tooLarge()
 			return
 		}
+		// The certificate and the signature over the headers are checked
+		// before the body is read, so a request that fails them is answered
+		// at once, whatever body it announces; the digest after it.
+		st := stateOf(r)
+		st.strict = s.Bank.Ops.Strict()
+		v := s.Verifier.VerifyHeaders(r, r.ContentLength != 0)
+		st.verdict = v
+		if v.Err != nil {
+			s.fail(w, r, v.Err)
+			return
+		}
+		if len(roles) > 0 && !slices.ContainsFunc(roles, func(role string) bool { return slices.Contains(v.Roles, role) }) {
+			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
+			return
+		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
 			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read"))
@@ -390,22 +405,15 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 			tooLarge()
 			return
 		}
+		st.body = body
 		if len(body) > 0 {
 			if err := checkContentType(r.Header.Get("Content-Type"), body); err != nil {
 				s.fail(w, r, err)
 				return
 			}
 		}
-		st := stateOf(r)
-		st.body, st.strict = body, s.Bank.Ops.Strict()
-		v := s.Verifier.Verify(r, body)
-		st.verdict = v
-		if v.Err != nil {
+		if s.Verifier.VerifyBody(v, r, body); v.Err != nil {
 			s.fail(w, r, v.Err)
-			return
-		}
-		if len(roles) > 0 && !slices.ContainsFunc(roles, func(role string) bool { return slices.Contains(v.Roles, role) }) {
-			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
 			return
 		}
 		if err := note(r, append(slices.Clone(v.Notes), s.clientNotes(r, v, body)...)...); err != nil {
@@ -496,6 +504,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if body.TPPMessages == nil {
 		body.TPPMessages = []bank.Message{}
 	}
+	setRetryAfter(w.Header(), e)
 	if status == http.StatusUnauthorized {
 		links := map[string]link{}
 		if e.NeedSCA {

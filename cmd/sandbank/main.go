@@ -77,6 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !flags.Given("tls-addr") {
 		cfg.TLSAddr = prefs.StringWithFallback(ui.PrefTLSAddr, cfg.TLSAddr)
 	}
+	cfg.WatchScenarios = true // the Scenarios screen lists the folder
 	core, err := app.Open(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "sandbank:", err)
