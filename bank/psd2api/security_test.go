@@ -667,3 +667,39 @@ func TestSecurity_SCAPagesCannotBeFoundByScanningIds(t *testing.T) {
 		}
 	}
 }
+
+// Every answer of the bank, success or error, signed API or landing page,
+// tells caches not to keep it: account data and consents must not outlive
+// the request in a browser or proxy cache. Only the SCA page's style sheet
+// may be cached.
+func TestSecurity_AnswersAreNotCached(t *testing.T) {
+	b, tpp := setup(t)
+	get := func(path string) apptest.Response {
+		req, err := http.NewRequest("GET", b.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Send(req)
+	}
+	answers := map[string]apptest.Response{
+		"accounts (200)":     b.Do(tpp, "GET", "/v1/sandbox/accounts", nil),
+		"unsigned (400)":     get("/v1/sandbox/accounts"),
+		"unknown path (404)": b.Do(tpp, "GET", "/v1/no-such-thing", nil),
+		"landing page (200)": get("/"),
+		"unknown SCA (404)":  get("/sca/" + uuid.NewString() + "/x"),
+		"created (201)":      b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555555555", "name": "Cache", "type": "private"}),
+		"deleted (204)":      b.Do(tpp, "DELETE", "/v1/sandbox/customers/55555555555", nil),
+		"wrong method (405)": b.Do(tpp, "PATCH", "/v1/sandbox/accounts", nil),
+	}
+	for name, r := range answers {
+		if got := r.Header.Get("Cache-Control"); got != "no-store" {
+			t.Errorf("%s: status %d, Cache-Control %q, want no-store", name, r.Status, got)
+		}
+		if got := r.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q, want nosniff", name, got)
+		}
+	}
+	if got := get("/sca/static/sandbank.css").Header.Get("Cache-Control"); !strings.HasPrefix(got, "public") {
+		t.Errorf("style sheet: Cache-Control %q, want it cacheable", got)
+	}
+}

@@ -212,6 +212,12 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 		h[k] = v
 	}
 	h.Set("X-Request-ID", reqID)
+	// Account data, consents and errors must not stay in a shared or
+	// browser cache; only the SCA page's style sheet says otherwise.
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-store")
+	}
+	h.Set("X-Content-Type-Options", "nosniff")
 	if h.Get("Content-Type") == "" && rec.body.Len() > 0 {
 		h.Set("Content-Type", jsonType)
 	}
