@@ -250,6 +250,19 @@ func (a *App) SetAddrs(addr, tlsAddr string) {
 	a.addr, a.tlsAddr = addr, tlsAddr
 }
 
+// tls12Suites are the cipher suites the HTTPS listener offers with TLS 1.2:
+// ECDHE key exchange with an AEAD cipher (AES-GCM or ChaCha20-Poly1305),
+// none with CBC or RSA key exchange. TLS 1.3 has only AEAD suites, and
+// Go does not let them be chosen.
+var tls12Suites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
 // Start binds the listeners and serves on them. It fails, binding nothing,
 // when an address cannot be bound or the bank already serves.
 func (a *App) Start() error {
@@ -282,7 +295,7 @@ func (a *App) Start() error {
 		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
 			host = fmt.Sprintf("localhost:%d", tcp.Port)
 		}
-		lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{a.tlsCert}}))
+		lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: tls12Suites, Certificates: []tls.Certificate{a.tlsCert}}))
 		urls = append(urls, "https://"+host)
 	}
 	for _, ln := range lns {
