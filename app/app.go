@@ -130,6 +130,11 @@ type listener struct {
 // new), loads the certificates, and prepares the HTTP server and the
 // folders it watches. It does not listen yet (Start does). It fails at
 // once when another Sandbank holds the data file (storage.ErrInUse).
+//
+// It opens the file read-only first and reads everything the bank needs
+// from it (the settings and the certificates) before it reopens the file
+// for writing, so a start that fails on a bad file writes nothing to it.
+// A damaged file is refused with an error wrapping storage.ErrDamaged.
 func Open(cfg Config) (*App, error) {
 	logger := cfg.Logger
 	if logger == nil {
@@ -138,7 +143,7 @@ func Open(cfg Config) (*App, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = bank.SystemClock{}
 	}
-	db, err := storage.Open(cfg.DataPath, 100*time.Millisecond)
+	db, err := storage.OpenReadOnly(cfg.DataPath, 100*time.Millisecond)
 	if err != nil {
 		return nil, err
 	}
@@ -160,30 +165,56 @@ func Open(cfg Config) (*App, error) {
 }
 
 func (a *App) prepare(cfg Config) error {
+	// Read and check what the bank needs while the file is read-only.
+	path := a.DB.Path()
+	settings, err := a.Bank.Ops.Settings()
+	if err != nil {
+		return storage.Damaged(path, "its settings cannot be read: "+err.Error())
+	}
+	if err := settings.Check(); err != nil {
+		return storage.Damaged(path, "its settings are out of range: "+err.Error())
+	}
+	creds, newKeys, err := loadCredentials(a.DB, time.Now())
+	var bad badKeys
+	if errors.As(err, &bad) {
+		return storage.Damaged(path, bad.Error())
+	}
+	if err != nil {
+		return fmt.Errorf("make certificates: %w", err)
+	}
+	want := settings
+	if cfg.Trust != "" {
+		want.TrustMode = cfg.Trust
+	}
+	if cfg.RequireSignature != nil {
+		want.RequireSignature = *cfg.RequireSignature
+	}
+	if cfg.Strict != nil {
+		want.Strict = *cfg.Strict
+	}
+
+	// Only now is anything written.
+	if err := a.DB.Writable(); err != nil {
+		return err
+	}
 	if a.DB.Created() {
 		if _, err := a.Bank.Sandbox.Initialize(); err != nil {
 			return fmt.Errorf("load the known state into the new data file: %w", err)
 		}
 	}
-	creds, err := loadCredentials(a.DB, time.Now())
-	if err != nil {
-		return fmt.Errorf("load certificates: %w", err)
+	if newKeys != nil {
+		if err := saveKeys(a.DB, newKeys); err != nil {
+			return fmt.Errorf("store certificates: %w", err)
+		}
+	}
+	if want.TrustMode != settings.TrustMode || want.RequireSignature != settings.RequireSignature || want.Strict != settings.Strict {
+		if settings, err = a.Bank.Ops.UpdateSettings(func(s *bank.Settings) {
+			s.TrustMode, s.RequireSignature, s.Strict = want.TrustMode, want.RequireSignature, want.Strict
+		}); err != nil {
+			return err
+		}
 	}
 	a.Authority, a.BankCert, a.tlsCert = creds.ca, creds.bank, creds.server
-	settings, err := a.Bank.Ops.UpdateSettings(func(s *bank.Settings) {
-		if cfg.Trust != "" {
-			s.TrustMode = cfg.Trust
-		}
-		if cfg.RequireSignature != nil {
-			s.RequireSignature = *cfg.RequireSignature
-		}
-		if cfg.Strict != nil {
-			s.Strict = *cfg.Strict
-		}
-	})
-	if err != nil {
-		return err
-	}
 	a.trust = newTrustStore(a.TrustDir(), creds.ca.Cert, a.logger)
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
@@ -256,6 +287,19 @@ func (a *App) SetAddrs(addr, tlsAddr string) {
 	a.addr, a.tlsAddr = addr, tlsAddr
 }
 
+// tls12Suites are the cipher suites the HTTPS listener offers with TLS 1.2:
+// ECDHE key exchange with an AEAD cipher (AES-GCM or ChaCha20-Poly1305),
+// none with CBC or RSA key exchange. TLS 1.3 has only AEAD suites, and
+// Go does not let them be chosen.
+var tls12Suites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
 // Start binds the listeners and serves on them. It fails, binding nothing,
 // when an address cannot be bound or the bank already serves.
 func (a *App) Start() error {
@@ -288,7 +332,7 @@ func (a *App) Start() error {
 		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
 			host = fmt.Sprintf("localhost:%d", tcp.Port)
 		}
-		lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{a.tlsCert}}))
+		lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: tls12Suites, Certificates: []tls.Certificate{a.tlsCert}}))
 		urls = append(urls, "https://"+host)
 	}
 	for _, ln := range lns {

@@ -36,78 +36,88 @@ type credentials struct {
 	server tls.Certificate
 }
 
-// loadCredentials reads the certificate material from the data file,
-// making what is missing (on first start) and renewing the server
-// certificate a month before it expires.
-func loadCredentials(store bank.Store, now time.Time) (*credentials, error) {
-	var creds *credentials
-	err := store.Update(func(tx bank.Tx) error {
-		var k keys
+// badKeys is certificate material in the data file that cannot be read.
+type badKeys struct{ error }
+
+// loadCredentials reads the certificate material from the data file and
+// parses it, making what is missing (on first start) and renewing the
+// server certificate a month before it expires. It only reads: when it
+// made anything, save is the material to store (saveKeys). Material that
+// cannot be read is an error of type badKeys.
+func loadCredentials(store bank.Store, now time.Time) (creds *credentials, save *keys, err error) {
+	var k keys
+	err = store.View(func(tx bank.Tx) error {
 		if err := tx.Setting(keysSetting, &k); err != nil && !errors.Is(err, bank.ErrNotFound) {
-			return err
-		}
-		changed := false
-		c := &credentials{}
-		var err error
-		if k.CACert == "" {
-			if c.ca, err = pki.NewAuthority(now); err != nil {
-				return err
-			}
-			if k.CACert, k.CAKey, err = encodePair(c.ca.Cert, c.ca.Key); err != nil {
-				return err
-			}
-			k.BankCert, k.ServerCert = "", ""
-			changed = true
-		} else {
-			cert, key, err := decodePair(k.CACert, k.CAKey)
-			if err != nil {
-				return fmt.Errorf("read the CA from the data file: %w", err)
-			}
-			c.ca = &pki.Authority{Cert: cert, Key: key}
-		}
-		if k.BankCert == "" {
-			key, err := rsa.GenerateKey(rand.Reader, 2048)
-			if err != nil {
-				return fmt.Errorf("generate bank key: %w", err)
-			}
-			cert, err := c.ca.IssueBank(key, now)
-			if err != nil {
-				return err
-			}
-			if k.BankCert, k.BankKey, err = encodePair(cert, key); err != nil {
-				return err
-			}
-			changed = true
-		}
-		bankCert, bankKey, err := decodePair(k.BankCert, k.BankKey)
-		if err != nil {
-			return fmt.Errorf("read the bank certificate from the data file: %w", err)
-		}
-		if c.bank, err = httpsig.NewSigner(bankCert, bankKey); err != nil {
-			return err
-		}
-		if k.ServerCert != "" {
-			c.server, err = tls.X509KeyPair([]byte(k.ServerCert+k.CACert), []byte(k.ServerKey))
-			if err != nil || c.server.Leaf == nil || now.Add(30*24*time.Hour).After(c.server.Leaf.NotAfter) {
-				k.ServerCert = ""
-			}
-		}
-		if k.ServerCert == "" {
-			if c.server, err = c.ca.IssueServer(now); err != nil {
-				return err
-			}
-			if k.ServerCert, k.ServerKey, err = encodePair(c.server.Leaf, c.server.PrivateKey.(crypto.Signer)); err != nil {
-				return err
-			}
-			changed = true
-		}
-		creds = c
-		if changed {
-			return tx.PutSetting(keysSetting, k)
+			return badKeys{fmt.Errorf("its certificates cannot be read: %w", err)}
 		}
 		return nil
 	})
-	return creds, err
+	if err != nil {
+		return nil, nil, err
+	}
+	changed := false
+	c := &credentials{}
+	if k.CACert == "" {
+		if c.ca, err = pki.NewAuthority(now); err != nil {
+			return nil, nil, err
+		}
+		if k.CACert, k.CAKey, err = encodePair(c.ca.Cert, c.ca.Key); err != nil {
+			return nil, nil, err
+		}
+		k.BankCert, k.ServerCert = "", ""
+		changed = true
+	} else {
+		cert, key, err := decodePair(k.CACert, k.CAKey)
+		if err != nil {
+			return nil, nil, badKeys{fmt.Errorf("its CA certificate cannot be read: %w", err)}
+		}
+		c.ca = &pki.Authority{Cert: cert, Key: key}
+	}
+	if k.BankCert == "" {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			return nil, nil, fmt.Errorf("generate bank key: %w", err)
+		}
+		cert, err := c.ca.IssueBank(key, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		if k.BankCert, k.BankKey, err = encodePair(cert, key); err != nil {
+			return nil, nil, err
+		}
+		changed = true
+	}
+	bankCert, bankKey, err := decodePair(k.BankCert, k.BankKey)
+	if err == nil {
+		c.bank, err = httpsig.NewSigner(bankCert, bankKey)
+	}
+	if err != nil {
+		return nil, nil, badKeys{fmt.Errorf("its bank certificate cannot be read: %w", err)}
+	}
+	if k.ServerCert != "" {
+		c.server, err = tls.X509KeyPair([]byte(k.ServerCert+k.CACert), []byte(k.ServerKey))
+		if err != nil || c.server.Leaf == nil || now.Add(30*24*time.Hour).After(c.server.Leaf.NotAfter) {
+			k.ServerCert = ""
+		}
+	}
+	if k.ServerCert == "" {
+		if c.server, err = c.ca.IssueServer(now); err != nil {
+			return nil, nil, err
+		}
+		if k.ServerCert, k.ServerKey, err = encodePair(c.server.Leaf, c.server.PrivateKey.(crypto.Signer)); err != nil {
+			return nil, nil, err
+		}
+		changed = true
+	}
+	if changed {
+		return c, &k, nil
+	}
+	return c, nil, nil
+}
+
+// saveKeys stores certificate material that loadCredentials made.
+func saveKeys(store bank.Store, k *keys) error {
+	return store.Update(func(tx bank.Tx) error { return tx.PutSetting(keysSetting, k) })
 }
 
 func encodePair(cert *x509.Certificate, key crypto.Signer) (string, string, error) {

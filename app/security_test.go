@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -316,5 +318,45 @@ func TestSecurity_SignatureIsCheckedBeforeTheBody(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 400 || !strings.Contains(string(body), "SIGNATURE_MISSING") {
 		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+}
+
+// TestSecurity_TLS12OffersOnlyAEADSuites: a TLS 1.2 client that offers
+// only CBC suites gets no connection; one that offers an AEAD suite gets
+// it, and TLS 1.3 is as it was.
+func TestSecurity_TLS12OffersOnlyAEADSuites(t *testing.T) {
+	a := open(t, app.Config{TLSAddr: "127.0.0.1:0"})
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(a.URLs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(a.Authority.Cert)
+	handshake := func(max uint16, suites ...uint16) (tls.ConnectionState, error) {
+		conn, err := tls.Dial("tcp", net.JoinHostPort("127.0.0.1", u.Port()), &tls.Config{
+			RootCAs: roots, ServerName: "localhost", MaxVersion: max, CipherSuites: suites,
+		})
+		if err != nil {
+			return tls.ConnectionState{}, err
+		}
+		defer func() { _ = conn.Close() }()
+		return conn.ConnectionState(), nil
+	}
+	for _, s := range []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256} {
+		if _, err := handshake(tls.VersionTLS12, s); err == nil {
+			t.Errorf("a TLS 1.2 handshake with %s succeeded", tls.CipherSuiteName(s))
+		}
+	}
+	for _, s := range []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256} {
+		st, err := handshake(tls.VersionTLS12, s)
+		if err != nil || st.Version != tls.VersionTLS12 || st.CipherSuite != s {
+			t.Errorf("a TLS 1.2 handshake with %s: %v (version %x, suite %s)", tls.CipherSuiteName(s), err, st.Version, tls.CipherSuiteName(st.CipherSuite))
+		}
+	}
+	if st, err := handshake(0); err != nil || st.Version != tls.VersionTLS13 {
+		t.Errorf("a default handshake: %v, version %x; want TLS 1.3", err, st.Version)
 	}
 }

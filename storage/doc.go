@@ -102,5 +102,27 @@ offset.
 Every index entry is written in the same transaction as its record; a
 service call is one transaction, so a failed call leaves nothing behind.
 Deleting an account or card account drops its transaction sub-bucket.
+
+# Opening a file
+
+A damaged file is never made worse. OpenReadOnly opens an existing file
+read-only, under bbolt's shared lock (a Sandbank that holds the file
+keeps others out as before: ErrInUse), and refuses, with an error
+wrapping ErrDamaged that names the file and says what to do:
+
+  - an empty file: a new data file is one that does not exist;
+  - a file shorter than its pages (cut short): found from the meta page
+    and the file's size, before any other page is read;
+  - a file whose pages fail the structure check: a walk of every bucket
+    and key in order, bounded by checkBudget, then, when the walk ended
+    within it, bbolt's full check. bbolt's panics and faults on a bad
+    page become the error.
+
+The caller reads what it needs (package app: the settings and the
+certificates) and then calls Writable, which reopens the file for writing
+and fails with ErrInUse if another program wrote to it in between. Open
+does both. Schema record and buckets are written only when missing.
+After the start, a transaction that meets a damaged page returns
+ErrDamaged instead of panicking, and every later write is refused.
 */
 package storage

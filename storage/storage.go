@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -25,43 +28,204 @@ var ErrInUse = errors.New("the data file is in use by another Sandbank; stop tha
 
 // DB is an open data file.
 type DB struct {
-	bolt    *bolt.DB
-	path    string
-	created bool
+	bolt     *bolt.DB
+	path     string
+	lockWait time.Duration
+	created  bool
+	// readOnly is true from OpenReadOnly until Writable.
+	readOnly bool
+	// needPrepare is true when the file lacks its schema record or a
+	// bucket: Writable makes them.
+	needPrepare bool
+	// txID and size are the last committed transaction and the size of
+	// the pages that OpenReadOnly checked.
+	txID int
+	size int64
+	// damage is set once a transaction found the file damaged; writes are
+	// refused from then on.
+	damage atomic.Pointer[error]
 }
 
-// Open opens the data file at path, creating it and its folder when they do
-// not exist. It waits at most lockWait for another process's lock and then
-// fails with an error wrapping ErrInUse.
+// Open opens the data file at path for reading and writing, creating it
+// and its folder when the file does not exist. It is OpenReadOnly followed
+// by Writable: a file that is refused is not written to.
 func Open(path string, lockWait time.Duration) (*DB, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create data folder: %w", err)
-	}
-	if lockWait <= 0 {
-		lockWait = 100 * time.Millisecond
-	}
-	b, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait, FreelistType: bolt.FreelistMapType})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("open %s: %w", path, ErrInUse)
-	}
+	db, err := OpenReadOnly(path, lockWait)
 	if err != nil {
-		return nil, fmt.Errorf("open data file %s: %w", path, err)
+		return nil, err
 	}
-	db := &DB{bolt: b, path: path}
-	if err := b.Update(db.prepare); err != nil {
-		_ = b.Close()
-		return nil, fmt.Errorf("prepare data file %s: %w", path, err)
+	if err := db.Writable(); err != nil {
+		return nil, err
 	}
 	return db, nil
 }
 
-// prepare checks the schema version and makes every top-level bucket.
-func (db *DB) prepare(tx *bolt.Tx) error {
-	meta, err := tx.CreateBucketIfNotExists(bktMeta)
+// OpenReadOnly opens the data file at path read-only and checks it, so
+// that a caller can read what it needs before anything is written; Writable
+// then reopens it for writing. A file that does not exist is created
+// first, with its folder: a new file. It refuses, writing nothing:
+//
+//   - an empty (0-byte) file: more likely a damaged file than a new one;
+//   - a file that fails the structure check (see checkStructure), or that
+//     bbolt cannot open: its error wraps ErrDamaged;
+//   - a file with a newer schema version, or a bbolt file of another
+//     program.
+//
+// It waits at most lockWait for another process's lock and then fails
+// with an error wrapping ErrInUse. While it is open read-only, other
+// processes can read the file but not write it.
+func OpenReadOnly(path string, lockWait time.Duration) (*DB, error) {
+	if lockWait <= 0 {
+		lockWait = 100 * time.Millisecond
+	}
+	db := &DB{path: path, lockWait: lockWait, readOnly: true}
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := db.create(); err != nil {
+			return nil, err
+		}
+		if info, err = os.Stat(path); err != nil {
+			return nil, fmt.Errorf("open data file %s: %w", path, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("open data file %s: %w", path, err)
+	case !info.Mode().IsRegular():
+		return nil, fmt.Errorf("the data file %s is not a regular file; choose another --data file", path)
+	case info.Size() == 0:
+		return nil, Damaged(path, "it is empty, 0 bytes: a new data file is one that does not exist, and an empty one is more likely damaged")
+	}
+	b, err := db.openBolt(true)
+	if err != nil {
+		return nil, err
+	}
+	db.bolt = b
+	err = guard(func() error {
+		return b.View(func(tx *bolt.Tx) error {
+			db.txID, db.size = tx.ID(), tx.Size()
+			if err := checkSize(tx, info.Size()); err != nil {
+				return err
+			}
+			if err := db.inspect(tx); err != nil {
+				return err
+			}
+			return checkStructure(tx, time.Now().Add(checkBudget))
+		})
+	})
+	if err != nil {
+		_ = b.Close()
+		return nil, db.refusal(err)
+	}
+	return db, nil
+}
+
+// create makes a new data file and its folder, with the schema record and
+// every bucket, and closes it again.
+func (db *DB) create() error {
+	if err := os.MkdirAll(filepath.Dir(db.path), 0o700); err != nil {
+		return fmt.Errorf("create data folder: %w", err)
+	}
+	b, err := db.openBolt(false)
 	if err != nil {
 		return err
 	}
-	switch v := meta.Get(keySchema); {
+	if err := b.Update(db.prepare); err != nil {
+		_ = b.Close()
+		return db.refusal(err)
+	}
+	return b.Close()
+}
+
+// openBolt opens the file with bbolt, read-only or for writing.
+func (db *DB) openBolt(readOnly bool) (*bolt.DB, error) {
+	var b *bolt.DB
+	err := guard(func() error {
+		var err error
+		b, err = bolt.Open(db.path, 0o600, &bolt.Options{Timeout: db.lockWait, ReadOnly: readOnly, FreelistType: bolt.FreelistMapType})
+		return err
+	})
+	switch {
+	case err == nil:
+		return b, nil
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("open %s: %w", db.path, ErrInUse)
+	case errors.Is(err, ErrDamaged):
+		return nil, db.refusal(err)
+	case errors.As(err, new(*fs.PathError)):
+		return nil, fmt.Errorf("open data file %s: %w", db.path, err)
+	}
+	return nil, Damaged(db.path, "bbolt cannot open it: "+err.Error())
+}
+
+// Writable reopens a file opened by OpenReadOnly for writing, and makes
+// its schema record and buckets when it lacks them. It fails with an
+// error wrapping ErrInUse when another process took the file, or wrote to
+// it, in between. Call it before the DB is used concurrently.
+func (db *DB) Writable() error {
+	if !db.readOnly {
+		return nil
+	}
+	if err := db.bolt.Close(); err != nil {
+		return fmt.Errorf("close data file %s: %w", db.path, err)
+	}
+	b, err := db.openBolt(false)
+	if err != nil {
+		return err
+	}
+	var txID int
+	var size int64
+	_ = b.View(func(tx *bolt.Tx) error {
+		txID, size = tx.ID(), tx.Size()
+		return nil
+	})
+	if txID != db.txID || size != db.size {
+		_ = b.Close()
+		return fmt.Errorf("open %s: another program wrote to the data file while Sandbank checked it: %w", db.path, ErrInUse)
+	}
+	if db.needPrepare {
+		if err := b.Update(db.prepare); err != nil {
+			_ = b.Close()
+			return db.refusal(err)
+		}
+	}
+	db.bolt, db.readOnly = b, false
+	return nil
+}
+
+// refusal gives an error from opening the file its path, unless it names
+// the file already.
+func (db *DB) refusal(err error) error {
+	var d *damageError
+	if errors.As(err, &d) {
+		return &damageError{path: db.path, problem: d.problem}
+	}
+	return fmt.Errorf("data file %s: %w", db.path, err)
+}
+
+// inspect reads the schema record and notes what prepare has to make.
+func (db *DB) inspect(tx *bolt.Tx) error {
+	var v []byte
+	if meta := tx.Bucket(bktMeta); meta != nil {
+		v = meta.Get(keySchema)
+	}
+	if err := checkSchema(tx, v); err != nil {
+		return err
+	}
+	if v == nil {
+		db.created, db.needPrepare = true, true
+	}
+	for _, name := range allBuckets {
+		if tx.Bucket(name) == nil {
+			db.needPrepare = true
+		}
+	}
+	return nil
+}
+
+// checkSchema refuses a schema record v that this code cannot read, and a
+// file without one that holds buckets of another program.
+func checkSchema(tx *bolt.Tx, v []byte) error {
+	switch {
 	case v == nil:
 		foreign := false
 		_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
@@ -71,14 +235,30 @@ func (db *DB) prepare(tx *bolt.Tx) error {
 		if foreign {
 			return errors.New("the file is a bbolt database of another program, not a Sandbank data file; choose another --data file")
 		}
-		db.created = true
-		if err := meta.Put(keySchema, u64(SchemaVersion)); err != nil {
-			return err
-		}
 	case len(v) != 8:
 		return errors.New("the file is not a Sandbank data file (bad schema record)")
 	case binary.BigEndian.Uint64(v) > SchemaVersion:
 		return fmt.Errorf("the file has schema version %d, made by a newer Sandbank; this one reads version %d", binary.BigEndian.Uint64(v), SchemaVersion)
+	}
+	return nil
+}
+
+// prepare writes the schema record of a new file and makes every
+// top-level bucket.
+func (db *DB) prepare(tx *bolt.Tx) error {
+	meta, err := tx.CreateBucketIfNotExists(bktMeta)
+	if err != nil {
+		return err
+	}
+	v := meta.Get(keySchema)
+	if err := checkSchema(tx, v); err != nil {
+		return err
+	}
+	if v == nil {
+		db.created = true
+		if err := meta.Put(keySchema, u64(SchemaVersion)); err != nil {
+			return err
+		}
 	}
 	for _, name := range allBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -102,15 +282,45 @@ func (db *DB) Close() error { return db.bolt.Close() }
 // large data sets use it, the bank never does.
 func (db *DB) SetNoSync(off bool) { db.bolt.NoSync = off }
 
-// View runs fn in a read-only transaction.
+// View runs fn in a read-only transaction. When reading the file shows
+// that it is damaged, View returns an error wrapping ErrDamaged.
 func (db *DB) View(fn func(bank.Tx) error) error {
-	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
+	return db.run(func() error {
+		return db.bolt.View(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
+	})
 }
 
 // Update runs fn in a read-write transaction, committed only when fn
-// returns nil.
+// returns nil. Once a transaction has found the file damaged, Update
+// refuses to write with an error wrapping ErrDamaged.
 func (db *DB) Update(fn func(bank.Tx) error) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
+	if err := db.damage.Load(); err != nil {
+		return *err
+	}
+	return db.run(func() error {
+		return db.bolt.Update(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
+	})
+}
+
+// run runs a transaction, turning what bbolt does on a damaged page (a
+// panic, or a fault reading the mapped file) into an error; the
+// transaction is rolled back by then. Other panics go on.
+func (db *DB) run(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		r := recover()
+		if r == nil {
+			return
+		}
+		if !isDamage(r) {
+			panic(r)
+		}
+		e := Damaged(db.path, fmt.Sprintf("reading its pages: %v", r))
+		db.damage.CompareAndSwap(nil, &e)
+		err = e
+	}()
+	return fn()
 }
 
 // Check runs bbolt's consistency check and returns the first problem found.
@@ -299,7 +509,11 @@ func (t *txn) ReserveSeq(kind bank.Kind, seq uint64) error {
 }
 
 func (t *txn) Setting(name string, v any) error {
-	raw := t.b(bktSettings).Get([]byte(name))
+	b := t.b(bktSettings)
+	if b == nil { // a file that Writable has yet to prepare
+		return bank.ErrNotFound
+	}
+	raw := b.Get([]byte(name))
 	if raw == nil {
 		return bank.ErrNotFound
 	}

@@ -1716,12 +1716,12 @@ func TestOpen_RefusesNewerAndForeignFiles(t *testing.T) {
 			if err := os.WriteFile(path, []byte("hello, this is not a database\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, "open data file"},
+		}, "move it aside"},
 		{"one byte", func(t *testing.T, path string) {
 			if err := os.WriteFile(path, []byte{0}, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, "open data file"},
+		}, "move it aside"},
 		{"random 64 KiB", func(t *testing.T, path string) {
 			r := rand.New(rand.NewPCG(1, 2))
 			b := make([]byte, 64<<10)
@@ -1731,12 +1731,12 @@ func TestOpen_RefusesNewerAndForeignFiles(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, "open data file"},
+		}, "move it aside"},
 		{"zeros 16 KiB", func(t *testing.T, path string) {
 			if err := os.WriteFile(path, make([]byte, 16<<10), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, "open data file"},
+		}, "move it aside"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

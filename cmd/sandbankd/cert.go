@@ -103,9 +103,11 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		cert, err = ca.IssueTPP(req, key.Public())
 		return err
 	})
+	issuer := "in the data file " + *data
 	if inUse {
 		fmt.Fprintf(stderr, "The data file is in use by a running bank; asking it at %s.\n", *base)
 		cert, err = issueRemote(ctx, *base, key, *name, *org, roleList, *days)
+		issuer = "of the bank at " + *base
 	}
 	if err != nil {
 		return err
@@ -115,6 +117,7 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "Wrote %s and %s\n", certPath, keyPath)
+	fmt.Fprintf(stdout, "Issued by the test CA %s (%s)\n", issuer, caName(cert))
 	fmt.Fprintf(stdout, "  TPP id:   %s\n  roles:    %s\n  serial:   %X\n  issuer:   %s\n  valid to: %s\n",
 		pki.TPPID(cert), strings.Join(roleList, ", "), cert.SerialNumber, httpsig.FormatDN(cert.Issuer), cert.NotAfter.Format(time.DateOnly))
 	try := fmt.Sprintf("sandbankd call GET /v1/sandbox/customers --cert %s --key %s", certPath, keyPath)
@@ -123,6 +126,16 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stdout, "Try: %s\n", try)
 	return nil
+}
+
+// caName names the CA that issued cert: its CN and the start of its key
+// id, which tells one bank's CA from another's (they share the CN).
+func caName(cert *x509.Certificate) string {
+	name := "CN=" + cert.Issuer.CommonName
+	if id := cert.AuthorityKeyId; len(id) >= 4 {
+		name += fmt.Sprintf(", key id %X", id[:4])
+	}
+	return name
 }
 
 // issueRemote asks a running bank to certify key, signing the request with

@@ -327,3 +327,33 @@ func TestTPPGuide_WalkthroughScript(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestCert_NewSaysWhichCAIssuedIt: cert new names the CA it used: the one
+// in the data file, or, when a running bank holds the file, that bank's,
+// with the URL it asked.
+func TestCert_NewSaysWhichCAIssuedIt(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sandbank.db")
+	out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Local TPP", "--out", filepath.Join(dir, "local"), "--data", data)
+	if code != 0 || !strings.Contains(out, "\nIssued by the test CA in the data file "+data+" (CN=Sandbank Sandbox CA, key id ") {
+		t.Fatalf("cert new from the data file: %d\n%s\n%s", code, out, stderr)
+	}
+	local, err := os.ReadFile(filepath.Join(dir, "local", "cert.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, data)
+	out, stderr, code = sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Remote TPP", "--out", filepath.Join(dir, "remote"), "--data", data, "--url", d.URLs[0])
+	want := "\nIssued by the test CA of the bank at " + d.URLs[0] + " (CN=Sandbank Sandbox CA, key id "
+	if code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("cert new through the running bank: %d; want %q in\n%s\n%s", code, want, out, stderr)
+	}
+	// Both name the same CA: the one in the data file.
+	cert, err := pki.DecodeCert(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := fmt.Sprintf("key id %X)", cert.AuthorityKeyId[:4]); !strings.Contains(out, id) {
+		t.Errorf("the running bank's CA is not the one in its data file (%s):\n%s", id, out)
+	}
+}
