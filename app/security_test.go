@@ -302,6 +302,49 @@ func TestSecurity_ConnectionsAreBounded(t *testing.T) {
 	}
 }
 
+// At most MaxConnections connections are served at once per listener; one
+// more waits in the operating system's queue until another closes.
+func TestSecurity_ConnectionsAreLimited(t *testing.T) {
+	a := open(t, app.Config{Addr: "127.0.0.1:0"})
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	held := make([]net.Conn, app.MaxConnections)
+	for i := range held {
+		held[i] = rawConn(t, a)
+	}
+	// Each held connection is accepted: it gets an answer to a request.
+	host := strings.TrimPrefix(a.URLs()[0], "http://")
+	ask := func(c net.Conn) chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", host)
+			if err == nil {
+				var resp *http.Response
+				if resp, err = http.ReadResponse(bufio.NewReader(c), nil); err == nil && resp.StatusCode != 200 {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			done <- err
+		}()
+		return done
+	}
+	if err := <-ask(held[0]); err != nil {
+		t.Fatalf("a held connection: %v", err)
+	}
+	extra := rawConn(t, a)
+	answered := ask(extra)
+	select {
+	case err := <-answered:
+		t.Fatalf("connection %d was served while %d were open (%v)", app.MaxConnections+1, app.MaxConnections, err)
+	case <-time.After(500 * time.Millisecond):
+	}
+	_ = held[1].Close()
+	if err := <-answered; err != nil {
+		t.Fatalf("the waiting connection after one closed: %v", err)
+	}
+}
+
 // With signatures required, an unsigned POST that announces a body and
 // sends none is refused at once, not awaited.
 func TestSecurity_SignatureIsCheckedBeforeTheBody(t *testing.T) {
