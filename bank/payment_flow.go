@@ -187,6 +187,10 @@ func (s *Ops) ForcePaymentStatus(id, status, note string) (Payment, error) {
 	if !slices.Contains(PaymentStatuses, status) {
 		return p, PathError(CodeFormatError, "status", fmt.Sprintf("%q is not a payment status; use one of %v", clip(status), PaymentStatuses))
 	}
+	var v Violations
+	if !checkChars(&v, "note", note) {
+		return p, v.Err()
+	}
 	err := s.move("force payment status", func(l *ledger) error {
 		var err error
 		if p, err = l.tx.Payment(id); err != nil {

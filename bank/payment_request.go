@@ -327,9 +327,11 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 			p := f(fmt.Sprintf("remittanceInformationStructuredArray[%d]", i))
 			checkText(v, JoinPath(p, "reference"), s.Reference, 1, 35)
 			checkText(v, JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
-			if s.ReferenceType == "" {
+			switch {
+			case s.ReferenceType == "":
 				v.Format(JoinPath(p, "referenceType"), "is required, e.g. KID")
-			} else if slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)) {
+			case !checkChars(v, JoinPath(p, "referenceType"), s.ReferenceType):
+			case slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)):
 				if err := validate.KID(s.Reference); err != nil {
 					v.Add(CodeKIDInvalid, JoinPath(p, "reference"), err.Error())
 				} else {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"sandbank/bank/validate"
 )
 
 // Durations of the SCA rules (API.md 5.3, spec 3 and 8).
@@ -69,13 +71,18 @@ func (s *PSD2) StartSCA(r SCARequest) (Authorisation, error) {
 }
 
 // CheckSCARequest checks the redirect headers of a request that starts
-// SCA.
+// SCA, and the TPP's name the SCA page will show: a name with a character
+// that validate.Text refuses (a bidi control that would reorder the page)
+// is CERTIFICATE_INVALID, since it comes from the certificate.
 func CheckSCARequest(r SCARequest) error {
 	if err := checkRedirectURI(r.RedirectURI); err != nil {
 		return err
 	}
 	var v Violations
 	checkText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
+	if err := validate.Text(r.TPPName); err != nil {
+		v.Add(CodeCertificateInvalid, "TPP-Signature-Certificate", "the TPP's name in the certificate's subject (O, else CN) "+err.Error())
+	}
 	return v.Err()
 }
 

@@ -667,3 +667,115 @@ func TestSecurity_SCAPagesCannotBeFoundByScanningIds(t *testing.T) {
 		}
 	}
 }
+
+// rlo is U+202E RIGHT-TO-LEFT OVERRIDE. A browser shows the rest of its
+// line backwards, so a creditorName "Mottaker AS" + rlo would make the SCA
+// page show the creditor's IBAN reversed: another account.
+const rlo = "\u202E"
+
+// refusesText checks that a request fails with FORMAT_ERROR at path, with
+// the text text, and changes nothing.
+func refusesText(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path string, body any, headers []string, at, text string) {
+	t.Helper()
+	e := rejectsWith(t, b, tpp, method, path, body, headers, 400, "FORMAT_ERROR", at)
+	if got := textAt(e, at); got != text {
+		t.Errorf("%s %s: %s says %q, want %q", method, path, at, got, text)
+	}
+}
+
+// Every name and text the bank takes refuses bidi controls, zero-width and
+// other format characters, naming the character and where it is, in
+// strict and lenient mode alike; letters of every script and emoji pass.
+func TestSecurity_BidiControlsAndInvisibleCharactersAreRefused(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	base := ndct("10", ibanT1Bruk, ibanT2Bruk)
+	const bulkPath = "/v1/bulk-payments/norwegian-domestic-credit-transfers"
+	item := map[string]any{"instructedAmount": map[string]string{"amount": "1", "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT2Bruk}, "creditorName": "Mottaker AS" + rlo}
+	bulk := map[string]any{"debtorAccount": map[string]string{"iban": ibanT1Bruk}, "requestedExecutionDate": day.String(), "paymentInformationId": "B1", "payments": []any{item}}
+	ref := []any{map[string]string{"reference": "Faktura 7", "referenceType": "INV\u200B"}}
+	account := knownAccount(t, b, tpp, ibanT1Bruk)
+	own, ext := map[string]string{"iban": ibanT1Bruk}, map[string]string{"bban": "86011117947"}
+	yesterday := bank.DateOf(time.Now()).AddDays(-1).String()
+	cases := []struct {
+		name, method, path string
+		body               any
+		headers            []string
+		at, text           string
+	}{
+		{"creditorName", "POST", ndctPath, with(base, "creditorName", "Mottaker AS"+rlo), payHeaders,
+			"creditorName", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 12; remove it"},
+		{"remittance", "POST", ndctPath, with(base, "remittanceInformationUnstructured", "Faktura\u200B 1"), payHeaders,
+			"remittanceInformationUnstructured", "contains U+200B ZERO WIDTH SPACE at character 8; remove it"},
+		{"creditorAddress", "POST", ndctPath, with(base, "creditorAddress", map[string]string{"street": "\u2067Storgata 1", "country": "NO"}), payHeaders,
+			"creditorAddress.street", "contains U+2067 RIGHT-TO-LEFT ISOLATE at character 1; remove it"},
+		{"ultimateCreditor", "POST", ndctPath, with(base, "ultimateCreditor", "Ola\u200FNordmann"), payHeaders,
+			"ultimateCreditor", "contains U+200F RIGHT-TO-LEFT MARK at character 4; remove it"},
+		{"ultimateDebtor", "POST", ndctPath, with(base, "ultimateDebtor", "Kari\u061C"), payHeaders,
+			"ultimateDebtor", "contains U+061C ARABIC LETTER MARK at character 5; remove it"},
+		{"endToEndIdentification", "POST", ndctPath, with(base, "endToEndIdentification", "\uFEFFE2E-1"), payHeaders,
+			"endToEndIdentification", "contains U+FEFF ZERO WIDTH NO-BREAK SPACE at character 1; remove it"},
+		{"referenceType", "POST", ndctPath, with(base, "remittanceInformationUnstructured", nil, "remittanceInformationStructuredArray", ref), payHeaders,
+			"remittanceInformationStructuredArray[0].referenceType", "contains U+200B ZERO WIDTH SPACE at character 4; remove it"},
+		{"bulk item", "POST", bulkPath, bulk, payHeaders,
+			"payments[0].creditorName", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 12; remove it"},
+		{"a zero width joiner between letters", "POST", ndctPath, with(base, "creditorName", "Ola\u200DNordmann"), payHeaders,
+			"creditorName", "contains U+200D ZERO WIDTH JOINER at character 4; remove it"},
+		{"TPP-Session-ID", "POST", "/v1/consents", nil, []string{"TPP-Redirect-URI: " + tppRedirect, "TPP-Session-ID: s-1" + rlo},
+			"TPP-Session-ID", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 4; remove it"},
+		{"customer name", "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555555555", "name": "Ola\u202DNordmann", "type": "private"}, nil,
+			"name", "contains U+202D LEFT-TO-RIGHT OVERRIDE at character 4; remove it"},
+		{"account name", "POST", "/v1/sandbox/accounts", with(newAccount(t1Number, "15030567894", "NOK"), "accountName", "Brukskonto\u2066"), nil,
+			"accountName", "contains U+2066 LEFT-TO-RIGHT ISOLATE at character 11; remove it"},
+		{"transaction text", "POST", "/v1/sandbox/accounts/" + account.ID + "/transactions", []any{with(tx(-100, yesterday, yesterday, own, ext), "creditorName", "Kreditor"+rlo+" AS")}, nil,
+			"[0].creditorName", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 9; remove it"},
+		{"bank transaction code", "POST", "/v1/sandbox/accounts/" + account.ID + "/transactions", []any{with(tx(-100, yesterday, yesterday, own, ext), "bankTransactionCode", "PMNT\u00AD-ICDT")}, nil,
+			"[0].bankTransactionCode", "contains U+00AD SOFT HYPHEN at character 5; remove it"},
+		{"card account name", "POST", "/v1/sandbox/card-accounts", cardAccount("name", "Visa\u2060Gull"), nil,
+			"name", "contains U+2060 WORD JOINER at character 5; remove it"},
+		{"card transaction text", "POST", "/v1/sandbox/card-accounts/" + t1Card + "/transactions", []any{with(cardTx("C1"), "transactionDetails", "Super"+rlo+"markt")}, nil,
+			"[0].transactionDetails", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 6; remove it"},
+		{"agreement name", "POST", "/v1/sandbox/agreements", map[string]any{"owner": f1Number, "name": "Regnskap\u202A"}, nil,
+			"name", "contains U+202A LEFT-TO-RIGHT EMBEDDING at character 9; remove it"},
+		{"TPP contact", "PUT", "/v1/tpps/" + tpp.ID + "/contact-information", map[string]string{"email": "ops" + rlo + "@example.com"}, nil,
+			"email", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 4; remove it"},
+	}
+	for _, strict := range []bool{false, true} {
+		setStrict(t, b, strict)
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s strict=%v", c.name, strict), func(t *testing.T) {
+				refusesText(t, b, tpp, c.method, c.path, c.body, c.headers, c.at, c.text)
+			})
+		}
+	}
+	setStrict(t, b, false)
+
+	// A scenario brings its texts through the same rules.
+	var sc bank.Scenario
+	b.Do(tpp, "GET", "/v1/sandbox/scenario", nil).JSON(t, &sc)
+	sc.Customers[1].Name += rlo
+	refusesText(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, nil, "customers[1].name", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 18; remove it")
+
+	// The TPP's name from its certificate is shown on the SCA page too.
+	key := apptest.Key(t, 2)
+	self, err := pki.SelfSigned(key, "Fjord Pay"+rlo, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := rejectsWith(t, b, apptest.TPPFor(t, self, key), "POST", "/v1/consents", nil, []string{"TPP-Redirect-URI: " + tppRedirect, "TPP-Session-ID: s-2"}, 400, "CERTIFICATE_INVALID", "TPP-Signature-Certificate")
+	if got := textAt(e, "TPP-Signature-Certificate"); !strings.HasSuffix(got, "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 10; remove it") {
+		t.Errorf("the certificate's name: %q", got)
+	}
+
+	// Letters of every script, emoji and emoji joined with U+200D pass.
+	for i, name := range []string{"Blåbær Ørsta AS", "Ánde Ŋuorra Čáhppes", "株式会社テスト", "Kaffe ☕ 👋🏽", "Koding 👩\u200D💻 🏳\uFE0F\u200D🌈"} {
+		expect(t, b.Do(tpp, "POST", ndctPath, with(base, "creditorName", name, "remittanceInformationUnstructured", name), payHeaders...), 201, "")
+		r := b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": fmt.Sprint(900 + i), "name": name, "type": "private"})
+		expect(t, r, 201, "")
+		var c customer
+		r.JSON(t, &c)
+		if c.CustomerName != name {
+			t.Errorf("customer name %q stored as %q", name, c.CustomerName)
+		}
+	}
+}
