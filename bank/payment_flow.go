@@ -157,7 +157,7 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 		}
 		fixed := func(ctx string) bool { return p.Context == "" || p.Context == ctx }
 		if acct.OwnerID == c.ID && c.Type == Private && fixed(ContextPrivate) && !hasOption(out, ContextPrivate) {
-			out = append(out, Option{Value: ContextPrivate, Label: "Privat: " + c.Name})
+			out = append(out, Option{Value: ContextPrivate, Label: []string{"Privat:", c.Name}})
 		}
 		engagements, err := tx.EngagementsByAccount(acct.ID)
 		if err != nil {
@@ -172,7 +172,7 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 				return nil, err
 			}
 			owner, _ := tx.Customer(agr.OwnerID)
-			out = append(out, Option{Value: agr.ID, Label: "Bedrift: " + owner.Name + " (" + agr.Name + ")"})
+			out = append(out, Option{Value: agr.ID, Label: []string{"Bedrift:", owner.Name, "(" + agr.Name + ")"}})
 		}
 	}
 	return out, nil

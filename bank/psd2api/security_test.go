@@ -779,3 +779,62 @@ func TestSecurity_BidiControlsAndInvisibleCharactersAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// storedBeforeTheRule changes a payment's creditor name and its debtor
+// account's name in the data file to end in U+202E, as data stored before
+// the bank refused bidi controls may.
+func storedBeforeTheRule(t *testing.T, b *apptest.Bank, paymentID string) {
+	t.Helper()
+	if err := b.DB.Update(func(tx bank.Tx) error {
+		p, err := tx.Payment(paymentID)
+		if err != nil {
+			return err
+		}
+		p.Items[0].CreditorName += rlo
+		a, err := tx.Account(p.DebtorAccountID)
+		if err != nil {
+			return err
+		}
+		a.Name += rlo
+		if err := tx.PutAccount(a); err != nil {
+			return err
+		}
+		return tx.PutPayment(p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The SCA page shows every name in its own <bdi>, apart from the account
+// number beside it, so that a bidi control that slipped into the data (as
+// data stored before the rule may hold) cannot reorder the number.
+func TestSecurity_SCAPageIsolatesNamesFromNumbers(t *testing.T) {
+	b, tpp := setup(t)
+	br := b.Browser()
+	onBankingMorning(t, b, tpp)
+	c := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
+	storedBeforeTheRule(t, b, c.PaymentID)
+	p := br.Submit(br.Open(c.Links["scaRedirect"].Href), url.Values{"nationalId": {t1Number}})
+	for _, want := range []string{
+		"<strong><bdi>Test TPP 933012867</bdi></strong>",
+		"<dt>To</dt><dd><bdi>Mottaker AS" + rlo + "</bdi> <bdi>" + ibanT2Bruk + "</bdi></dd>",
+		"<dt>From</dt><dd><bdi>Brukskonto" + rlo + "</bdi> <bdi>" + ibanT1Bruk + "</bdi></dd>",
+		"<dt>Message</dt><dd><bdi>Faktura 10</bdi></dd>",
+		"<p><bdi>Test Testperson 1</bdi>, check this payment",
+	} {
+		if !strings.Contains(p.Body, want) {
+			t.Errorf("the payment page lacks %q:\n%s", want, p.Body)
+		}
+	}
+
+	// The consent page: each account's name, number and currency, and the
+	// mobile app's list of customers.
+	p = br.Submit(br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "bdi-1")), url.Values{"nationalId": {t1Number}})
+	if want := "<bdi>Brukskonto" + rlo + "</bdi> <bdi>" + ibanT1Bruk + "</bdi> <bdi>(NOK)</bdi>"; !strings.Contains(p.Body, want) {
+		t.Errorf("the consent page lacks %q:\n%s", want, p.Body)
+	}
+	p = br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "bdi-2", "TPP-Redirect-Preferred: false"))
+	if want := "<bdi>Test Testperson 1</bdi> <bdi class=\"muted\">" + t1Number + "</bdi>"; !strings.Contains(p.Body, want) {
+		t.Errorf("the app page lacks %q:\n%s", want, p.Body)
+	}
+}
