@@ -22,7 +22,7 @@ import (
 )
 
 // stepOrder is the order of the checks of a signed request.
-var stepOrder = []string{"certificate", "validity", "trust", "roles", "digest", "signature header", "keyId", "algorithm", "signed headers", "signature"}
+var stepOrder = []string{"certificate", "validity", "trust", "key", "roles", "digest", "signature header", "keyId", "algorithm", "signed headers", "signature"}
 
 func stepNames(v *httpsig.Verdict) []string {
 	out := make([]string, len(v.Steps))
@@ -415,6 +415,9 @@ func TestVerifyFailures(t *testing.T) {
 		{name: "algorithm hs2019", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "hs2019", getNames)
 		}, code: bank.CodeSignatureInvalid, step: "algorithm", mention: "rsa-sha256"},
+		{name: "RSA key of 1024 bits", req: func() *http.Request {
+			return custom(false, f.short, f.shortKey, keyID(f.short), "rsa-sha256", getNames)
+		}, code: bank.CodeCertificateInvalid, step: "key", mention: "the certificate's RSA key has 1024 bits; use at least 2048"},
 		{name: "ECDSA certificate", req: func() *http.Request {
 			return custom(false, f.ec, f.ecKey, keyID(f.ec), "rsa-sha256", getNames)
 		}, code: bank.CodeSignatureInvalid, step: "algorithm", mention: "ECDSA"},
@@ -525,8 +528,8 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 
 	whole := vf.Verify(request(keyID(f.tpp)), nil)
 	assertPassed(t, whole)
-	if len(whole.Notes) != 0 || strings.Contains(whole.Steps[6].Detail, "warning") {
-		t.Errorf("whole issuer: notes %+v, keyId step %q", whole.Notes, whole.Steps[6].Detail)
+	if len(whole.Notes) != 0 || strings.Contains(whole.Steps[slices.Index(stepOrder, "keyId")].Detail, "warning") {
+		t.Errorf("whole issuer: notes %+v, keyId step %q", whole.Notes, whole.Steps[slices.Index(stepOrder, "keyId")].Detail)
 	}
 
 	for _, ca := range []string{
@@ -546,7 +549,7 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 			!strings.Contains(n.Text, httpsig.FormatDN(f.tpp.Issuer)) || strings.Contains(strings.SplitN(n.Text, ";", 2)[0], "CN=") {
 			t.Errorf("%s: note %+v", ca, n)
 		}
-		if step := v.Steps[6]; step.Check != "keyId" || !strings.Contains(step.Detail, "with a warning: "+n.Text) {
+		if step := v.Steps[slices.Index(stepOrder, "keyId")]; step.Check != "keyId" || !strings.Contains(step.Detail, "with a warning: "+n.Text) {
 			t.Errorf("%s: keyId step %+v does not show the note", ca, step)
 		}
 		data, err := json.Marshal(v)

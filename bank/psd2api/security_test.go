@@ -3,8 +3,12 @@ package psd2api_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"html"
 	"io"
@@ -15,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -836,5 +841,84 @@ func TestSecurity_SCAPageIsolatesNamesFromNumbers(t *testing.T) {
 	p = br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "bdi-2", "TPP-Redirect-Preferred: false"))
 	if want := "<bdi>Test Testperson 1</bdi> <bdi class=\"muted\">" + t1Number + "</bdi>"; !strings.Contains(p.Body, want) {
 		t.Errorf("the app page lacks %q:\n%s", want, p.Body)
+	}
+}
+
+// publicKeyPEM writes an RSA public key as a PEM "PUBLIC KEY" block.
+func publicKeyPEM(t *testing.T, key *rsa.PublicKey) string {
+	t.Helper()
+	der, err := x509.MarshalPKIXPublicKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}
+
+// The test CA issues no certificate whose name holds a control or format
+// character, none for a request without roles and none for an RSA key
+// under 2048 bits; each finding has its field's path.
+func TestSecurity_CertificateRequestsAreChecked(t *testing.T) {
+	b, tpp := setup(t)
+	const path = "/v1/sandbox/tpp-certificates"
+	short, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := map[string]any{"name": "Fjord Pay AS", "organisationNumber": "933012867", "roles": []string{"PSP_AI"}, "publicKey": publicKeyPEM(t, &apptest.Key(t, 3).PublicKey)}
+	for _, c := range []struct {
+		body     map[string]any
+		at, text string
+	}{
+		{with(good, "name", "Fjord\x00Pay"), "name", "contains U+0000 NULL at character 6; remove it"},
+		{with(good, "name", "Fjord\nPay"), "name", "contains U+000A LINE FEED at character 6; remove it"},
+		{with(good, "name", "Fjord Pay"+rlo), "name", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 10; remove it"},
+		{with(good, "roles", nil), "roles", `is required: the PSD2 roles, e.g. ["PSP_AI", "PSP_PI"], or [] for none`},
+		{with(good, "organisationNumber", "93301286x"), "organisationNumber", "must be 1 to 20 digits, e.g. 933012867"},
+		{with(good, "roles", []string{"PSP_AI", "PSP_XX"}), "roles[1]", `"PSP_XX" is not a PSD2 role; use PSP_AS, PSP_PI, PSP_AI, PSP_IC`},
+		{with(good, "publicKey", publicKeyPEM(t, &short.PublicKey)), "publicKey", "the RSA public key has 1024 bits; use at least 2048"},
+	} {
+		refusesText(t, b, tpp, "POST", path, c.body, nil, c.at, c.text)
+	}
+	// "roles": null is no list either, and every finding comes at once.
+	raw := []byte(`{"name": "Fjord\nPay", "organisationNumber": "933012867", "roles": null, "publicKey": ` + strconv.Quote(publicKeyPEM(t, &short.PublicKey)) + `}`)
+	rejects(t, b, tpp, "POST", path, json.RawMessage(raw), 400, "FORMAT_ERROR", "name", "roles", "publicKey")
+
+	// An empty list is a certificate with no PSD2 role, as documented.
+	r := b.Do(tpp, "POST", path, with(good, "roles", []string{}))
+	expect(t, r, 201, "")
+	var issued struct {
+		Certificate string `json:"certificate"`
+	}
+	r.JSON(t, &issued)
+	cert, err := pki.DecodeCert([]byte(issued.Certificate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if roles, named, err := pki.PSD2Roles(cert); err != nil || !named || len(roles) != 0 || cert.Subject.CommonName != "Fjord Pay AS" {
+		t.Fatalf("issued %q with roles %v %v %v", cert.Subject.CommonName, roles, named, err)
+	}
+}
+
+// A request signed with a certificate whose RSA key has fewer than 2048
+// bits is refused, whoever issued the certificate.
+func TestSecurity_ShortRSAKeysAreRefused(t *testing.T) {
+	b, _ := setup(t)
+	short, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := pki.SelfSigned(short, "Short Key TPP", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpp := apptest.TPPFor(t, self, short)
+	for _, req := range []struct {
+		method, path string
+		body         any
+	}{{"GET", "/v1/sandbox/customers", nil}, {"POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555555555", "name": "Ola", "type": "private"}}} {
+		e := rejects(t, b, tpp, req.method, req.path, req.body, 400, "CERTIFICATE_INVALID")
+		if e.Message != "the certificate's RSA key has 1024 bits; use at least 2048" {
+			t.Errorf("%s %s: %q", req.method, req.path, e.Message)
+		}
 	}
 }
