@@ -351,7 +351,7 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 			switch {
 			case s.ReferenceType == "":
 				v.Format(JoinPath(p, "referenceType"), "is required, e.g. KID")
-			case !checkChars(v, JoinPath(p, "referenceType"), s.ReferenceType):
+			case !checkChars(v, JoinPath(p, "referenceType"), s.ReferenceType): // reported
 			case slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)):
 				if err := validate.KID(s.Reference); err != nil {
 					v.Add(CodeKIDInvalid, JoinPath(p, "reference"), err.Error())

@@ -162,10 +162,10 @@ type Problem struct {
 	Field, Text string
 }
 
-// Problems is what is wrong with a TPP certificate request. As an error it
-// lists every problem, "field: text", separated by semicolons.
+// Problems is what is wrong with a TPP certificate request.
 type Problems []Problem
 
+// Error lists every problem as "field: text", separated by semicolons.
 func (p Problems) Error() string {
 	parts := make([]string, len(p))
 	for i, x := range p {
@@ -446,7 +446,7 @@ func DecodeCert(data []byte) (*x509.Certificate, error) {
 }
 
 // DecodePublicKey reads an RSA public key from PEM: "PUBLIC KEY" (SPKI)
-// or "RSA PUBLIC KEY" (PKCS#1). Its size is IssueTPP's to check.
+// or "RSA PUBLIC KEY" (PKCS#1). Its size is CheckTPPIssue's to check.
 func DecodePublicKey(data []byte) (*rsa.PublicKey, error) {
 	block, _ := pem.Decode(data)
 	if block == nil {
