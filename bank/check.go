@@ -3,14 +3,14 @@ package bank
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"sandbank/bank/validate"
 )
 
 // checkText checks a text field: between minLen and maxLen characters and
-// free of control characters. minLen 0 allows an empty text.
+// free of the characters a name or text must not hold (checkChars). minLen
+// 0 allows an empty text.
 func checkText(v *Violations, path, s string, minLen, maxLen int) {
 	n := utf8.RuneCountInString(s)
 	switch {
@@ -20,9 +20,23 @@ func checkText(v *Violations, path, s string, minLen, maxLen int) {
 		v.Format(path, "must be at least %d characters", minLen)
 	case n > maxLen:
 		v.Format(path, "must be at most %d characters, not %d", maxLen, n)
-	case strings.IndexFunc(s, unicode.IsControl) >= 0:
-		v.Format(path, "must not contain control characters such as line breaks or tabs")
+	default:
+		checkChars(v, path, s)
 	}
+}
+
+// checkChars checks the characters of a text the bank takes: no control
+// characters, no line or paragraph separators and no format characters,
+// such as the bidirectional controls that would reorder what the SCA page
+// shows (validate.Text names the rule and its one exception, a zero width
+// joiner inside an emoji). It is a security rule, not a tolerance: strict
+// and lenient mode refuse alike. It reports whether s passed.
+func checkChars(v *Violations, path, s string) bool {
+	if err := validate.Text(s); err != nil {
+		v.Format(path, "%v", err)
+		return false
+	}
+	return true
 }
 
 // checkPresent checks a text field that must be present but may be empty,

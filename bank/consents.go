@@ -411,7 +411,7 @@ func contextOptions(tx Tx, customerID string) ([]Option, error) {
 	}
 	var out []Option
 	if c.Type == Private {
-		out = append(out, Option{Value: ContextPrivate, Label: "Privat: " + c.Name})
+		out = append(out, Option{Value: ContextPrivate, Label: []string{"Privat:", c.Name}})
 	}
 	engagements, err := tx.EngagementsByCustomer(customerID)
 	if err != nil {
@@ -429,7 +429,7 @@ func contextOptions(tx Tx, customerID string) ([]Option, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Option{Value: a.ID, Label: "Bedrift: " + owner.Name + " (" + a.Name + ")"})
+		out = append(out, Option{Value: a.ID, Label: []string{"Bedrift:", owner.Name, "(" + a.Name + ")"}})
 	}
 	return out, nil
 }
@@ -445,14 +445,14 @@ func accountOptions(tx Tx, customerID, context string) ([]Option, error) {
 			return nil, err
 		}
 		for _, a := range accounts {
-			out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
+			out = append(out, Option{Value: a.ID, Label: []string{a.Name, a.IBAN, "(" + a.Currency + ")"}, Checked: true})
 		}
 		cards, err := tx.CardAccountsByOwner(customerID)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range cards {
-			out = append(out, Option{Value: c.ID, Label: fmt.Sprintf("%s %s (%s)", c.Name, c.MaskedPan, c.Currency), Checked: true})
+			out = append(out, Option{Value: c.ID, Label: []string{c.Name, c.MaskedPan, "(" + c.Currency + ")"}, Checked: true})
 		}
 		return out, nil
 	}
@@ -468,7 +468,7 @@ func accountOptions(tx Tx, customerID, context string) ([]Option, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Option{Value: a.ID, Label: fmt.Sprintf("%s %s (%s)", a.Name, a.IBAN, a.Currency), Checked: true})
+		out = append(out, Option{Value: a.ID, Label: []string{a.Name, a.IBAN, "(" + a.Currency + ")"}, Checked: true})
 	}
 	return out, nil
 }

@@ -190,11 +190,11 @@ func (m *moneyRun) create() string {
 		in.Body.CreditorAgent, in.Body.PurposeCode = "COBADEFFXXX", "SUPP"
 		in.Body.CreditorAddress = &bank.AddressIn{Street: "Hauptstraße 1", City: "Berlin", Country: "DE"}
 		in.Body.RegulatoryReportingCode, in.Body.RegulatoryReportingInformation = "14", "Varer"
-		in.Body.RequestedExecutionDate = date
+		in.Body.RequestedExecutionDate = &date
 	case r < 4:
 		kind = "bulk"
 		in.Service = bank.ServiceBulk
-		in.Body = bank.PaymentRequest{RequestedExecutionDate: date, PaymentInformationID: fmt.Sprint("BULK-", m.rng.IntN(1_000_000))}
+		in.Body = bank.PaymentRequest{RequestedExecutionDate: &date, PaymentInformationID: fmt.Sprint("BULK-", m.rng.IntN(1_000_000))}
 		for range 1 + m.rng.IntN(4) {
 			in.Body.Payments = append(in.Body.Payments, item("NOK"))
 		}
@@ -205,7 +205,7 @@ func (m *moneyRun) create() string {
 		in.Body.StartDate, in.Body.Frequency = date, "Monthly"
 	default:
 		in.Body = item("NOK")
-		in.Body.RequestedExecutionDate = date
+		in.Body.RequestedExecutionDate = &date
 	}
 	in.Body.DebtorAccount = &bank.AccountIn{IBAN: from.IBAN}
 	if in.Product == bank.ProductNCBCT {

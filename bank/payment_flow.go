@@ -157,7 +157,7 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 		}
 		fixed := func(ctx string) bool { return p.Context == "" || p.Context == ctx }
 		if acct.OwnerID == c.ID && c.Type == Private && fixed(ContextPrivate) && !hasOption(out, ContextPrivate) {
-			out = append(out, Option{Value: ContextPrivate, Label: "Privat: " + c.Name})
+			out = append(out, Option{Value: ContextPrivate, Label: []string{"Privat:", c.Name}})
 		}
 		engagements, err := tx.EngagementsByAccount(acct.ID)
 		if err != nil {
@@ -172,7 +172,7 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 				return nil, err
 			}
 			owner, _ := tx.Customer(agr.OwnerID)
-			out = append(out, Option{Value: agr.ID, Label: "Bedrift: " + owner.Name + " (" + agr.Name + ")"})
+			out = append(out, Option{Value: agr.ID, Label: []string{"Bedrift:", owner.Name, "(" + agr.Name + ")"}})
 		}
 	}
 	return out, nil
@@ -186,6 +186,10 @@ func (s *Ops) ForcePaymentStatus(id, status, note string) (Payment, error) {
 	var p Payment
 	if !slices.Contains(PaymentStatuses, status) {
 		return p, PathError(CodeFormatError, "status", fmt.Sprintf("%q is not a payment status; use one of %v", clip(status), PaymentStatuses))
+	}
+	var v Violations
+	if !checkChars(&v, "note", note) {
+		return p, v.Err()
 	}
 	err := s.move("force payment status", func(l *ledger) error {
 		var err error

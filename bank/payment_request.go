@@ -113,9 +113,11 @@ type PaymentRequest struct {
 	// that still sends it is told to use the array.
 	RemittanceInformationStructured json.RawMessage `json:"remittanceInformationStructured,omitempty"`
 	PurposeCode                     string          `json:"purposeCode,omitempty"`
-	RequestedExecutionDate          string          `json:"requestedExecutionDate,omitempty"`
-	RegulatoryReportingCode         string          `json:"regulatoryReportingCode,omitempty"`
-	RegulatoryReportingInformation  string          `json:"regulatoryReportingInformation,omitempty"`
+	// RequestedExecutionDate is nil when the request leaves it out (today);
+	// an empty one is refused.
+	RequestedExecutionDate         *string `json:"requestedExecutionDate,omitempty"`
+	RegulatoryReportingCode        string  `json:"regulatoryReportingCode,omitempty"`
+	RegulatoryReportingInformation string  `json:"regulatoryReportingInformation,omitempty"`
 
 	// Periodic payments.
 	StartDate         string   `json:"startDate,omitempty"`
@@ -160,7 +162,7 @@ func checkPayment(v *Violations, service, product string, r PaymentRequest, toda
 	}
 	switch service {
 	case ServiceBulk:
-		c.date = checkExecutionDate(v, "requestedExecutionDate", r.RequestedExecutionDate, true, today)
+		c.date = checkRequestedDate(v, r.RequestedExecutionDate, true, today)
 		checkText(v, "paymentInformationId", r.PaymentInformationID, 1, 35)
 		for _, f := range singleOnly(r) {
 			v.Format(f, "belongs in each item of payments, not at the top of a bulk payment")
@@ -173,7 +175,7 @@ func checkPayment(v *Violations, service, product string, r PaymentRequest, toda
 		}
 		for i, item := range r.Payments {
 			p := fmt.Sprintf("payments[%d]", i)
-			if item.DebtorAccount != nil || item.RequestedExecutionDate != "" || len(item.Payments) > 0 || item.PaymentInformationID != "" {
+			if item.DebtorAccount != nil || item.RequestedExecutionDate != nil || len(item.Payments) > 0 || item.PaymentInformationID != "" {
 				v.Format(p, "an item takes no debtorAccount, requestedExecutionDate, paymentInformationId or payments: the bulk payment gives them")
 			}
 			c.items = append(c.items, checkItem(v, p, ProductNDCT, item, fx, &c.warnings))
@@ -181,11 +183,11 @@ func checkPayment(v *Violations, service, product string, r PaymentRequest, toda
 		return c
 	case ServicePeriodic:
 		c.date = checkPeriodic(v, r, today, &c.warnings)
-		if r.RequestedExecutionDate != "" {
+		if r.RequestedExecutionDate != nil {
 			v.Format("requestedExecutionDate", "a periodic payment starts on startDate; leave requestedExecutionDate out")
 		}
 	default:
-		c.date = checkExecutionDate(v, "requestedExecutionDate", r.RequestedExecutionDate, false, today)
+		c.date = checkRequestedDate(v, r.RequestedExecutionDate, false, today)
 		for _, f := range periodicOnly(r) {
 			v.Format(f, "only periodic payments have it")
 		}
@@ -240,6 +242,25 @@ func checkAccountIn(v *Violations, path string, a *AccountIn, currencyRequired b
 	if a.Currency != "" || currencyRequired {
 		checkCurrency(v, JoinPath(path, "currency"), a.Currency)
 	}
+}
+
+// checkRequestedDate checks requestedExecutionDate: left out (nil), it is
+// today unless required; given, it must not be empty (an empty string is
+// not a date, and not the same as leaving the field out), and
+// checkExecutionDate checks the date.
+func checkRequestedDate(v *Violations, s *string, required bool, today Date) Date {
+	const path = "requestedExecutionDate"
+	switch {
+	case s == nil:
+		return checkExecutionDate(v, path, "", required, today)
+	case *s == "" && required:
+		v.Format(path, "is empty; give the date of the bulk payment, YYYY-MM-DD")
+		return today
+	case *s == "":
+		v.Format(path, "is empty; leave it out for today, or give a date YYYY-MM-DD")
+		return today
+	}
+	return checkExecutionDate(v, path, *s, required, today)
 }
 
 // checkExecutionDate checks a requested execution date: not in the past
@@ -327,9 +348,11 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 			p := f(fmt.Sprintf("remittanceInformationStructuredArray[%d]", i))
 			checkText(v, JoinPath(p, "reference"), s.Reference, 1, 35)
 			checkText(v, JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
-			if s.ReferenceType == "" {
+			switch {
+			case s.ReferenceType == "":
 				v.Format(JoinPath(p, "referenceType"), "is required, e.g. KID")
-			} else if slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)) {
+			case !checkChars(v, JoinPath(p, "referenceType"), s.ReferenceType): // reported
+			case slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)):
 				if err := validate.KID(s.Reference); err != nil {
 					v.Add(CodeKIDInvalid, JoinPath(p, "reference"), err.Error())
 				} else {

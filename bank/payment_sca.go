@@ -16,14 +16,13 @@ func paymentSummaries(tx Tx, a Authorisation) ([]PaymentSummary, error) {
 		}
 		sum := PaymentSummary{ID: p.ID, Amount: FormatAmount(p.Total(), p.Currency()) + " " + p.Currency(), Date: p.ExecutionDate.String()}
 		if acct, err := tx.Account(p.DebtorAccountID); err == nil {
-			sum.Debtor = acct.Name + " " + acct.IBAN
+			sum.DebtorName, sum.DebtorAccount = acct.Name, acct.IBAN
 		}
 		it := p.Items[0]
-		sum.Creditor, sum.Remittance = it.CreditorName+" "+refText(it.CreditorAccount), it.Remittance
+		sum.Creditors, sum.CreditorName, sum.CreditorAccount, sum.Remittance = len(p.Items), it.CreditorName, refText(it.CreditorAccount), it.Remittance
 		switch {
 		case p.Service == ServiceBulk:
 			sum.Kind = fmt.Sprintf("Bulk payment of %d", len(p.Items))
-			sum.Creditor = fmt.Sprintf("%d creditors, the first %s", len(p.Items), it.CreditorName)
 		case p.Periodic():
 			sum.Kind = "Standing order"
 			sum.Date = fmt.Sprintf("%s from %s", p.Request.Frequency, p.Request.StartDate)

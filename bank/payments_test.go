@@ -95,7 +95,8 @@ func TestSettlement_MoneyIsConserved(t *testing.T) {
 			in.Body = item(from, i)
 		} else {
 			in.Service = bank.ServiceBulk
-			in.Body = bank.PaymentRequest{RequestedExecutionDate: "2026-11-20", PaymentInformationID: fmt.Sprint("BULK-", i)}
+			date := "2026-11-20"
+			in.Body = bank.PaymentRequest{RequestedExecutionDate: &date, PaymentInformationID: fmt.Sprint("BULK-", i)}
 			for j := range perBulk {
 				in.Body.Payments = append(in.Body.Payments, item(from, i*perBulk+j))
 			}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"sandbank/bank/validate"
 )
 
 // Durations of the SCA rules (API.md 5.3, spec 3 and 8).
@@ -69,13 +71,18 @@ func (s *PSD2) StartSCA(r SCARequest) (Authorisation, error) {
 }
 
 // CheckSCARequest checks the redirect headers of a request that starts
-// SCA.
+// SCA, and the TPP's name the SCA page will show: a name with a character
+// that validate.Text refuses (a bidi control that would reorder the page)
+// is CERTIFICATE_INVALID, since it comes from the certificate.
 func CheckSCARequest(r SCARequest) error {
 	if err := checkRedirectURI(r.RedirectURI); err != nil {
 		return err
 	}
 	var v Violations
 	checkText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
+	if err := validate.Text(r.TPPName); err != nil {
+		v.Add(CodeCertificateInvalid, "TPP-Signature-Certificate", "the TPP's name in the certificate's subject (O, else CN) "+err.Error())
+	}
 	return v.Err()
 }
 
@@ -153,23 +160,32 @@ const (
 	StepDone     = "done"     // finished; Redirect says where the PSU went
 )
 
-// Option is a choice the SCA page offers.
+// Option is a choice the SCA page offers. Label holds the words of its
+// label, e.g. an account's name, IBAN and "(NOK)": the page shows each in
+// its own <bdi>, so that a name cannot reorder the number beside it.
 type Option struct {
-	Value, Label string
-	Checked      bool
+	Value   string
+	Label   []string
+	Checked bool
 }
 
 // PaymentSummary is what the SCA page shows of a payment to approve; the
-// payments' subject fills it.
+// payments' subject fills it. The page shows each name and each account
+// in its own <bdi>, so that a name cannot reorder the account beside it.
 type PaymentSummary struct {
-	ID         string
-	Kind       string // e.g. "Domestic payment", "Standing order", "Bulk payment of 12"
-	Amount     string // with its currency
-	Creditor   string // name and account; for a bulk payment the number of creditors
-	Debtor     string // the account paid from
-	Date       string // execution date, or the standing order's schedule
-	Remittance string
-	Note       string // a fee, or that a second approver is awaited
+	ID     string
+	Kind   string // e.g. "Domestic payment", "Standing order", "Bulk payment of 12"
+	Amount string // with its currency
+	// Creditors is the number of creditors of a bulk payment, whose
+	// creditor name and account are its first item's; 1 otherwise.
+	Creditors       int
+	CreditorName    string
+	CreditorAccount string // IBAN, else BBAN
+	DebtorName      string // the name of the account paid from
+	DebtorAccount   string // its IBAN
+	Date            string // execution date, or the standing order's schedule
+	Remittance      string
+	Note            string // a fee, or that a second approver is awaited
 }
 
 // SCAView is what the SCA page shows of an authorisation at its step.

@@ -59,11 +59,11 @@ func timeTravelBank(tb testing.TB, path string) (*bank.Bank, *storage.DB) {
 			Body: bank.PaymentRequest{
 				InstructedAmount: &bank.AmountIn{Amount: bank.AmountText{Text: fmt.Sprint(10 + i%500)}, Currency: "NOK"},
 				DebtorAccount:    &bank.AccountIn{IBAN: from.IBAN}, CreditorAccount: &bank.AccountIn{IBAN: to.IBAN},
-				CreditorName: "Mottaker", RemittanceInformationUnstructured: &remittance, RequestedExecutionDate: date,
+				CreditorName: "Mottaker", RemittanceInformationUnstructured: &remittance, RequestedExecutionDate: &date,
 			},
 		}
 		if service == bank.ServicePeriodic {
-			in.Body.RequestedExecutionDate, in.Body.StartDate, in.Body.Frequency = "", date, "Daily"
+			in.Body.RequestedExecutionDate, in.Body.StartDate, in.Body.Frequency = nil, date, "Daily"
 		}
 		created, err := s.PSD2.CreatePayment(in)
 		if err != nil {

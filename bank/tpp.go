@@ -12,9 +12,11 @@ func (s *PSD2) SetTPPContact(caller, tppID, email string) (TPPContact, error) {
 		return TPPContact{}, err
 	}
 	var v Violations
-	if email == "" {
+	switch a, err := mail.ParseAddress(email); {
+	case email == "":
 		v.Format("email", "is required")
-	} else if a, err := mail.ParseAddress(email); err != nil || a.Address != email || a.Name != "" || len(email) > 254 {
+	case !checkChars(&v, "email", email): // net/mail takes any character above ASCII
+	case err != nil || a.Address != email || a.Name != "" || len(email) > 254:
 		v.Format("email", "%q is not an e-mail address; write a bare address such as psd2-ops@example.com", clip(email))
 	}
 	if err := v.Err(); err != nil {

@@ -163,6 +163,8 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 	}
 	if l := utf8.RuneCountInString(in.BankTransactionCode); l < 4 || l > 14 {
 		v.Format(f("bankTransactionCode"), "must be 4 to 14 characters, e.g. PMNT-RCDT-ESCT")
+	} else {
+		checkChars(v, f("bankTransactionCode"), in.BankTransactionCode)
 	}
 	checkText(v, f("endToEndId"), in.EndToEndID, 0, 35)
 	checkText(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 0, 35)

@@ -41,6 +41,10 @@ type fixture struct {
 	// self is a self-signed certificate for tppKey without QCStatement.
 	self *x509.Certificate
 
+	// short is a self-signed certificate for an RSA key of 1024 bits.
+	short    *x509.Certificate
+	shortKey *rsa.PrivateKey
+
 	// ec is a certificate for an ECDSA key, issued by ca.
 	ec    *x509.Certificate
 	ecKey *ecdsa.PrivateKey
@@ -83,6 +87,12 @@ func newFixture() (*fixture, error) {
 		return nil, err
 	}
 	if f.self, err = pki.SelfSigned(f.tppKey, "Self TPP", f.now); err != nil {
+		return nil, err
+	}
+	if f.shortKey, err = rsa.GenerateKey(rand.Reader, 1024); err != nil {
+		return nil, err
+	}
+	if f.short, err = pki.SelfSigned(f.shortKey, "Short Key TPP", f.now); err != nil {
 		return nil, err
 	}
 	if f.ecKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {

@@ -181,6 +181,13 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 	} else {
 		v.pass("trust", "trust mode store: the certificate chains to a trusted CA")
 	}
+	if pub, ok := cert.PublicKey.(*rsa.PublicKey); !ok {
+		v.pass("key", "a %s key", keyType(cert))
+	} else if err := pki.CheckRSAKeySize("the certificate's RSA key", pub); err != nil {
+		return v.fail("key", bank.CodeCertificateInvalid, "%v", err)
+	} else {
+		v.pass("key", "an RSA key of %d bits", pub.N.BitLen())
+	}
 	if pc.roleErr != "" {
 		return v.fail("roles", bank.CodeCertificateInvalid, "%s", pc.roleErr)
 	}

@@ -24,7 +24,7 @@ import (
 // stepOrder is the order of the checks of a signed request.
 // The digest comes last: a server checks the signature over the headers
 // before it reads the body.
-var stepOrder = []string{"certificate", "validity", "trust", "roles", "signature header", "keyId", "algorithm", "signed headers", "signature", "digest"}
+var stepOrder = []string{"certificate", "validity", "trust", "key", "roles", "signature header", "keyId", "algorithm", "signed headers", "signature", "digest"}
 
 func stepNames(v *httpsig.Verdict) []string {
 	out := make([]string, len(v.Steps))
@@ -426,6 +426,9 @@ func TestVerifyFailures(t *testing.T) {
 		{name: "algorithm hs2019", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "hs2019", getNames)
 		}, code: bank.CodeSignatureInvalid, step: "algorithm", mention: "rsa-sha256"},
+		{name: "RSA key of 1024 bits", req: func() *http.Request {
+			return custom(false, f.short, f.shortKey, keyID(f.short), "rsa-sha256", getNames)
+		}, code: bank.CodeCertificateInvalid, step: "key", mention: "the certificate's RSA key has 1024 bits; use at least 2048"},
 		{name: "ECDSA certificate", req: func() *http.Request {
 			return custom(false, f.ec, f.ecKey, keyID(f.ec), "rsa-sha256", getNames)
 		}, code: bank.CodeSignatureInvalid, step: "algorithm", mention: "ECDSA"},
@@ -536,8 +539,8 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 
 	whole := vf.Verify(request(keyID(f.tpp)), nil)
 	assertPassed(t, whole)
-	if len(whole.Notes) != 0 || strings.Contains(whole.Steps[6].Detail, "warning") {
-		t.Errorf("whole issuer: notes %+v, keyId step %q", whole.Notes, whole.Steps[6].Detail)
+	if len(whole.Notes) != 0 || strings.Contains(whole.Steps[slices.Index(stepOrder, "keyId")].Detail, "warning") {
+		t.Errorf("whole issuer: notes %+v, keyId step %q", whole.Notes, whole.Steps[slices.Index(stepOrder, "keyId")].Detail)
 	}
 
 	for _, ca := range []string{

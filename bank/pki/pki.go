@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"sandbank/bank/validate"
 )
 
 // PSD2 roles of ETSI TS 119 495.
@@ -153,41 +155,99 @@ func TPPRequestFor(name, orgNumber string, roles []string, validDays int, now ti
 	return TPPRequest{Name: name, OrgNumber: orgNumber, Roles: roles, NotBefore: now.Add(-time.Hour), NotAfter: now.AddDate(0, 0, validDays)}
 }
 
-// CheckTPPRequest reports what is wrong with a TPP certificate request.
-func CheckTPPRequest(r TPPRequest) error {
-	var problems []string
-	if strings.TrimSpace(r.Name) == "" || utf8.RuneCountInString(r.Name) > 64 {
-		problems = append(problems, "name: give the TPP's name, 1 to 64 characters")
+// Problem is one thing wrong with a TPP certificate request: the field,
+// named as in the body of POST /v1/sandbox/tpp-certificates, and what to
+// change.
+type Problem struct {
+	Field, Text string
+}
+
+// Problems is what is wrong with a TPP certificate request.
+type Problems []Problem
+
+// Error lists every problem as "field: text", separated by semicolons.
+func (p Problems) Error() string {
+	parts := make([]string, len(p))
+	for i, x := range p {
+		parts[i] = x.Field + ": " + x.Text
 	}
-	if len(r.OrgNumber) < 1 || len(r.OrgNumber) > 20 || strings.Trim(r.OrgNumber, "0123456789") != "" {
-		problems = append(problems, "org: give the organisation number, digits only, e.g. 933012867")
-	}
-	seen := map[string]bool{}
-	for _, role := range r.Roles {
-		if _, ok := roleOIDs[role]; !ok {
-			problems = append(problems, fmt.Sprintf("roles: %q is not a PSD2 role; use %s", role, strings.Join(Roles, ", ")))
-		} else if seen[role] {
-			problems = append(problems, fmt.Sprintf("roles: %s is listed twice", role))
-		}
-		seen[role] = true
-	}
-	if !r.NotAfter.After(r.NotBefore) {
-		problems = append(problems, "validity: the certificate must end after it starts")
-	} else if r.NotAfter.Sub(r.NotBefore) > 10*366*24*time.Hour {
-		problems = append(problems, "validity: at most 10 years")
-	}
-	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "; "))
+	return strings.Join(parts, "; ")
+}
+
+// MinRSABits is the least size of the RSA key of a TPP certificate.
+const MinRSABits = 2048
+
+// CheckRSAKeySize refuses an RSA key of fewer than MinRSABits bits; what
+// names the key in the message, e.g. "the certificate's RSA key has 1024
+// bits; use at least 2048".
+func CheckRSAKeySize(what string, pub *rsa.PublicKey) error {
+	if n := pub.N.BitLen(); n < MinRSABits {
+		return fmt.Errorf("%s has %d bits; use at least %d", what, n, MinRSABits)
 	}
 	return nil
 }
 
+// CheckTPPRequest reports what is wrong with a TPP certificate request,
+// every problem with its field; nil when nothing is. The name, which the
+// SCA page shows to PSUs, takes no control or format character
+// (validate.Text: a NUL, a line feed, a bidi control). The sandbox API,
+// sandbankd cert new and the desktop app all issue through this check.
+func CheckTPPRequest(r TPPRequest) Problems {
+	var problems Problems
+	add := func(field, format string, args ...any) {
+		problems = append(problems, Problem{Field: field, Text: fmt.Sprintf(format, args...)})
+	}
+	switch n := utf8.RuneCountInString(r.Name); {
+	case strings.TrimSpace(r.Name) == "":
+		add("name", "is required: the TPP's name, 1 to 64 characters")
+	case n > 64:
+		add("name", "must be at most 64 characters, not %d", n)
+	default:
+		if err := validate.Text(r.Name); err != nil {
+			add("name", "%v", err)
+		}
+	}
+	if len(r.OrgNumber) < 1 || len(r.OrgNumber) > 20 || strings.Trim(r.OrgNumber, "0123456789") != "" {
+		add("organisationNumber", "must be 1 to 20 digits, e.g. 933012867")
+	}
+	seen := map[string]bool{}
+	for i, role := range r.Roles {
+		field := fmt.Sprintf("roles[%d]", i)
+		if _, ok := roleOIDs[role]; !ok {
+			add(field, "%q is not a PSD2 role; use %s", role, strings.Join(Roles, ", "))
+		} else if seen[role] {
+			add(field, "%s is listed twice", role)
+		}
+		seen[role] = true
+	}
+	if !r.NotAfter.After(r.NotBefore) {
+		add("validDays", "the certificate must end after it starts")
+	} else if r.NotAfter.Sub(r.NotBefore) > 10*366*24*time.Hour {
+		add("validDays", "at most 10 years")
+	}
+	return problems
+}
+
+// CheckTPPIssue reports what is wrong with issuing a TPP certificate for
+// request r and public key pub: the problems of CheckTPPRequest, and an
+// RSA key of fewer than MinRSABits bits (field publicKey).
+func CheckTPPIssue(r TPPRequest, pub crypto.PublicKey) Problems {
+	problems := CheckTPPRequest(r)
+	if key, ok := pub.(*rsa.PublicKey); ok {
+		if err := CheckRSAKeySize("the RSA public key", key); err != nil {
+			problems = append(problems, Problem{Field: "publicKey", Text: err.Error()})
+		}
+	}
+	return problems
+}
+
 // IssueTPP issues a TPP test certificate (a QSealC-like certificate with
 // organizationIdentifier PSDNO-FSA-<org number> and the PSD2 QCStatement
-// naming the roles, NCA Finanstilsynet / NO-FSA) for a public key.
+// naming the roles, NCA Finanstilsynet / NO-FSA) for a public key. What
+// CheckTPPIssue finds wrong is refused with Problems.
 func (a *Authority) IssueTPP(r TPPRequest, pub crypto.PublicKey) (*x509.Certificate, error) {
-	if err := CheckTPPRequest(r); err != nil {
-		return nil, err
+	if problems := CheckTPPIssue(r, pub); problems != nil {
+		return nil, problems
 	}
 	qc, err := qcStatements(r.Roles)
 	if err != nil {
@@ -211,10 +271,10 @@ func (a *Authority) IssueTPP(r TPPRequest, pub crypto.PublicKey) (*x509.Certific
 
 // NewTPP makes an RSA 2048 key and a TPP test certificate for it.
 func (a *Authority) NewTPP(r TPPRequest) (*x509.Certificate, *rsa.PrivateKey, error) {
-	if err := CheckTPPRequest(r); err != nil {
-		return nil, nil, err
+	if problems := CheckTPPRequest(r); problems != nil {
+		return nil, nil, problems
 	}
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	key, err := rsa.GenerateKey(rand.Reader, MinRSABits)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate TPP key: %w", err)
 	}
@@ -386,7 +446,7 @@ func DecodeCert(data []byte) (*x509.Certificate, error) {
 }
 
 // DecodePublicKey reads an RSA public key from PEM: "PUBLIC KEY" (SPKI)
-// or "RSA PUBLIC KEY" (PKCS#1).
+// or "RSA PUBLIC KEY" (PKCS#1). Its size is CheckTPPIssue's to check.
 func DecodePublicKey(data []byte) (*rsa.PublicKey, error) {
 	block, _ := pem.Decode(data)
 	if block == nil {
@@ -406,8 +466,8 @@ func DecodePublicKey(data []byte) (*rsa.PublicKey, error) {
 		return nil, errors.New("the public key cannot be parsed")
 	}
 	pub, ok := key.(*rsa.PublicKey)
-	if !ok || pub.N.BitLen() < 2048 {
-		return nil, errors.New("the public key must be RSA of 2048 bits or more")
+	if !ok {
+		return nil, errors.New("the public key is not an RSA key")
 	}
 	return pub, nil
 }

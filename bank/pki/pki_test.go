@@ -1,11 +1,15 @@
 package pki_test
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,21 +64,80 @@ func TestCheckTPPRequest_Refusals(t *testing.T) {
 	now := time.Now()
 	for _, c := range []struct {
 		r    pki.TPPRequest
-		want string
+		want pki.Problems
 	}{
-		{pki.TPPRequestFor("", "1", nil, 1, now), "name"},
-		{pki.TPPRequestFor(strings.Repeat("æ", 65), "1", nil, 1, now), "name"},
-		{pki.TPPRequestFor("X", "12a", nil, 1, now), "org"},
-		{pki.TPPRequestFor("X", "1", []string{"PSP_XX"}, 1, now), "not a PSD2 role"},
-		{pki.TPPRequestFor("X", "1", []string{"PSP_AI", "PSP_AI"}, 1, now), "twice"},
-		{pki.TPPRequest{Name: "X", OrgNumber: "1", NotBefore: now, NotAfter: now.Add(-time.Hour)}, "end after"},
-		{pki.TPPRequest{Name: "X", OrgNumber: "1", NotBefore: now, NotAfter: now.AddDate(11, 0, 0)}, "10 years"},
+		{pki.TPPRequestFor("", "1", nil, 1, now), pki.Problems{{Field: "name", Text: "is required: the TPP's name, 1 to 64 characters"}}},
+		{pki.TPPRequestFor("  ", "1", nil, 1, now), pki.Problems{{Field: "name", Text: "is required: the TPP's name, 1 to 64 characters"}}},
+		{pki.TPPRequestFor(strings.Repeat("æ", 65), "1", nil, 1, now), pki.Problems{{Field: "name", Text: "must be at most 64 characters, not 65"}}},
+		{pki.TPPRequestFor("Fjord\x00Pay", "1", nil, 1, now), pki.Problems{{Field: "name", Text: "contains U+0000 NULL at character 6; remove it"}}},
+		{pki.TPPRequestFor("Fjord\nPay", "1", nil, 1, now), pki.Problems{{Field: "name", Text: "contains U+000A LINE FEED at character 6; remove it"}}},
+		{pki.TPPRequestFor("Fjord Pay\u202E", "1", nil, 1, now), pki.Problems{{Field: "name", Text: "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 10; remove it"}}},
+		{pki.TPPRequestFor("X", "12a", nil, 1, now), pki.Problems{{Field: "organisationNumber", Text: "must be 1 to 20 digits, e.g. 933012867"}}},
+		{pki.TPPRequestFor("X", "", nil, 1, now), pki.Problems{{Field: "organisationNumber", Text: "must be 1 to 20 digits, e.g. 933012867"}}},
+		{pki.TPPRequestFor("X", "1", []string{"PSP_AI", "PSP_XX"}, 1, now), pki.Problems{{Field: "roles[1]", Text: `"PSP_XX" is not a PSD2 role; use PSP_AS, PSP_PI, PSP_AI, PSP_IC`}}},
+		{pki.TPPRequestFor("X", "1", []string{"PSP_AI", "PSP_AI"}, 1, now), pki.Problems{{Field: "roles[1]", Text: "PSP_AI is listed twice"}}},
+		{pki.TPPRequest{Name: "X", OrgNumber: "1", NotBefore: now, NotAfter: now.Add(-time.Hour)}, pki.Problems{{Field: "validDays", Text: "the certificate must end after it starts"}}},
+		{pki.TPPRequest{Name: "X", OrgNumber: "1", NotBefore: now, NotAfter: now.AddDate(11, 0, 0)}, pki.Problems{{Field: "validDays", Text: "at most 10 years"}}},
+		// Every problem at once.
+		{pki.TPPRequestFor("\t", "x", []string{"x"}, 1, now), pki.Problems{
+			{Field: "name", Text: "is required: the TPP's name, 1 to 64 characters"},
+			{Field: "organisationNumber", Text: "must be 1 to 20 digits, e.g. 933012867"},
+			{Field: "roles[0]", Text: `"x" is not a PSD2 role; use PSP_AS, PSP_PI, PSP_AI, PSP_IC`},
+		}},
 	} {
-		if err := pki.CheckTPPRequest(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v: %v, want it to mention %q", c.r, err, c.want)
+		got := pki.CheckTPPRequest(c.r)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.r, got, c.want)
 		}
 	}
+	// Names of every script and emoji are fine, and a request without
+	// problems has none.
+	for _, name := range []string{"Fjord Pay AS", "Blåbær Betaling", "Čáhci AS", "株式会社テスト", "Pay 👩\u200D💻"} {
+		if got := pki.CheckTPPRequest(pki.TPPRequestFor(name, "933012867", nil, 1, now)); got != nil {
+			t.Errorf("%q: %v", name, got)
+		}
+	}
+	ca, err := pki.NewAuthority(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ca.IssueTPP(pki.TPPRequestFor("Fjord\x00Pay", "1", nil, 1, now), &key2048().PublicKey); err == nil || err.Error() != "name: contains U+0000 NULL at character 6; remove it" {
+		t.Errorf("IssueTPP of a name with NUL: %v", err)
+	}
 }
+
+// A TPP certificate's RSA key has at least 2048 bits: the CA issues none
+// for a shorter one.
+func TestIssueTPP_RefusesShortRSAKeys(t *testing.T) {
+	short, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := pki.NewAuthority(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ca.IssueTPP(pki.TPPRequestFor("Short Key AS", "933012867", nil, 1, time.Now()), &short.PublicKey)
+	want := pki.Problems{{Field: "publicKey", Text: "the RSA public key has 1024 bits; use at least 2048"}}
+	if got, ok := err.(pki.Problems); !ok || !slices.Equal(got, want) {
+		t.Fatalf("IssueTPP for a 1024-bit key: %v, want %v", err, want)
+	}
+	if err := pki.CheckRSAKeySize("the certificate's RSA key", &short.PublicKey); err == nil || err.Error() != "the certificate's RSA key has 1024 bits; use at least 2048" {
+		t.Fatalf("CheckRSAKeySize: %v", err)
+	}
+	if err := pki.CheckRSAKeySize("the RSA public key", &key2048().PublicKey); err != nil {
+		t.Fatalf("CheckRSAKeySize of 2048 bits: %v", err)
+	}
+}
+
+// key2048 is an RSA key of 2048 bits, made once.
+var key2048 = sync.OnceValue(func() *rsa.PrivateKey {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	return key
+})
 
 // openssl reads the QCStatement and subject the way other tools will.
 func TestIssueTPP_OpenSSLReadsIt(t *testing.T) {

@@ -60,17 +60,7 @@ func TestSCA_Browser(t *testing.T) {
 
 	href := b.StartSCA(tpp, "POST", "/v1/consents", callback.URL+"/cb?state=browser", "browser-1")
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.WindowSize(390, 844),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	ctx := browserContext(t, browser)
 
 	css := func(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 	step := func(what string, err error) {
@@ -116,5 +106,79 @@ func TestSCA_Browser(t *testing.T) {
 	get(b, tpp, psuOf(q), "/v1/accounts").JSON(t, &list)
 	if got := ids(list.Accounts, func(a aisAccount) string { return a.ResourceID }); !slices.Equal(got, []string{t1Brukskonto}) {
 		t.Fatalf("accounts after the browser SCA: %v", got)
+	}
+}
+
+// browserContext starts chromium for a test, as a phone-sized window.
+func browserContext(t *testing.T, browser string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(390, 844),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelBrowser := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelBrowser()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+// creditorLine is what the browser shows of the payment's "To" line: the
+// text of each <bdi> in it, and where the creditor IBAN's first and last
+// characters are drawn.
+type creditorLine struct {
+	Bdis        []string `json:"bdis"`
+	First, Last float64
+}
+
+// TestSCA_BrowserShowsCreditorNameAndIBANApart opens the approval page of a
+// payment whose stored creditor name ends in U+202E RIGHT-TO-LEFT OVERRIDE
+// (data stored before the bank refused it) in chromium: the name and the
+// IBAN are each in their own <bdi>, and the IBAN reads left to right, as
+// stored, not backwards.
+func TestSCA_BrowserShowsCreditorNameAndIBANApart(t *testing.T) {
+	browser := chromium(t)
+	b, tpp := setup(t)
+	onBankingMorning(t, b, tpp)
+	c := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
+	storedBeforeTheRule(t, b, c.PaymentID)
+	ctx := browserContext(t, browser)
+
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(c.Links["scaRedirect"].Href), chromedp.WaitVisible(chromedp.CSS("#nationalId")),
+		chromedp.SendKeys(chromedp.CSS("#nationalId"), t1Number), chromedp.Click(chromedp.CSS("button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("section.payment")),
+	); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	line, err := chromedp.Run(ctx, chromedp.Evaluate[creditorLine](`(() => {
+		const dd = document.querySelector("section.payment dd");
+		const out = {bdis: [...dd.querySelectorAll("bdi")].map(b => b.textContent), first: -1, last: -1};
+		const iban = "`+ibanT2Bruk+`";
+		const walk = document.createTreeWalker(dd, NodeFilter.SHOW_TEXT);
+		for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+			const at = n.data.indexOf(iban);
+			if (at < 0) continue;
+			const r = document.createRange();
+			r.setStart(n, at); r.setEnd(n, at + 1);
+			out.first = r.getBoundingClientRect().left;
+			r.setStart(n, at + iban.length - 1); r.setEnd(n, at + iban.length);
+			out.last = r.getBoundingClientRect().left;
+		}
+		return out;
+	})()`))
+	if err != nil {
+		t.Fatalf("browser: read the creditor line: %v", err)
+	}
+	if !slices.Equal(line.Bdis, []string{"Mottaker AS" + rlo, ibanT2Bruk}) {
+		t.Errorf("the creditor line's <bdi> elements hold %q, want the name and the IBAN apart", line.Bdis)
+	}
+	if line.First < 0 || line.First >= line.Last {
+		t.Errorf("the IBAN's first character is drawn at x=%v, its last at x=%v: the IBAN reads backwards", line.First, line.Last)
 	}
 }

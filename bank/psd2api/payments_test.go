@@ -919,3 +919,41 @@ func TestPayments_CorporateIDOfADeletedCustomer(t *testing.T) {
 	headers := append([]string{"PSU-Corporate-ID: " + corporate}, payHeaders...)
 	rejectsWith(t, b, tpp, "POST", ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk), headers, 400, "FORMAT_ERROR", "PSU-Corporate-ID")
 }
+
+// An empty requestedExecutionDate is not a missing one: it is refused at
+// its path, for every service, and nothing is stored; leaving it out still
+// means today.
+func TestPayments_EmptyExecutionDateIsRefused(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	const periodicPath, bulkPath = "/v1/periodic-payments/norwegian-domestic-credit-transfers", "/v1/bulk-payments/norwegian-domestic-credit-transfers"
+	item := map[string]any{"instructedAmount": map[string]string{"amount": "1", "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT2Bruk}, "creditorName": "X"}
+	bulk := map[string]any{"debtorAccount": map[string]string{"iban": ibanT1Bruk}, "requestedExecutionDate": "", "paymentInformationId": "B1", "payments": []any{item}}
+	psuID := usersPSU(t, b, tpp, t1Number)
+	nc := []string{"x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: " + psuID, "PSU-IP-Address: 192.0.2.1"}
+	for _, c := range []struct {
+		name, path string
+		body       map[string]any
+		headers    []string
+		at, text   string
+	}{
+		{"NDCT", ndctPath, with(ndct("10", ibanT1Bruk, ibanT2Bruk), "requestedExecutionDate", ""), nil,
+			"requestedExecutionDate", "is empty; leave it out for today, or give a date YYYY-MM-DD"},
+		{"NCBCT", ncbctPath, with(ncbct("100", "EUR", ibanT1Bruk), "requestedExecutionDate", ""), nc,
+			"requestedExecutionDate", "is empty; leave it out for today, or give a date YYYY-MM-DD"},
+		{"bulk", bulkPath, bulk, nil,
+			"requestedExecutionDate", "is empty; give the date of the bulk payment, YYYY-MM-DD"},
+		{"periodic", periodicPath, with(ndct("10", ibanT1Bruk, ibanT2Bruk), "startDate", day.String(), "frequency", "Monthly", "requestedExecutionDate", ""), nil,
+			"requestedExecutionDate", "a periodic payment starts on startDate; leave requestedExecutionDate out"},
+		{"bulk item", bulkPath, with(bulk, "requestedExecutionDate", day.String(), "payments", []any{with(item, "requestedExecutionDate", "")}), nil,
+			"payments[0]", "an item takes no debtorAccount, requestedExecutionDate, paymentInformationId or payments: the bulk payment gives them"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			refusesText(t, b, tpp, "POST", c.path, c.body, append(append([]string{}, payHeaders...), c.headers...), c.at, c.text)
+		})
+	}
+	// Left out, it is today: approved, the payment is due (ACTC).
+	created := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
+	autoSCA(t, b, tpp, created.authID(), t1Number, "approve")
+	wantStatus(t, b, tpp, ndctPath, created.PaymentID, "ACTC")
+}

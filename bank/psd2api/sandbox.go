@@ -490,19 +490,37 @@ type certRequest struct {
 	ValidDays          int      `json:"validDays,omitempty"`
 }
 
+// issueCertificate answers POST /v1/sandbox/tpp-certificates. Every
+// finding comes at once, each at its field: a missing roles list and an
+// unreadable public key here, the rest from pki.CheckTPPIssue, the rule
+// IssueTPP keeps.
 func (h *sandboxAPI) issueCertificate(w http.ResponseWriter, r *http.Request) error {
 	in, err := decode[certRequest](r)
 	if err != nil {
 		return err
 	}
-	pub, err := pki.DecodePublicKey([]byte(in.PublicKey))
-	if err != nil {
-		return bank.PathError(bank.CodeFormatError, "publicKey", err.Error()+"; send the PEM of an RSA public key")
+	var v bank.Violations
+	if in.Roles == nil {
+		v.Format("roles", `is required: the PSD2 roles, e.g. ["PSP_AI", "PSP_PI"], or [] for none`)
 	}
 	req := pki.TPPRequestFor(in.Name, in.OrganisationNumber, in.Roles, in.ValidDays, h.now())
+	var problems pki.Problems
+	pub, err := pki.DecodePublicKey([]byte(in.PublicKey))
+	if err != nil {
+		v.Format("publicKey", "%v; send the PEM of an RSA public key", err)
+		problems = pki.CheckTPPRequest(req)
+	} else {
+		problems = pki.CheckTPPIssue(req, pub)
+	}
+	for _, p := range problems {
+		v.Format(p.Field, "%s", p.Text)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
 	cert, err := h.authority.IssueTPP(req, pub)
 	if err != nil {
-		return bank.Errorf(bank.CodeFormatError, "%v", err)
+		return err // CheckTPPIssue passed: an unexpected failure
 	}
 	writeJSON(w, http.StatusCreated, map[string]string{"certificate": string(pki.EncodeCert(cert)), "tppId": pki.TPPID(cert)})
 	return nil

@@ -3,8 +3,12 @@ package psd2api_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"html"
 	"io"
@@ -15,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -701,5 +706,255 @@ func TestSecurity_AnswersAreNotCached(t *testing.T) {
 	}
 	if got := get("/sca/static/sandbank.css").Header.Get("Cache-Control"); !strings.HasPrefix(got, "public") {
 		t.Errorf("style sheet: Cache-Control %q, want it cacheable", got)
+	}
+}
+
+// rlo is U+202E RIGHT-TO-LEFT OVERRIDE. A browser shows the rest of its
+// line backwards, so a creditorName "Mottaker AS" + rlo would make the SCA
+// page show the creditor's IBAN reversed: another account.
+const rlo = "\u202E"
+
+// refusesText checks that a request fails with FORMAT_ERROR at path, with
+// the text text, and changes nothing.
+func refusesText(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path string, body any, headers []string, at, text string) {
+	t.Helper()
+	e := rejectsWith(t, b, tpp, method, path, body, headers, 400, "FORMAT_ERROR", at)
+	if got := textAt(e, at); got != text {
+		t.Errorf("%s %s: %s says %q, want %q", method, path, at, got, text)
+	}
+}
+
+// Every name and text the bank takes refuses bidi controls, zero-width and
+// other format characters, naming the character and where it is, in
+// strict and lenient mode alike; letters of every script and emoji pass.
+func TestSecurity_BidiControlsAndInvisibleCharactersAreRefused(t *testing.T) {
+	b, tpp := setup(t)
+	day := onBankingMorning(t, b, tpp)
+	base := ndct("10", ibanT1Bruk, ibanT2Bruk)
+	const bulkPath = "/v1/bulk-payments/norwegian-domestic-credit-transfers"
+	item := map[string]any{"instructedAmount": map[string]string{"amount": "1", "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT2Bruk}, "creditorName": "Mottaker AS" + rlo}
+	bulk := map[string]any{"debtorAccount": map[string]string{"iban": ibanT1Bruk}, "requestedExecutionDate": day.String(), "paymentInformationId": "B1", "payments": []any{item}}
+	ref := []any{map[string]string{"reference": "Faktura 7", "referenceType": "INV\u200B"}}
+	account := knownAccount(t, b, tpp, ibanT1Bruk)
+	own, ext := map[string]string{"iban": ibanT1Bruk}, map[string]string{"bban": "86011117947"}
+	yesterday := bank.DateOf(time.Now()).AddDays(-1).String()
+	cases := []struct {
+		name, method, path string
+		body               any
+		headers            []string
+		at, text           string
+	}{
+		{"creditorName", "POST", ndctPath, with(base, "creditorName", "Mottaker AS"+rlo), payHeaders,
+			"creditorName", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 12; remove it"},
+		{"remittance", "POST", ndctPath, with(base, "remittanceInformationUnstructured", "Faktura\u200B 1"), payHeaders,
+			"remittanceInformationUnstructured", "contains U+200B ZERO WIDTH SPACE at character 8; remove it"},
+		{"creditorAddress", "POST", ndctPath, with(base, "creditorAddress", map[string]string{"street": "\u2067Storgata 1", "country": "NO"}), payHeaders,
+			"creditorAddress.street", "contains U+2067 RIGHT-TO-LEFT ISOLATE at character 1; remove it"},
+		{"ultimateCreditor", "POST", ndctPath, with(base, "ultimateCreditor", "Ola\u200FNordmann"), payHeaders,
+			"ultimateCreditor", "contains U+200F RIGHT-TO-LEFT MARK at character 4; remove it"},
+		{"ultimateDebtor", "POST", ndctPath, with(base, "ultimateDebtor", "Kari\u061C"), payHeaders,
+			"ultimateDebtor", "contains U+061C ARABIC LETTER MARK at character 5; remove it"},
+		{"endToEndIdentification", "POST", ndctPath, with(base, "endToEndIdentification", "\uFEFFE2E-1"), payHeaders,
+			"endToEndIdentification", "contains U+FEFF ZERO WIDTH NO-BREAK SPACE at character 1; remove it"},
+		{"referenceType", "POST", ndctPath, with(base, "remittanceInformationUnstructured", nil, "remittanceInformationStructuredArray", ref), payHeaders,
+			"remittanceInformationStructuredArray[0].referenceType", "contains U+200B ZERO WIDTH SPACE at character 4; remove it"},
+		{"bulk item", "POST", bulkPath, bulk, payHeaders,
+			"payments[0].creditorName", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 12; remove it"},
+		{"a zero width joiner between letters", "POST", ndctPath, with(base, "creditorName", "Ola\u200DNordmann"), payHeaders,
+			"creditorName", "contains U+200D ZERO WIDTH JOINER at character 4; remove it"},
+		{"TPP-Session-ID", "POST", "/v1/consents", nil, []string{"TPP-Redirect-URI: " + tppRedirect, "TPP-Session-ID: s-1" + rlo},
+			"TPP-Session-ID", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 4; remove it"},
+		{"customer name", "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555555555", "name": "Ola\u202DNordmann", "type": "private"}, nil,
+			"name", "contains U+202D LEFT-TO-RIGHT OVERRIDE at character 4; remove it"},
+		{"account name", "POST", "/v1/sandbox/accounts", with(newAccount(t1Number, "15030567894", "NOK"), "accountName", "Brukskonto\u2066"), nil,
+			"accountName", "contains U+2066 LEFT-TO-RIGHT ISOLATE at character 11; remove it"},
+		{"transaction text", "POST", "/v1/sandbox/accounts/" + account.ID + "/transactions", []any{with(tx(-100, yesterday, yesterday, own, ext), "creditorName", "Kreditor"+rlo+" AS")}, nil,
+			"[0].creditorName", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 9; remove it"},
+		{"bank transaction code", "POST", "/v1/sandbox/accounts/" + account.ID + "/transactions", []any{with(tx(-100, yesterday, yesterday, own, ext), "bankTransactionCode", "PMNT\u00AD-ICDT")}, nil,
+			"[0].bankTransactionCode", "contains U+00AD SOFT HYPHEN at character 5; remove it"},
+		{"card account name", "POST", "/v1/sandbox/card-accounts", cardAccount("name", "Visa\u2060Gull"), nil,
+			"name", "contains U+2060 WORD JOINER at character 5; remove it"},
+		{"card transaction text", "POST", "/v1/sandbox/card-accounts/" + t1Card + "/transactions", []any{with(cardTx("C1"), "transactionDetails", "Super"+rlo+"markt")}, nil,
+			"[0].transactionDetails", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 6; remove it"},
+		{"agreement name", "POST", "/v1/sandbox/agreements", map[string]any{"owner": f1Number, "name": "Regnskap\u202A"}, nil,
+			"name", "contains U+202A LEFT-TO-RIGHT EMBEDDING at character 9; remove it"},
+		{"TPP contact", "PUT", "/v1/tpps/" + tpp.ID + "/contact-information", map[string]string{"email": "ops" + rlo + "@example.com"}, nil,
+			"email", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 4; remove it"},
+	}
+	for _, strict := range []bool{false, true} {
+		setStrict(t, b, strict)
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s strict=%v", c.name, strict), func(t *testing.T) {
+				refusesText(t, b, tpp, c.method, c.path, c.body, c.headers, c.at, c.text)
+			})
+		}
+	}
+	setStrict(t, b, false)
+
+	// A scenario brings its texts through the same rules.
+	var sc bank.Scenario
+	b.Do(tpp, "GET", "/v1/sandbox/scenario", nil).JSON(t, &sc)
+	sc.Customers[1].Name += rlo
+	refusesText(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, nil, "customers[1].name", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 18; remove it")
+
+	// The TPP's name from its certificate is shown on the SCA page too.
+	key := apptest.Key(t, 2)
+	self, err := pki.SelfSigned(key, "Fjord Pay"+rlo, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := rejectsWith(t, b, apptest.TPPFor(t, self, key), "POST", "/v1/consents", nil, []string{"TPP-Redirect-URI: " + tppRedirect, "TPP-Session-ID: s-2"}, 400, "CERTIFICATE_INVALID", "TPP-Signature-Certificate")
+	if got := textAt(e, "TPP-Signature-Certificate"); !strings.HasSuffix(got, "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 10; remove it") {
+		t.Errorf("the certificate's name: %q", got)
+	}
+
+	// Letters of every script, emoji and emoji joined with U+200D pass.
+	for i, name := range []string{"Blåbær Ørsta AS", "Ánde Ŋuorra Čáhppes", "株式会社テスト", "Kaffe ☕ 👋🏽", "Koding 👩\u200D💻 🏳\uFE0F\u200D🌈"} {
+		expect(t, b.Do(tpp, "POST", ndctPath, with(base, "creditorName", name, "remittanceInformationUnstructured", name), payHeaders...), 201, "")
+		r := b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": fmt.Sprint(900 + i), "name": name, "type": "private"})
+		expect(t, r, 201, "")
+		var c customer
+		r.JSON(t, &c)
+		if c.CustomerName != name {
+			t.Errorf("customer name %q stored as %q", name, c.CustomerName)
+		}
+	}
+}
+
+// storedBeforeTheRule changes a payment's creditor name and its debtor
+// account's name in the data file to end in U+202E, as data stored before
+// the bank refused bidi controls may.
+func storedBeforeTheRule(t *testing.T, b *apptest.Bank, paymentID string) {
+	t.Helper()
+	if err := b.DB.Update(func(tx bank.Tx) error {
+		p, err := tx.Payment(paymentID)
+		if err != nil {
+			return err
+		}
+		p.Items[0].CreditorName += rlo
+		a, err := tx.Account(p.DebtorAccountID)
+		if err != nil {
+			return err
+		}
+		a.Name += rlo
+		if err := tx.PutAccount(a); err != nil {
+			return err
+		}
+		return tx.PutPayment(p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The SCA page shows every name in its own <bdi>, apart from the account
+// number beside it, so that a bidi control that slipped into the data (as
+// data stored before the rule may hold) cannot reorder the number.
+func TestSecurity_SCAPageIsolatesNamesFromNumbers(t *testing.T) {
+	b, tpp := setup(t)
+	br := b.Browser()
+	onBankingMorning(t, b, tpp)
+	c := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
+	storedBeforeTheRule(t, b, c.PaymentID)
+	p := br.Submit(br.Open(c.Links["scaRedirect"].Href), url.Values{"nationalId": {t1Number}})
+	for _, want := range []string{
+		"<strong><bdi>Test TPP 933012867</bdi></strong>",
+		"<dt>To</dt><dd><bdi>Mottaker AS" + rlo + "</bdi> <bdi>" + ibanT2Bruk + "</bdi></dd>",
+		"<dt>From</dt><dd><bdi>Brukskonto" + rlo + "</bdi> <bdi>" + ibanT1Bruk + "</bdi></dd>",
+		"<dt>Message</dt><dd><bdi>Faktura 10</bdi></dd>",
+		"<p><bdi>Test Testperson 1</bdi>, check this payment",
+	} {
+		if !strings.Contains(p.Body, want) {
+			t.Errorf("the payment page lacks %q:\n%s", want, p.Body)
+		}
+	}
+
+	// The consent page: each account's name, number and currency, and the
+	// mobile app's list of customers.
+	p = br.Submit(br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "bdi-1")), url.Values{"nationalId": {t1Number}})
+	if want := "<bdi>Brukskonto" + rlo + "</bdi> <bdi>" + ibanT1Bruk + "</bdi> <bdi>(NOK)</bdi>"; !strings.Contains(p.Body, want) {
+		t.Errorf("the consent page lacks %q:\n%s", want, p.Body)
+	}
+	p = br.Open(b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "bdi-2", "TPP-Redirect-Preferred: false"))
+	if want := "<bdi>Test Testperson 1</bdi> <bdi class=\"muted\">" + t1Number + "</bdi>"; !strings.Contains(p.Body, want) {
+		t.Errorf("the app page lacks %q:\n%s", want, p.Body)
+	}
+}
+
+// publicKeyPEM writes an RSA public key as a PEM "PUBLIC KEY" block.
+func publicKeyPEM(t *testing.T, key *rsa.PublicKey) string {
+	t.Helper()
+	der, err := x509.MarshalPKIXPublicKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}
+
+// The test CA issues no certificate whose name holds a control or format
+// character, none for a request without roles and none for an RSA key
+// under 2048 bits; each finding has its field's path.
+func TestSecurity_CertificateRequestsAreChecked(t *testing.T) {
+	b, tpp := setup(t)
+	const path = "/v1/sandbox/tpp-certificates"
+	short, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := map[string]any{"name": "Fjord Pay AS", "organisationNumber": "933012867", "roles": []string{"PSP_AI"}, "publicKey": publicKeyPEM(t, &apptest.Key(t, 3).PublicKey)}
+	for _, c := range []struct {
+		body     map[string]any
+		at, text string
+	}{
+		{with(good, "name", "Fjord\x00Pay"), "name", "contains U+0000 NULL at character 6; remove it"},
+		{with(good, "name", "Fjord\nPay"), "name", "contains U+000A LINE FEED at character 6; remove it"},
+		{with(good, "name", "Fjord Pay"+rlo), "name", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 10; remove it"},
+		{with(good, "roles", nil), "roles", `is required: the PSD2 roles, e.g. ["PSP_AI", "PSP_PI"], or [] for none`},
+		{with(good, "organisationNumber", "93301286x"), "organisationNumber", "must be 1 to 20 digits, e.g. 933012867"},
+		{with(good, "roles", []string{"PSP_AI", "PSP_XX"}), "roles[1]", `"PSP_XX" is not a PSD2 role; use PSP_AS, PSP_PI, PSP_AI, PSP_IC`},
+		{with(good, "publicKey", publicKeyPEM(t, &short.PublicKey)), "publicKey", "the RSA public key has 1024 bits; use at least 2048"},
+	} {
+		refusesText(t, b, tpp, "POST", path, c.body, nil, c.at, c.text)
+	}
+	// "roles": null is no list either, and every finding comes at once.
+	raw := []byte(`{"name": "Fjord\nPay", "organisationNumber": "933012867", "roles": null, "publicKey": ` + strconv.Quote(publicKeyPEM(t, &short.PublicKey)) + `}`)
+	rejects(t, b, tpp, "POST", path, json.RawMessage(raw), 400, "FORMAT_ERROR", "name", "roles", "publicKey")
+
+	// An empty list is a certificate with no PSD2 role, as documented.
+	r := b.Do(tpp, "POST", path, with(good, "roles", []string{}))
+	expect(t, r, 201, "")
+	var issued struct {
+		Certificate string `json:"certificate"`
+	}
+	r.JSON(t, &issued)
+	cert, err := pki.DecodeCert([]byte(issued.Certificate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if roles, named, err := pki.PSD2Roles(cert); err != nil || !named || len(roles) != 0 || cert.Subject.CommonName != "Fjord Pay AS" {
+		t.Fatalf("issued %q with roles %v %v %v", cert.Subject.CommonName, roles, named, err)
+	}
+}
+
+// A request signed with a certificate whose RSA key has fewer than 2048
+// bits is refused, whoever issued the certificate.
+func TestSecurity_ShortRSAKeysAreRefused(t *testing.T) {
+	b, _ := setup(t)
+	short, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := pki.SelfSigned(short, "Short Key TPP", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpp := apptest.TPPFor(t, self, short)
+	for _, req := range []struct {
+		method, path string
+		body         any
+	}{{"GET", "/v1/sandbox/customers", nil}, {"POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "55555555555", "name": "Ola", "type": "private"}}} {
+		e := rejects(t, b, tpp, req.method, req.path, req.body, 400, "CERTIFICATE_INVALID")
+		if e.Message != "the certificate's RSA key has 1024 bits; use at least 2048" {
+			t.Errorf("%s %s: %q", req.method, req.path, e.Message)
+		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package validate holds pure validators for the identifiers and codes used by
 // the Norwegian bank emulator's PSD2 (Berlin Group) API: Norwegian account
 // numbers (BBAN), IBANs, KIDs, BICs, currencies, countries, purpose codes and
-// regulatory reporting codes.
+// regulatory reporting codes, and the characters of names and texts (Text).
 //
 // Every function is safe for any input, including empty strings, invalid UTF-8
 // and very long strings. Returned errors are user-facing texts without a field

@@ -84,15 +84,15 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *days < 1 || *days > 3650 {
 		return fmt.Errorf("%w: --days must be between 1 and 3650", errUsage)
 	}
-	var roleList []string
+	roleList := []string{} // an empty list, not none: the API requires roles
 	for _, r := range strings.Split(*roles, ",") {
 		if r = strings.TrimSpace(r); r != "" {
 			roleList = append(roleList, strings.ToUpper(r))
 		}
 	}
 	req := pki.TPPRequestFor(*name, *org, roleList, *days, time.Now())
-	if err := pki.CheckTPPRequest(req); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if problems := pki.CheckTPPRequest(req); problems != nil {
+		return fmt.Errorf("%w: %v", errUsage, problems)
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {

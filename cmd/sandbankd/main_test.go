@@ -220,6 +220,8 @@ func TestCall_SignsAndPrints(t *testing.T) {
 		{[]string{"call", "GET", "/v1/x", "--cert", cert, "--key", key, "--url", "http://127.0.0.1:1"}, "is the bank running"},
 		{[]string{"--trust", "maybe"}, "--trust must be any or store"},
 		{[]string{"cert", "new", "--org", "12", "--name", "X", "--out", dir, "--roles", "PSP_XX"}, "not a PSD2 role"},
+		{[]string{"cert", "new", "--org", "12", "--name", "Fjord\nPay", "--out", dir}, "name: contains U+000A LINE FEED at character 6; remove it"},
+		{[]string{"cert", "new", "--org", "12", "--name", "Fjord Pay\u202E", "--out", dir}, "name: contains U+202E RIGHT-TO-LEFT OVERRIDE at character 10; remove it"},
 		{[]string{"cert", "frob"}, "unknown command"},
 	} {
 		_, stderr, code := sandbankd(t, "", c.args...)

@@ -1,0 +1,68 @@
+package bank_test
+
+import (
+	"testing"
+
+	"sandbank/bank"
+)
+
+// refusedAt checks that err is a FORMAT_ERROR whose one finding, at path,
+// says text.
+func refusedAt(t *testing.T, what string, err error, path, text string) {
+	t.Helper()
+	e, ok := bank.AsError(err)
+	if !ok || e.Code != bank.CodeFormatError || len(e.Messages) != 1 || e.Messages[0].Path != path || e.Messages[0].Text != text {
+		t.Errorf("%s: %v, want FORMAT_ERROR at %s: %s", what, err, path, text)
+	}
+}
+
+// The desktop app's edits and the operator's notes take the same text
+// rule as the API (checkText and checkChars): a bidi control is refused
+// with its name and place, and nothing is stored.
+func TestTextRule_DesktopEditsAndNotes(t *testing.T) {
+	s, _ := newBank(t)
+	customers, err := s.Sandbox.Customers(false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounts, err := s.Sandbox.Accounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards, err := s.Sandbox.CardAccounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "Ola\u202ENordmann"
+	const want = "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 4; remove it"
+	_, err = s.Sandbox.UpdateCustomer(customers[0].ID, name)
+	refusedAt(t, "customer name", err, "name", want)
+	_, err = s.Sandbox.UpdateAccount(accounts[0].ID, bank.AccountChange{AccountName: &name})
+	refusedAt(t, "account name", err, "accountName", want)
+	_, err = s.Sandbox.UpdateCardAccount(cards[0].ID, bank.CardAccountChange{Product: &name})
+	refusedAt(t, "card product", err, "product", want)
+
+	remittance := "Faktura 1"
+	created, err := s.PSD2.CreatePayment(bank.PaymentInit{
+		TPPID: "NO-FSA-933012867", Service: bank.ServiceSingle, Product: bank.ProductNDCT,
+		RedirectURI: "https://tpp.example/cb", SessionID: "s",
+		Body: bank.PaymentRequest{
+			InstructedAmount: &bank.AmountIn{Amount: bank.AmountText{Text: "10"}, Currency: "NOK"},
+			DebtorAccount:    &bank.AccountIn{IBAN: accounts[0].IBAN}, CreditorAccount: &bank.AccountIn{IBAN: accounts[2].IBAN},
+			CreditorName: "Mottaker", RemittanceInformationUnstructured: &remittance,
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Ops.ForcePaymentStatus(created.Payment.ID, bank.StatusRJCT, "avvist \u2066av kundeservice")
+	refusedAt(t, "forced status note", err, "note", "contains U+2066 LEFT-TO-RIGHT ISOLATE at character 8; remove it")
+
+	c, _ := s.Sandbox.Customer(customers[0].ID)
+	a, _ := s.Sandbox.Account(accounts[0].ID)
+	card, _ := s.Sandbox.CardAccount(cards[0].ID)
+	p, _ := s.Ops.Payment(created.Payment.ID)
+	if c.Name != customers[0].Name || a.Name != accounts[0].Name || card.Product != cards[0].Product || p.Status != bank.StatusRCVD {
+		t.Fatalf("a refused edit changed the data: %q %q %q %s", c.Name, a.Name, card.Product, p.Status)
+	}
+}
