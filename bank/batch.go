@@ -69,15 +69,7 @@ func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case s.lastRun.IsZero() && state.LastRun.IsZero():
-		s.lastRun = now // a new data file: the schedule starts now
-	case s.lastRun.IsZero():
-		s.lastRun = state.LastRun // the last recorded run, before a restart
-	}
-	if now.Before(s.lastRun) {
-		s.lastRun = now
-	}
+	s.resume(now, state.LastRun)
 	due, err := read(s.core, "list due payments", dueSetOf)
 	if err != nil {
 		return nil, err
@@ -85,19 +77,9 @@ func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 	var runs []BatchRun
 	from := s.lastRun
 	for at := nextRun(st.BatchTimes, s.lastRun); !at.IsZero() && !at.After(now); at = nextRun(st.BatchTimes, at) {
-		ids := due.ready(at)
-		if len(ids) == 0 {
-			// Nothing is due at this run: go to the first run at which
-			// something is, passing over the others without a word.
-			next := due.earliest()
-			if next.IsZero() || next.After(now) {
-				break
-			}
-			at = nextRun(st.BatchTimes, next.Add(-time.Nanosecond))
-			if at.IsZero() || at.After(now) {
-				break
-			}
-			ids = due.ready(at)
+		var ids []string
+		if at, ids = due.firstRun(st.BatchTimes, at, now); at.IsZero() {
+			break
 		}
 		trigger := TriggerSchedule
 		if now.Sub(at) > time.Minute {
@@ -125,6 +107,40 @@ func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 		return runs, err
 	}
 	return runs, nil
+}
+
+// resume sets where the schedule stands: at the last run of this
+// process, else at the run recorded before a restart, else, on a new data
+// file, now. A clock moved back restarts the schedule from now.
+func (s *Ops) resume(now, recorded time.Time) {
+	switch {
+	case s.lastRun.IsZero() && recorded.IsZero():
+		s.lastRun = now
+	case s.lastRun.IsZero():
+		s.lastRun = recorded
+	}
+	if now.Before(s.lastRun) {
+		s.lastRun = now
+	}
+}
+
+// firstRun returns the first scheduled run from at (at itself included)
+// until now at which a payment is due, with the payments due then,
+// passing over the runs before it without a word; a zero time when no
+// payment comes due until now.
+func (d dueSet) firstRun(times []string, at, now time.Time) (time.Time, []string) {
+	if ids := d.ready(at); len(ids) > 0 {
+		return at, ids
+	}
+	next := d.earliest()
+	if next.IsZero() || next.After(now) {
+		return time.Time{}, nil
+	}
+	at = nextRun(times, next.Add(-time.Nanosecond))
+	if at.IsZero() || at.After(now) {
+		return time.Time{}, nil
+	}
+	return at, d.ready(at)
 }
 
 // NextBatchRun is the first scheduled run after now on the sandbox clock.

@@ -156,40 +156,62 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 		return v
 	}
 	v.Signed = true
+	cert, ok := vf.checkCertificate(v, policy, certValue)
+	if !ok {
+		return v
+	}
+	if hasBody && r.Header.Get("Digest") == "" {
+		return v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
+	}
+	checkSignature(v, r, hasBody, sigValue, cert, policy.Strict)
+	return v
+}
+
+// checkCertificate makes the certificate's steps: it decodes, is valid
+// now, is trusted, has a key long enough, and names roles. It returns the
+// certificate, and false when a step failed.
+func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue string) (*x509.Certificate, bool) {
 	if certValue == "" {
-		return v.fail("certificate", bank.CodeHeaderRequired, "TPP-Signature-Certificate is missing; send the signing certificate as base64 DER")
+		v.fail("certificate", bank.CodeHeaderRequired, "TPP-Signature-Certificate is missing; send the signing certificate as base64 DER")
+		return nil, false
 	}
 	pc := vf.parse(certValue)
 	if pc.cert == nil {
-		return v.fail("certificate", bank.CodeCertificateInvalid, "TPP-Signature-Certificate %s", pc.err)
+		v.fail("certificate", bank.CodeCertificateInvalid, "TPP-Signature-Certificate %s", pc.err)
+		return nil, false
 	}
 	cert := pc.cert
 	v.Cert, v.TPPID = cert, pc.tppID
 	v.pass("certificate", "%s", pc.decoded)
 	now := vf.now()
 	if now.Before(cert.NotBefore) {
-		return v.fail("validity", bank.CodeCertificateExpired, "the certificate is valid from %s, which is in the future", cert.NotBefore.UTC().Format(time.RFC3339))
+		v.fail("validity", bank.CodeCertificateExpired, "the certificate is valid from %s, which is in the future", cert.NotBefore.UTC().Format(time.RFC3339))
+		return nil, false
 	}
 	if now.After(cert.NotAfter) {
-		return v.fail("validity", bank.CodeCertificateExpired, "the certificate expired at %s; issue a new one (sandbankd cert new)", cert.NotAfter.UTC().Format(time.RFC3339))
+		v.fail("validity", bank.CodeCertificateExpired, "the certificate expired at %s; issue a new one (sandbankd cert new)", cert.NotAfter.UTC().Format(time.RFC3339))
+		return nil, false
 	}
 	v.pass("validity", "valid from %s to %s", cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339))
 	if policy.Trust == nil {
 		v.pass("trust", "trust mode any: any certificate is accepted when its signature verifies")
 	} else if err := policy.Trust(cert); err != nil {
-		return v.fail("trust", bank.CodeCertificateInvalid, "trust mode store: %v", err)
+		v.fail("trust", bank.CodeCertificateInvalid, "trust mode store: %v", err)
+		return nil, false
 	} else {
 		v.pass("trust", "trust mode store: the certificate chains to a trusted CA")
 	}
 	if pub, ok := cert.PublicKey.(*rsa.PublicKey); !ok {
 		v.pass("key", "a %s key", keyType(cert))
 	} else if err := pki.CheckRSAKeySize("the certificate's RSA key", pub); err != nil {
-		return v.fail("key", bank.CodeCertificateInvalid, "%v", err)
+		v.fail("key", bank.CodeCertificateInvalid, "%v", err)
+		return nil, false
 	} else {
 		v.pass("key", "an RSA key of %d bits", pub.N.BitLen())
 	}
 	if pc.roleErr != "" {
-		return v.fail("roles", bank.CodeCertificateInvalid, "%s", pc.roleErr)
+		v.fail("roles", bank.CodeCertificateInvalid, "%s", pc.roleErr)
+		return nil, false
 	}
 	switch {
 	case pc.named:
@@ -202,44 +224,52 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 		v.Roles = []string{}
 		v.pass("roles", "no PSD2 QCStatement: no role in trust mode store")
 	}
-	if hasBody && r.Header.Get("Digest") == "" {
-		return v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
-	}
+	return cert, true
+}
+
+// checkSignature makes the signature's steps: the Signature header parses,
+// its keyId names cert, the algorithm and the signed headers are
+// acceptable, and the signature verifies over the signing string.
+func checkSignature(v *Verdict, r *http.Request, hasBody bool, sigValue string, cert *x509.Certificate, strict bool) {
 	p, err := ParseSignature(sigValue)
 	if err != nil {
-		return v.fail("signature header", bank.CodeSignatureInvalid, "%v", err)
+		v.fail("signature header", bank.CodeSignatureInvalid, "%v", err)
+		return
 	}
 	v.pass("signature header", "keyId=%q algorithm=%q headers=%q", p.KeyID, p.Algorithm, strings.Join(p.Headers, " "))
-	if !checkKeyID(v, p.KeyID, cert, policy.Strict) {
-		return v
+	if !checkKeyID(v, p.KeyID, cert, strict) {
+		return
 	}
 	h, ok := hashFor(p.Algorithm)
 	if !ok {
-		return v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %q is not supported; use rsa-sha256 (or rsa-sha512)", p.Algorithm)
+		v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %q is not supported; use rsa-sha256 (or rsa-sha512)", p.Algorithm)
+		return
 	}
 	pub, ok := cert.PublicKey.(*rsa.PublicKey)
 	if !ok {
-		return v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate's key is %s", strings.ToLower(p.Algorithm), keyType(cert))
+		v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate's key is %s", strings.ToLower(p.Algorithm), keyType(cert))
+		return
 	}
 	v.pass("algorithm", "%s with a %d-bit RSA key", strings.ToLower(p.Algorithm), pub.N.BitLen())
 	if !checkHeaderList(v, r, hasBody, p.Headers) {
-		return v
+		return
 	}
 	signing, err := SigningString(r, p.Headers)
 	if err != nil {
-		return v.fail("signed headers", bank.CodeSignatureInvalid, "%v", err)
+		v.fail("signed headers", bank.CodeSignatureInvalid, "%v", err)
+		return
 	}
 	v.SigningString = signing
 	sig, err := decodeBase64(p.Signature)
 	if err != nil {
-		return v.fail("signature", bank.CodeSignatureInvalid, "the signature value is not base64")
+		v.fail("signature", bank.CodeSignatureInvalid, "the signature value is not base64")
+		return
 	}
-	digest := hashOf(h, []byte(signing))
-	if err := rsa.VerifyPKCS1v15(pub, h, digest, sig); err != nil {
-		return v.fail("signature", bank.CodeSignatureInvalid, "the RSA signature does not verify over the signing string with the certificate's key; sign exactly the signing string shown, with the key of this certificate")
+	if err := rsa.VerifyPKCS1v15(pub, h, hashOf(h, []byte(signing)), sig); err != nil {
+		v.fail("signature", bank.CodeSignatureInvalid, "the RSA signature does not verify over the signing string with the certificate's key; sign exactly the signing string shown, with the key of this certificate")
+		return
 	}
 	v.pass("signature", "RSA PKCS#1 v1.5 %s signature verifies over the signing string", strings.ToLower(p.Algorithm))
-	return v
 }
 
 func listOrNone(list []string) string {
