@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"sandbank/app/apptest"
 )
@@ -151,4 +153,43 @@ func TestApp_HeadlessUnderTheCLocaleIsQuiet(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A busy HTTP address: the window opens, HTTPS serves, and the error names
+// the HTTP address. Without a window (--headless) the app serves every
+// listener asked for or none, and exits 4.
+func TestApp_BusyHTTPAddressStartsHTTPS(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Close() }()
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "--headless", "--data", filepath.Join(dir, "headless.db"), "--addr", busy.Addr().String(), "--tls-addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8")
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 4 || !strings.Contains(string(out), "HTTP listener did not start on "+busy.Addr().String()) || strings.Contains(string(out), "/healthz") {
+		t.Fatalf("--headless with a busy HTTP address: exit %d\n%s", cmd.ProcessState.ExitCode(), out)
+	}
+
+	needDisplay(t)
+	w := startAppOn(t, filepath.Join(dir, "sandbank.db"), busy.Addr().String(), "127.0.0.1:0")
+	if len(w.URLs) != 1 || !strings.HasPrefix(w.URLs[0], "https://localhost:") {
+		t.Fatalf("URLs %v\n%s", w.URLs, w.Stderr())
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := client.Get(w.URLs[0] + "/healthz")
+	if err != nil {
+		t.Fatalf("HTTPS: %v", err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("HTTPS healthz: %d", resp.StatusCode)
+	}
+	for _, want := range []string{"HTTP listener did not start on " + busy.Addr().String(), "address already in use", "--addr"} {
+		if !strings.Contains(w.Stderr(), want) {
+			t.Errorf("standard error does not say %q:\n%s", want, w.Stderr())
+		}
+	}
+	waitForWindow(t, time.Now(), 20*time.Second)
 }

@@ -145,6 +145,9 @@ func serveHeadless(cfg app.Config, stdout, stderr io.Writer) int {
 		if errors.Is(err, storage.ErrInUse) {
 			return 3
 		}
+		if errors.As(err, new(*app.ListenError)) {
+			return 4
+		}
 		return 1
 	}
 	return 0

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -142,6 +143,46 @@ func TestServe_SecondInstanceIsRefused(t *testing.T) {
 	}
 	if took := time.Since(start); took > 3*time.Second {
 		t.Fatalf("the second instance took %s to give up", took)
+	}
+}
+
+// A listen address that cannot be bound stops sandbankd with exit 4 and a
+// message naming the listener, its address and what to do; it serves
+// nothing, not even the listener that could start.
+func TestServe_BusyAddressExits4(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Close() }()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	freeAddr := free.Addr().String()
+	_ = free.Close()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		addr, tlsAddr, flag string
+	}{
+		{busy.Addr().String(), freeAddr, "--addr"},
+		{freeAddr, busy.Addr().String(), "--tls-addr"},
+	} {
+		stdout, stderr, code := sandbankd(t, "", "--data", filepath.Join(dir, "sandbank.db"), "--addr", c.addr, "--tls-addr", c.tlsAddr)
+		if code != 4 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "sandbankd: the HTTP") ||
+			!strings.Contains(stderr, "listener did not start on "+busy.Addr().String()+": address already in use") ||
+			!strings.Contains(stderr, "choose another") || !strings.Contains(stderr, c.flag) {
+			t.Errorf("--addr %s --tls-addr %s: exit %d, stderr %q", c.addr, c.tlsAddr, code, stderr)
+		}
+		if strings.Contains(stdout, "/healthz") {
+			t.Errorf("it printed URLs as if it served: %s", stdout)
+		}
+		// The free address was released again.
+		ln, err := net.Listen("tcp", freeAddr)
+		if err != nil {
+			t.Fatalf("the free address is still held: %v", err)
+		}
+		_ = ln.Close()
 	}
 }
 
