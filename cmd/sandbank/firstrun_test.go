@@ -155,25 +155,35 @@ func TestApp_HeadlessUnderTheCLocaleIsQuiet(t *testing.T) {
 	}
 }
 
-// A busy HTTP address: the window opens, HTTPS serves, and the error names
-// the HTTP address. Without a window (--headless) the app serves every
-// listener asked for or none, and exits 4.
-func TestApp_BusyHTTPAddressStartsHTTPS(t *testing.T) {
+// busyAddr holds a loopback address until the test ends.
+func busyAddr(t *testing.T) string {
+	t.Helper()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = busy.Close() }()
-	dir := t.TempDir()
-	cmd := exec.Command(binary, "--headless", "--data", filepath.Join(dir, "headless.db"), "--addr", busy.Addr().String(), "--tls-addr", "127.0.0.1:0")
+	t.Cleanup(func() { _ = busy.Close() })
+	return busy.Addr().String()
+}
+
+// Without a window (--headless) the app serves every listener asked for
+// or none: a busy HTTP address makes it exit 4, naming the address.
+func TestApp_HeadlessBusyAddressExits4(t *testing.T) {
+	busy := busyAddr(t)
+	cmd := exec.Command(binary, "--headless", "--data", filepath.Join(t.TempDir(), "sandbank.db"), "--addr", busy, "--tls-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8")
 	out, _ := cmd.CombinedOutput()
-	if cmd.ProcessState.ExitCode() != 4 || !strings.Contains(string(out), "HTTP listener did not start on "+busy.Addr().String()) || strings.Contains(string(out), "/healthz") {
+	if cmd.ProcessState.ExitCode() != 4 || !strings.Contains(string(out), "HTTP listener did not start on "+busy) || strings.Contains(string(out), "/healthz") {
 		t.Fatalf("--headless with a busy HTTP address: exit %d\n%s", cmd.ProcessState.ExitCode(), out)
 	}
+}
 
+// A busy HTTP address: the window opens, HTTPS serves, and the error names
+// the HTTP address.
+func TestApp_WindowBusyHTTPAddressStartsHTTPS(t *testing.T) {
 	needDisplay(t)
-	w := startAppOn(t, filepath.Join(dir, "sandbank.db"), busy.Addr().String(), "127.0.0.1:0")
+	busy := busyAddr(t)
+	w := startAppOn(t, filepath.Join(t.TempDir(), "sandbank.db"), busy, "127.0.0.1:0")
 	if len(w.URLs) != 1 || !strings.HasPrefix(w.URLs[0], "https://localhost:") {
 		t.Fatalf("URLs %v\n%s", w.URLs, w.Stderr())
 	}
@@ -186,7 +196,7 @@ func TestApp_BusyHTTPAddressStartsHTTPS(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("HTTPS healthz: %d", resp.StatusCode)
 	}
-	for _, want := range []string{"HTTP listener did not start on " + busy.Addr().String(), "address already in use", "--addr"} {
+	for _, want := range []string{"HTTP listener did not start on " + busy, "address already in use", "--addr"} {
 		if !strings.Contains(w.Stderr(), want) {
 			t.Errorf("standard error does not say %q:\n%s", want, w.Stderr())
 		}
