@@ -4,14 +4,14 @@ DATA ?=
 BIN := bin
 export LANG := en_US.UTF-8
 
-.PHONY: run serve test lint bench load fuzz build deps clean
+.PHONY: run serve test lint bench load fuzz build build-desktop build-headless deps deps-desktop clean
 
-## run: build and open the desktop app; its bank serves http://127.0.0.1:7380 (DATA=path to choose the data file)
-run: deps build
+## run: install what the desktop app's build needs (once), build it and open it; its bank serves http://127.0.0.1:7380 (DATA=path to choose the data file)
+run: deps-desktop build
 	$(BIN)/sandbank $(if $(DATA),--data $(DATA))
 
-## serve: the bank without a window (sandbankd), for CI pipelines and servers
-serve: build
+## serve: the bank without a window (sandbankd), for CI pipelines and servers; pure Go, nothing to install
+serve: build-headless
 	$(BIN)/sandbankd $(if $(DATA),--data $(DATA))
 
 ## test: install what the tests need (once), then vet and run every test with the race detector, in a virtual display
@@ -42,12 +42,20 @@ load:
 	SANDBANK_LOAD_SECONDS=60 $(GO) test -run TestLoad -count=1 -v ./cmd/sandbankd
 
 ## build: the desktop app (cgo) and the headless bank (pure Go)
-build:
+build: build-desktop build-headless
+
+build-desktop:
 	$(GO) build -o $(BIN)/sandbank ./cmd/sandbank
+
+build-headless:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/sandbankd ./cmd/sandbankd
 
+# deps: everything the build and the tests need; deps-desktop: the desktop app's build only
 deps:
-	@scripts/install-deps
+	@scripts/install-deps test
+
+deps-desktop:
+	@scripts/install-deps desktop
 
 clean:
 	rm -rf $(BIN)

@@ -16,7 +16,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/netutil"
@@ -300,8 +302,54 @@ var tls12Suites = []uint16{
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
-// Start binds the listeners and serves on them. It fails, binding nothing,
-// when an address cannot be bound or the bank already serves.
+// ListenError is a listener that could not start: its address cannot be
+// bound.
+type ListenError struct {
+	Listener string // HTTP or HTTPS
+	Flag     string // the command-line flag of its address
+	Addr     string
+	Err      error
+}
+
+// Error names the listener and its address, the OS's reason, and what to
+// do.
+func (e *ListenError) Error() string {
+	cause := e.Err
+	var sys *os.SyscallError
+	if errors.As(e.Err, &sys) {
+		cause = sys.Err // "address already in use" rather than "listen tcp ...: bind: ..."
+	}
+	msg := fmt.Sprintf("the %s listener did not start on %s: %v", e.Listener, e.Addr, cause)
+	switch {
+	case errors.Is(e.Err, syscall.EADDRINUSE):
+		msg += "; another program listens there"
+		if _, port, err := net.SplitHostPort(e.Addr); err == nil {
+			msg += whoListens(port)
+		}
+	case errors.Is(e.Err, syscall.EACCES):
+		msg += "; ports below 1024 need privileges"
+	}
+	return msg + fmt.Sprintf("; choose another %s address (%s), or none (%s '')", e.Listener, e.Flag, e.Flag)
+}
+
+// Unwrap returns the error of the bind.
+func (e *ListenError) Unwrap() error { return e.Err }
+
+// whoListens names a command that shows the program listening on port.
+func whoListens(port string) string {
+	switch runtime.GOOS {
+	case "linux":
+		return fmt.Sprintf(" (ss -ltnp 'sport = :%s' shows which)", port)
+	case "windows":
+		return fmt.Sprintf(" (netstat -ano | findstr :%s shows which)", port)
+	}
+	return fmt.Sprintf(" (lsof -nP -iTCP:%s -sTCP:LISTEN shows which)", port)
+}
+
+// Start binds the listeners and serves on each it can bind. An address
+// that cannot be bound is a *ListenError in the error returned (one per
+// listener, joined), and the other listener serves all the same. It fails,
+// binding nothing, when the bank already serves.
 func (a *App) Start() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -310,30 +358,27 @@ func (a *App) Start() error {
 	}
 	var lns []net.Listener
 	var urls []string
-	fail := func(err error) error {
-		for _, ln := range lns {
-			_ = ln.Close()
-		}
-		return err
-	}
+	var errs []error
 	if a.addr != "" {
 		ln, err := net.Listen("tcp", a.addr)
 		if err != nil {
-			return fail(fmt.Errorf("listen on %s (choose another HTTP address): %w", a.addr, err))
+			errs = append(errs, &ListenError{Listener: "HTTP", Flag: "--addr", Addr: a.addr, Err: err})
+		} else {
+			lns, urls = append(lns, ln), append(urls, "http://"+ln.Addr().String())
 		}
-		lns, urls = append(lns, ln), append(urls, "http://"+ln.Addr().String())
 	}
 	if a.tlsAddr != "" {
 		ln, err := net.Listen("tcp", a.tlsAddr)
 		if err != nil {
-			return fail(fmt.Errorf("listen on %s (choose another HTTPS address, or none): %w", a.tlsAddr, err))
+			errs = append(errs, &ListenError{Listener: "HTTPS", Flag: "--tls-addr", Addr: a.tlsAddr, Err: err})
+		} else {
+			host := ln.Addr().String()
+			if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+				host = fmt.Sprintf("localhost:%d", tcp.Port)
+			}
+			lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: tls12Suites, Certificates: []tls.Certificate{a.tlsCert}}))
+			urls = append(urls, "https://"+host)
 		}
-		host := ln.Addr().String()
-		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
-			host = fmt.Sprintf("localhost:%d", tcp.Port)
-		}
-		lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: tls12Suites, Certificates: []tls.Certificate{a.tlsCert}}))
-		urls = append(urls, "https://"+host)
 	}
 	for _, ln := range lns {
 		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
@@ -356,7 +401,7 @@ func (a *App) Start() error {
 		}()
 		a.running = append(a.running, l)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Running reports whether the bank serves.
@@ -418,6 +463,9 @@ func Serve(ctx context.Context, cfg Config, stdout io.Writer) error {
 		return err
 	}
 	defer func() { _ = a.Close() }()
+	// A bank without a window serves every listener asked for or none: a
+	// pipeline that asked for a port must not test against whatever else
+	// holds it.
 	if err := a.Start(); err != nil {
 		return err
 	}

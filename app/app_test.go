@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -57,15 +58,56 @@ func TestApp_StartStopAndAddresses(t *testing.T) {
 	if _, err := http.Get(urls[0] + "/healthz"); err == nil {
 		t.Fatal("the listener still answers after Stop")
 	}
-	// A busy address makes Start fail and bind nothing.
+	// A busy address is named in the error, with the OS's reason and what
+	// to do; the other listener serves all the same.
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = busy.Close() }()
-	a.SetAddrs("127.0.0.1:0", busy.Addr().String())
-	if err := a.Start(); err == nil || !strings.Contains(err.Error(), busy.Addr().String()) || a.Running() {
-		t.Fatalf("start on a busy address: %v, running %v", err, a.Running())
+	a.SetAddrs(busy.Addr().String(), "127.0.0.1:0")
+	err = a.Start()
+	var le *app.ListenError
+	if !errors.As(err, &le) || le.Listener != "HTTP" || le.Addr != busy.Addr().String() {
+		t.Fatalf("start on a busy HTTP address: %v", err)
+	}
+	for _, want := range []string{"HTTP listener", busy.Addr().String(), "address already in use", "another program listens there", "--addr"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	if urls := a.URLs(); len(urls) != 1 || !strings.HasPrefix(urls[0], "https://localhost:") {
+		t.Fatalf("the HTTPS listener does not serve: %v", urls)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := client.Get(a.URLs()[0] + "/healthz")
+	if err != nil {
+		t.Fatalf("HTTPS beside a busy HTTP address: %v", err)
+	}
+	_ = resp.Body.Close()
+	banner.Reset()
+	_ = a.Banner(&banner)
+	if !strings.Contains(banner.String(), a.URLs()[0]+"/healthz") {
+		t.Fatalf("banner with HTTPS only %q", banner.String())
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	// Both busy: nothing serves, and the banner says why.
+	a.SetAddrs(busy.Addr().String(), busy.Addr().String())
+	err = a.Start()
+	if err == nil || a.Running() || strings.Count(err.Error(), busy.Addr().String()) < 2 || !strings.Contains(err.Error(), "--tls-addr") {
+		t.Fatalf("both busy: %v, running %v", err, a.Running())
+	}
+	banner.Reset()
+	_ = a.Banner(&banner)
+	if !strings.Contains(banner.String(), "none could start") {
+		t.Fatalf("banner when none could start %q", banner.String())
+	}
+	// A malformed address is named too.
+	a.SetAddrs("not an address", "")
+	if err := a.Start(); !errors.As(err, &le) || le.Addr != "not an address" || a.Running() {
+		t.Fatalf("a malformed address: %v", err)
 	}
 	a.SetAddrs("", "")
 	if err := a.Start(); err != nil {

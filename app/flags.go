@@ -99,7 +99,11 @@ func (a *App) Banner(w io.Writer) error {
 		fmt.Fprintf(w, "  %s/v1\n", u)
 	}
 	if len(urls) == 0 {
-		fmt.Fprintln(w, "  no listener: both --addr and --tls-addr are empty")
+		if addr, tlsAddr := a.Addrs(); addr == "" && tlsAddr == "" {
+			fmt.Fprintln(w, "  no listener: both --addr and --tls-addr are empty")
+		} else {
+			fmt.Fprintln(w, "  no listener: none could start (the reasons are on standard error)")
+		}
 		return nil
 	}
 	fmt.Fprintf(w, "  %s/healthz\n", urls[0])

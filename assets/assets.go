@@ -4,7 +4,7 @@ package assets
 
 import "embed"
 
-// KnownState is the scenario that initialize loads (API.md 9.1), in the
+// KnownState is the scenario that initialize loads (README, "The known state"), in the
 // format of GET /v1/sandbox/scenario. Records without ids get the fixed ids
 // of their positions.
 //

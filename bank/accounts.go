@@ -43,7 +43,7 @@ type AccountDetail struct {
 	Account
 	Owner Customer
 	// Warnings are the oddities the change that returned the account was
-	// accepted with (API.md 11); none on a read.
+	// accepted with (docs/TPP-GUIDE.md 9); none on a read.
 	Warnings []Message
 }
 

@@ -35,7 +35,7 @@ type AgreementDetail struct {
 	Private     bool
 	Engagements []EngagementDetail
 	// Warnings are the oddities the change that returned the agreement was
-	// accepted with (API.md 11); none on a read.
+	// accepted with (docs/TPP-GUIDE.md 9); none on a read.
 	Warnings []Message
 }
 
@@ -47,7 +47,7 @@ type EngagementDetail struct {
 	// Private is set for the derived engagements of a private agreement.
 	Private bool
 	// Warnings are the oddities the change that returned the engagement
-	// was accepted with (API.md 11); none on a read.
+	// was accepted with (docs/TPP-GUIDE.md 9); none on a read.
 	Warnings []Message
 }
 

@@ -53,7 +53,7 @@ func consentMissing(code, format string, args ...any) *Error {
 	return e
 }
 
-// access applies the rules of API.md 6 that do not depend on the account:
+// access applies the rules of docs/ACCOUNT-INFORMATION.md 5.1 that do not depend on the account:
 // who the PSU is, in which context, and whether the TPP holds a grant that
 // has not expired.
 func (s *core) access(tx Tx, r AISRequest) (Access, error) {

@@ -45,7 +45,7 @@ type CardAccountDetail struct {
 	CardAccount
 	Owner Customer
 	// Warnings are the oddities the change that returned the card account
-	// was accepted with (API.md 11); none on a read.
+	// was accepted with (docs/TPP-GUIDE.md 9); none on a read.
 	Warnings []Message
 }
 
@@ -86,7 +86,7 @@ type NewCurrencyExchange struct {
 
 // CardPostResult is what a card transaction post answers (spec 2.12): the
 // booked transactions and the ids of the pending ones, and the oddities
-// the post was accepted with (API.md 11).
+// the post was accepted with (docs/TPP-GUIDE.md 9).
 type CardPostResult struct {
 	MaskedPan string
 	Booked    []CardTransaction

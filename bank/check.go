@@ -124,7 +124,7 @@ func checkPast(v *Violations, path string, d, today Date) {
 	}
 }
 
-// checkAccountRef checks an account reference by the rules of API.md 7.2:
+// checkAccountRef checks an account reference by the rules of docs/PAYMENTS.md 3:
 // an IBAN of at most 34 characters with a valid check, a BBAN of at most 30
 // of letters and digits, and a NO IBAN that embeds the BBAN. At least one
 // of the two must be given. A Norwegian BBAN's MOD11 check digit is
@@ -158,7 +158,7 @@ func checkAccountRef(v *Violations, path string, r AccountRef) {
 
 // checkMOD11 checks the MOD11 check digit of the Norwegian BBAN of an
 // account reference: its bban, or else the one its NO iban holds. A
-// payment refuses a wrong one (API.md 7.2); sandbox data (odd) takes it
+// payment refuses a wrong one (docs/PAYMENTS.md 3); sandbox data (odd) takes it
 // with a warning, as the real bank's sandbox takes the account numbers of
 // seeding tools, and payments to or from such an account are refused.
 func checkMOD11(v *Violations, path string, r AccountRef, odd bool) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// NewCustomer is the body of a customer creation (API.md 9).
+// NewCustomer is the body of a customer creation (docs/SANDBOX-API.md).
 type NewCustomer struct {
 	CustomerNumber string `json:"customerNumber"`
 	Name           string `json:"name"`

@@ -25,7 +25,7 @@ func DecodeJSON(data []byte, v any) error {
 // DecodeTolerant decodes one JSON document into v as the real bank does:
 // the text must be UTF-8 and hold exactly one value of the expected shape,
 // but fields v does not have are ignored, and a key given twice in an
-// object takes its last value. Both are returned as oddities (API.md 11),
+// object takes its last value. Both are returned as oddities (docs/TPP-GUIDE.md 9),
 // one per field, with the JSON path, so that a typo is still visible.
 func DecodeTolerant(data []byte, v any) ([]Message, error) {
 	if !utf8.Valid(data) {

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Error codes of the API contract (API.md section 2). The same codes are used
+// Error codes of the API contract (docs/SANDBOX-API.md 1.4). The same codes are used
 // by the HTTP API, the SCA redirects and the desktop screens.
 const (
 	CodeBadRequest         = "BAD_REQUEST"
@@ -65,7 +65,7 @@ type Message struct {
 	Path     string `json:"path,omitempty"`
 	Text     string `json:"text"`
 	// Refuse is set on a WARNING about something odd that the bank accepts
-	// as the real bank does (API.md 11): the code strict mode refuses it
+	// as the real bank does (docs/TPP-GUIDE.md 9): the code strict mode refuses it
 	// with. An ordinary warning (a date moved to a banking day) has none.
 	Refuse string `json:"-"`
 }
@@ -90,7 +90,7 @@ func Refusal(oddities []Message) error {
 }
 
 // Error is the bank's one error type. Every failure a client can cause is an
-// *Error with a code of API.md section 2. Messages hold one entry per
+// *Error with a code of docs/SANDBOX-API.md 1.4. Messages hold one entry per
 // failing field. The HTTP API maps the code to a status (bank/psd2api).
 type Error struct {
 	Code     string
@@ -149,8 +149,8 @@ func AsError(err error) (*Error, bool) {
 var ErrNotFound = errors.New("not found")
 
 // Violations collects every failing field of one request, so that a client
-// learns all its mistakes at once (API.md section 2), and the oddities the
-// bank accepts with a warning (API.md 11).
+// learns all its mistakes at once (docs/SANDBOX-API.md 1.4), and the oddities the
+// bank accepts with a warning (docs/TPP-GUIDE.md 9).
 type Violations struct {
 	list     []Message
 	warnings []Message

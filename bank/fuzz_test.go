@@ -130,7 +130,7 @@ func FuzzParseAmount(f *testing.F) {
 }
 
 // fieldCodes are the codes a finding about a request's fields may have
-// (API.md section 2's 400 codes, and RESOURCE_UNKNOWN for a record a body
+// (the 400 codes of docs/SANDBOX-API.md 1.4, and RESOURCE_UNKNOWN for a record a body
 // names that does not exist, section 9).
 var fieldCodes = []string{bank.CodeBadRequest, bank.CodeFormatError, bank.CodeHeaderRequired, bank.CodeQueryParamRequired, bank.CodePeriodInvalid,
 	bank.CodeExecutionDateInvalid, bank.CodeKIDMissing, bank.CodeKIDInvalid, bank.CodeReferenceMixInvalid, bank.CodeProductInvalid,
@@ -226,7 +226,7 @@ func decodeInto[T any](data []byte) (T, error) {
 	return v, bank.DecodeJSON(data, &v)
 }
 
-// sandboxBodies are the bodies of the sandbox data API (API.md 9), each
+// sandboxBodies are the bodies of the sandbox data API (docs/SANDBOX-API.md), each
 // decoded and handed to the service its endpoint calls.
 func sandboxBodies(f *testing.F, b fuzzBank) []body {
 	accounts, err := b.Sandbox.Accounts()

@@ -13,7 +13,7 @@ import (
 	"sandbank/bank/validate"
 )
 
-// Payment services and products (API.md 7.1).
+// Payment services and products (docs/PAYMENTS.md 2).
 const (
 	ServiceSingle   = "payments"
 	ServicePeriodic = "periodic-payments"
@@ -150,7 +150,7 @@ type checked struct {
 }
 
 // checkPayment validates a payment request for a service and product by
-// the rules of API.md 7.2, except the rules that need the data (accounts,
+// the rules of docs/PAYMENTS.md 3, except the rules that need the data (accounts,
 // KID required, the PSU): every failing field is reported.
 func checkPayment(v *Violations, service, product string, r PaymentRequest, today Date, fx map[string]decimal.Decimal) checked {
 	var c checked

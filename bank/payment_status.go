@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// The payment status machine (API.md 7.3). Every change of a payment's
+// The payment status machine (docs/PAYMENTS.md 5). Every change of a payment's
 // status is made in this file, and so is every move of money a payment
 // makes: a reservation when it is authorised, its release when the payment
 // will not settle, and the booking when it settles.

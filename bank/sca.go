@@ -15,7 +15,7 @@ import (
 	"sandbank/bank/validate"
 )
 
-// Durations of the SCA rules (API.md 5.3, spec 3 and 8).
+// Durations of the SCA rules (docs/ACCOUNT-INFORMATION.md and docs/PAYMENTS.md).
 const (
 	ScaLifetime       = time.Hour            // an authorisation must finish within it
 	SessionLifetime   = time.Hour            // an SCA session under one TPP-Session-ID
@@ -590,7 +590,7 @@ func (s *core) viewOf(tx Tx, a Authorisation, problem string) (SCAView, error) {
 
 // scaFailedStatus is the status a failed SCA's redirect names: every code
 // an authorisation fails with (PSU_CREDENTIALS_INVALID, SCA_INVALID,
-// SCA_EXPIRED, PAYMENT_FAILED) is a 401 of API.md 2.
+// SCA_EXPIRED, PAYMENT_FAILED) is a 401 of docs/SANDBOX-API.md 1.4.
 const scaFailedStatus = 401
 
 // fail ends an authorisation without success and works out where the PSU

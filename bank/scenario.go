@@ -77,12 +77,12 @@ type Counts struct {
 	Engagements      int `json:"engagements"`
 	Transactions     int `json:"transactions"`
 	CardTransactions int `json:"cardTransactions"`
-	// Warnings are the oddities the import was accepted with (API.md 11),
+	// Warnings are the oddities the import was accepted with (docs/TPP-GUIDE.md 9),
 	// with the paths of their records.
 	Warnings []Message `json:"-"`
 }
 
-// Initialize resets the sandbox to the known state (API.md 9.1): the same
+// Initialize resets the sandbox to the known state (README, "The known state"): the same
 // customers, accounts, card accounts, agreements and ids every time, with
 // history up to yesterday.
 func (s *Sandbox) Initialize() (Counts, error) {

@@ -11,13 +11,13 @@ import (
 	"sandbank/bank/validate"
 )
 
-// Trust modes (API.md 3.5).
+// Trust modes (README, --trust).
 const (
 	TrustAny   = "any"
 	TrustStore = "store"
 )
 
-// Settings are the bank's settings that testers change (API.md 9.2). They
+// Settings are the bank's settings that testers change (docs/PAYMENTS.md 8). They
 // live in the data file.
 type Settings struct {
 	// TrustMode is TrustAny (any certificate whose signature verifies) or
@@ -26,7 +26,7 @@ type Settings struct {
 	// RequireSignature refuses unsigned requests when true.
 	RequireSignature bool `json:"requireSignature"`
 	// Strict refuses every oddity the bank otherwise accepts with a
-	// warning, as the real bank does (API.md 11); off by default.
+	// warning, as the real bank does (docs/TPP-GUIDE.md 9); off by default.
 	Strict bool `json:"strict"`
 	// ClockOffsetSeconds moves the sandbox clock away from the real one.
 	ClockOffsetSeconds int64 `json:"clockOffsetSeconds"`
@@ -52,14 +52,14 @@ type Settings struct {
 	Faults Faults `json:"faults"`
 }
 
-// SCA exemption policies (API.md 9.2).
+// SCA exemption policies (docs/PAYMENTS.md 8).
 const (
 	ExemptNever       = "never"
 	ExemptOwnAccounts = "own-accounts" // transfers between a PSU's own accounts
 )
 
 // Faults are simulated failures of the /v1 API, for testing a TPP's error
-// handling (API.md 9).
+// handling (docs/PAYMENTS.md 8).
 type Faults struct {
 	// LatencyMs is added before every request is handled.
 	LatencyMs int `json:"latencyMs"`

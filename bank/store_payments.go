@@ -12,7 +12,7 @@ import (
 // JSON; storage/testdata/schema holds their stored form, so a renamed tag
 // fails a test.
 
-// Payment statuses (API.md 7.3).
+// Payment statuses (docs/PAYMENTS.md 5).
 const (
 	StatusRCVD = "RCVD" // created, not authorised
 	StatusPATC = "PATC" // approved by one PSU, waits for a second approver
@@ -26,7 +26,7 @@ const (
 	StatusPART = "PART" // bulk payment partly settled
 )
 
-// PaymentStatuses lists every payment status in the order of API.md 7.3.
+// PaymentStatuses lists every payment status in the order of docs/PAYMENTS.md 5.
 var PaymentStatuses = []string{StatusRCVD, StatusPATC, StatusACCP, StatusACTC, StatusACSP, StatusPDNG, StatusACSC, StatusRJCT, StatusCANC, StatusPART}
 
 // Final reports whether a status never changes again.
@@ -135,7 +135,7 @@ func (p Payment) Currency() string {
 func (p Payment) Periodic() bool { return p.Service == ServicePeriodic }
 
 // Basket is a signing basket: payments of one TPP that one SCA approves,
-// each on its own (API.md 8).
+// each on its own (docs/PAYMENTS.md 7).
 type Basket struct {
 	ID             string    `json:"id"`
 	TPPID          string    `json:"tppId"`

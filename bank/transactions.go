@@ -50,7 +50,7 @@ const (
 var purposeCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 
 // TransactionsPosted is what a transaction post stored, and the oddities
-// it was accepted with (API.md 11).
+// it was accepted with (docs/TPP-GUIDE.md 9).
 type TransactionsPosted struct {
 	Transactions []Transaction
 	Warnings     []Message

@@ -24,7 +24,8 @@ type Host interface {
 	// SetAddrs changes the listen addresses of the next Start; an empty
 	// one turns that listener off.
 	SetAddrs(addr, tlsAddr string)
-	// Start serves on the listen addresses.
+	// Start serves on the listen addresses; an address that cannot be
+	// bound is in the error, and the other one serves.
 	Start() error
 	// Stop closes the listeners.
 	Stop() error

@@ -167,12 +167,13 @@ func (s *serverScreen) start() {
 	s.listenForm.clear()
 	addr, tlsAddr := strings.TrimSpace(s.addr.Text), strings.TrimSpace(s.tlsAddr.Text)
 	s.u.host.SetAddrs(addr, tlsAddr)
+	// A listener that cannot start is shown; the other one serves.
 	if err := s.u.host.Start(); err != nil {
 		s.listenForm.show(err)
-		return
+	} else {
+		s.u.app.Preferences().SetString(PrefAddr, addr)
+		s.u.app.Preferences().SetString(PrefTLSAddr, tlsAddr)
 	}
-	s.u.app.Preferences().SetString(PrefAddr, addr)
-	s.u.app.Preferences().SetString(PrefTLSAddr, tlsAddr)
 	s.refresh()
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -68,10 +69,28 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 	if h.core.Running() || !strings.Contains(s.listenForm.general.Text, "listen") {
 		t.Fatalf("a bad address: running %v, %q", h.core.Running(), s.listenForm.general.Text)
 	}
+	// A busy address is named; the other listener serves, and the
+	// addresses are not remembered.
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Close() }()
+	s.addr.SetText(busy.Addr().String())
+	s.tlsAddr.SetText("127.0.0.1:0")
+	test.Tap(s.startBtn)
+	if urls := h.core.URLs(); len(urls) != 1 || !strings.HasPrefix(urls[0], "https://") || !strings.Contains(s.status.Text, "Serving") ||
+		!strings.Contains(s.listenForm.general.Text, busy.Addr().String()) || !strings.Contains(s.listenForm.general.Text, "already in use") {
+		t.Fatalf("a busy HTTP address: URLs %v, status %q, form %q", urls, s.status.Text, s.listenForm.general.Text)
+	}
+	if h.u.app.Preferences().String(PrefAddr) == busy.Addr().String() {
+		t.Fatal("a busy address is remembered")
+	}
+	test.Tap(s.stopBtn)
 	s.addr.SetText("127.0.0.1:0")
 	s.tlsAddr.SetText("127.0.0.1:0")
 	test.Tap(s.startBtn)
-	if urls := h.core.URLs(); len(urls) != 2 || len(s.urls.Objects) != 3 {
+	if urls := h.core.URLs(); len(urls) != 2 || len(s.urls.Objects) != 3 || s.listenForm.general.Visible() {
 		t.Fatalf("URLs %v", urls)
 	}
 	// The last row is the OpenAPI document, with its own copy button.

@@ -170,7 +170,7 @@ func (f *form) show(err error) bool {
 	return true
 }
 
-// warn shows the warnings a change was saved with (API.md 11) at the
+// warn shows the warnings a change was saved with (docs/TPP-GUIDE.md 9) at the
 // fields they name, as show does findings.
 func (f *form) warn(warnings []bank.Message) {
 	if len(warnings) > 0 {
@@ -351,8 +351,8 @@ func (u *UI) info(title, message string) {
 	u.open(dialog.NewInformation(title, message, u.win))
 }
 
-// warned tells in a dialog the warnings a change was saved with (API.md
-// 11); nothing when there are none.
+// warned tells in a dialog the warnings a change was saved with
+// (docs/TPP-GUIDE.md 9); nothing when there are none.
 func (u *UI) warned(title string, warnings []bank.Message) {
 	if len(warnings) > 0 {
 		u.info(title, "Saved, with warnings:\n"+warningLines(warnings))

@@ -1,5 +1,5 @@
 // Package httpsig signs and verifies HTTP requests and responses the way
-// the bank's PSD2 interface requires (API.md section 3): the cavage HTTP
+// the bank's PSD2 interface requires (docs/TPP-GUIDE.md 2): the cavage HTTP
 // signature draft with a Digest header and a keyId that names the signing
 // certificate by serial number and issuer.
 package httpsig
@@ -71,7 +71,7 @@ func ParseSignature(value string) (Params, error) {
 //
 // A quoted value is kept as written, backslashes included: the keyId's
 // issuer DN has RFC 4514 escapes of its own (O=Eksempel\, Holding AS,
-// Troms\C3\B8), which are not quoted-string escapes (API.md 3.4). A
+// Troms\C3\B8), which are not quoted-string escapes (docs/TPP-GUIDE.md 2.4). A
 // backslash still binds the character after it, so a '"' closes the value
 // only when an even number of backslashes (or none) comes before it: the
 // DN's own \" stays in the value, and the quote after a DN that ends in

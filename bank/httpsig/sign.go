@@ -99,7 +99,7 @@ func (s *Signer) sign(r *http.Request, names []string) (string, error) {
 		return "", fmt.Errorf("sign: %w", err)
 	}
 	// The keyId goes in as it is, its DN's backslashes being its own
-	// (API.md 3.4): FormatDN escapes every '"' and '\' of a value, so no
+	// (docs/TPP-GUIDE.md 2.4): FormatDN escapes every '"' and '\' of a value, so no
 	// quote in it ends the parameter early.
 	return fmt.Sprintf(`keyId="%s",algorithm="rsa-sha256",headers="%s",signature="%s"`,
 		s.KeyID(), strings.Join(names, " "), base64.StdEncoding.EncodeToString(sig)), nil
@@ -109,7 +109,7 @@ func (s *Signer) sign(r *http.Request, names []string) (string, error) {
 var responseHeaders = []string{"date", "digest", "x-request-id"}
 
 // SignResponse sets Date, Digest and Signature on response headers h for
-// body (API.md 3.10). h must hold X-Request-ID.
+// body (README, "Point your TPP at Sandbank"). h must hold X-Request-ID.
 func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
 	h.Set("Date", now.UTC().Format(http.TimeFormat))
 	h.Set("Digest", Digest(body))

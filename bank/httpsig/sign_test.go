@@ -252,7 +252,7 @@ func TestSignRequestPercentIssuer(t *testing.T) {
 }
 
 // TestSignRequestEscapedIssuer: the signer puts the keyId in the Signature
-// header as it is, the DN's backslashes being its own (API.md 3.4), for
+// header as it is, the DN's backslashes being its own (docs/TPP-GUIDE.md 2.4), for
 // an issuer with every character RFC 4514 escapes; the verifier reads it
 // back whole, in strict mode too. The keyId that Sandbank's signer wrote
 // before, with those backslashes doubled and quotes escaped, still

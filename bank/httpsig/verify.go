@@ -44,7 +44,7 @@ type Verdict struct {
 	Roles []string `json:"roles,omitempty"`
 	// Notes are the client notes of the request: what was odd about its
 	// signature that the bank accepted as the real bank does, with what to
-	// change (bank.Oddity warnings, API.md 11). Strict mode refuses them
+	// change (bank.Oddity warnings, docs/TPP-GUIDE.md 9). Strict mode refuses them
 	// instead.
 	Notes []bank.Message `json:"notes,omitempty"`
 	Err   *bank.Error    `json:"-"`
@@ -112,7 +112,7 @@ const certCacheSize = 1024
 // is off and no certificate came with them.
 const UnsignedTPP = "UNSIGNED"
 
-// Verify checks a request against API.md section 3 and explains every
+// Verify checks a request against docs/TPP-GUIDE.md 2 and explains every
 // step. body is the exact request body.
 func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
 	v := vf.VerifyHeaders(r, len(body) > 0)
@@ -464,7 +464,7 @@ func decimalSerial(s string) (string, bool) {
 }
 
 // mustSign are the headers that must be signed whenever the request has
-// them (API.md 3.4).
+// them (docs/TPP-GUIDE.md 2.4).
 var mustSign = []string{"psu-id", "psu-corporate-id", "tpp-redirect-uri", "date"}
 
 // checkHeaderList applies the rules on the headers parameter.

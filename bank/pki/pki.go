@@ -398,7 +398,7 @@ func roleName(r roleOfPSP) string {
 	return ""
 }
 
-// TPPID returns the TPP identity of a certificate (API.md 3.7): the
+// TPPID returns the TPP identity of a certificate (README, "Get a test certificate"): the
 // subject's organizationIdentifier without its "PSD" prefix, else the
 // subject CN, else "SHA256:" and the first 16 hex digits of the
 // certificate's fingerprint.

@@ -18,7 +18,7 @@ import (
 	"sandbank/bank"
 )
 
-// Handlers of consents and account information (API.md 5 and 6).
+// Handlers of consents and account information (docs/ACCOUNT-INFORMATION.md).
 
 // aisRequest reads who asks: the TPP the signature established and the
 // PSU headers.

@@ -9,8 +9,8 @@ import (
 	"sandbank/bank"
 )
 
-// statusOf maps an error code to its HTTP status: the one table of API.md
-// section 2. A code missing here maps to 500.
+// statusOf maps an error code to its HTTP status: the one table of
+// docs/SANDBOX-API.md 1.4. A code missing here maps to 500.
 var statusOf = map[string]int{
 	bank.CodeBadRequest:            http.StatusBadRequest,
 	bank.CodeFormatError:           http.StatusBadRequest,

@@ -25,9 +25,9 @@ import (
 // fuzzTimeout bounds one request: a request that takes longer hangs.
 const fuzzTimeout = time.Minute
 
-// documentedCodes lists, per HTTP status, the error codes of API.md
-// section 2 (and RESOURCE_UNKNOWN in a 400, for a record a body names
-// that does not exist, section 9).
+// documentedCodes lists, per HTTP status, the error codes of
+// docs/SANDBOX-API.md 1.4 (and RESOURCE_UNKNOWN in a 400, for a record a
+// body names that does not exist).
 var documentedCodes = map[int][]string{
 	400: {bank.CodeBadRequest, bank.CodeFormatError, bank.CodeHeaderRequired, bank.CodeQueryParamRequired, bank.CodePeriodInvalid,
 		bank.CodeExecutionDateInvalid, bank.CodeKIDMissing, bank.CodeKIDInvalid, bank.CodeReferenceMixInvalid, bank.CodeProductInvalid,
@@ -75,7 +75,7 @@ type answer struct {
 // send sends req, whose body is body, signed when sign is set, and checks the
 // answer: a documented status (never 5xx), the request id echoed, a
 // response signature that verifies, and for an error the JSON error body
-// of API.md section 2.
+// of docs/SANDBOX-API.md 1.4.
 func (fb *fuzzBank) send(t *testing.T, req *http.Request, body []byte, sign bool) answer {
 	t.Helper()
 	if sign {
@@ -131,7 +131,7 @@ func (fb *fuzzBank) send(t *testing.T, req *http.Request, body []byte, sign bool
 	return a
 }
 
-// checkErrorBody checks the error body of API.md section 2: exactly its
+// checkErrorBody checks the error body of docs/SANDBOX-API.md 1.4: exactly its
 // fields, the status and a documented code, a message, one tppMessage per
 // finding with a text of at most 512 bytes, no Go internals, and _links on
 // a 401.
@@ -206,7 +206,7 @@ func (fb *fuzzBank) restore(t *testing.T, method, path string, a answer) {
 // FuzzServer sends the real bank fuzzed requests: any method, path,
 // headers ("Name: value" lines) and body, signed or not. Every answer has
 // a documented status, never 5xx, within the timeout, and an error answers
-// with the error body of API.md section 2.
+// with the error body of docs/SANDBOX-API.md 1.4.
 func FuzzServer(f *testing.F) {
 	fb := startFuzzBank(f)
 	f.Fuzz(func(t *testing.T, method, path, headers string, body []byte, sign bool) {
@@ -314,7 +314,7 @@ func newBasketPayment(t *testing.T, fb *fuzzBank) string {
 // the id the operation's preparation made (a payment for a basket) and
 // $NEXT for the next banking day. Every answer has a documented status,
 // success answers the operation's status with JSON, an error has the error
-// body of API.md section 2, and a refused write changes no data.
+// body of docs/SANDBOX-API.md 1.4, and a refused write changes no data.
 func FuzzRequestBody(f *testing.F) {
 	fb := startFuzzBank(f)
 	routes := bodyRoutes()

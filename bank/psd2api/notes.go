@@ -15,7 +15,7 @@ import (
 	"sandbank/bank/httpsig"
 )
 
-// Client notes (API.md 11): what a request does that the bank accepts, as
+// Client notes (docs/TPP-GUIDE.md 9): what a request does that the bank accepts, as
 // the real bank does, but a stricter bank might not. Each says in one line
 // what to change; strict mode refuses them.
 

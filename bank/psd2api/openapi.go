@@ -86,7 +86,7 @@ var operations = map[string]operation{
 	"GET /v1/accounts/{id}":                              {id: "getAccount", summary: "One account", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "AccountResponse"},
 	"GET /v1/accounts/{id}/balances":                     {id: "getBalances", summary: "An account's balances", tag: tagAIS, who: ais, params: []string{"x-accept-fix"}, status: 200, result: "BalancesResponse"},
 	"GET /v1/accounts/{id}/transactions":                 {id: "listTransactions", summary: "An account's transactions, 200 a page", tag: tagAIS, who: ais, params: []string{"bookingStatus", "dateFrom", "dateTo", "limit", "offset", "withBalance", "x-accept-fix"}, status: 200, result: "TransactionsResponse"},
-	"GET /v1/accounts/{id}/transactions/{transactionId}": {id: "getTransactionDetails", summary: "One transaction with every field of spec 2.7", tag: tagAIS, who: ais, params: []string{"x-accept-fix-required"}, status: 200, result: "TransactionDetailsResponse"},
+	"GET /v1/accounts/{id}/transactions/{transactionId}": {id: "getTransactionDetails", summary: "One transaction with every field of the bank's transaction details", tag: tagAIS, who: ais, params: []string{"x-accept-fix-required"}, status: 200, result: "TransactionDetailsResponse"},
 	"GET /v1/card-accounts":                              {id: "listCardAccounts", summary: "The card accounts the PSU granted", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "CardAccountList"},
 	"GET /v1/card-accounts/{id}":                         {id: "getCardAccount", summary: "One card account", tag: tagAIS, who: ais, params: []string{"withBalance", "x-accept-fix"}, status: 200, result: "CardAccountResponse"},
 	"GET /v1/card-accounts/{id}/balances":                {id: "getCardBalances", summary: "A card account's balances", tag: tagAIS, who: ais, params: []string{"x-accept-fix"}, status: 200, result: "CardBalancesResponse"},
@@ -209,11 +209,11 @@ func openAPIDocument(routes []route) ([]byte, error) {
 			"title":   "Sandbank PSD2 API",
 			"version": "1.3",
 			"description": "A Norwegian bank's PSD2 interface (Berlin Group NextGenPSD2 1.3) as Sandbank serves it on localhost: " +
-				"the contract of API.md. Every /v1 path also answers under /api/v1 and /api-sandbox/v1. " +
+				"the README and docs/ of its repository describe every operation and rule. Every /v1 path also answers under /api/v1 and /api-sandbox/v1. " +
 				"Every /v1 request is signed (Signature, TPP-Signature-Certificate, Digest when there is a body); " +
 				"every response carries Date, Digest and the bank's Signature. Amounts on the PSD2 API are strings " +
 				"with the currency's minor units; on the sandbox API they are JSON numbers.\n\n" +
-				"Tolerance (API.md 11): the bank refuses only what the real bank refuses. What is odd but accepted is a " +
+				"Tolerance (docs/TPP-GUIDE.md, section 9): the bank refuses only what the real bank refuses. What is odd but accepted is a " +
 				"client note in the request log (the desktop app's Traffic screen) and, on a 2xx answer that is a JSON " +
 				"object, a WARNING tppMessage. The notes: a body field the bank does not use, or a key given twice; " +
 				"a payment amount sent as a JSON number; a Date header that is not an HTTP date, or more than 5 minutes " +
@@ -361,7 +361,7 @@ func (op operation) responses() map[string]any {
 	for _, status := range op.more {
 		switch status {
 		case 303:
-			out["303"] = map[string]any{"description": "Back to TPP-Redirect-URI, with the outcome in its query (API.md 5.2)",
+			out["303"] = map[string]any{"description": "Back to TPP-Redirect-URI, with the outcome in its query (docs/ACCOUNT-INFORMATION.md, section 3)",
 				"headers": map[string]any{"Location": map[string]any{"required": true, "schema": map[string]any{"type": "string", "format": "uri"}}}}
 		case 401:
 			out["401"] = ref("responses", "Error")

@@ -73,7 +73,7 @@ func TestOpenAPI_DocumentIsServedUnsignedAndValid(t *testing.T) {
 				}
 			}
 		}
-		// Every route of API.md: 83, the consent resource's 5, the
+		// Every route of the API: 83, the consent resource's 5, the
 		// authorisation lists of the 3 payment services and the landing page
 		// (GET and HEAD), plus the document itself.
 		if ops != 94 {

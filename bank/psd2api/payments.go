@@ -9,7 +9,7 @@ import (
 	"sandbank/bank"
 )
 
-// Handlers of payments and signing baskets (API.md 7 and 8).
+// Handlers of payments and signing baskets (docs/PAYMENTS.md).
 
 // requireHeaders reports every missing header as HTTP_HEADER_REQUIRED.
 func requireHeaders(r *http.Request, why string, names ...string) error {

@@ -847,7 +847,7 @@ func TestFaults(t *testing.T) {
 
 // A bulk payment whose items do not all find cover settles those that do;
 // when the retry days are over, the rest are rejected and the bulk ends
-// PART (API.md 7.3), with fundsAvailable false.
+// PART (docs/PAYMENTS.md 5), with fundsAvailable false.
 func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 	b, tpp := setup(t)
 	day := onBankingMorning(t, b, tpp)

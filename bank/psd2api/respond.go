@@ -46,8 +46,8 @@ func decode[T any](r *http.Request) (T, error) {
 	return v, note(r, odd...)
 }
 
-// accepted records the oddities a service accepted a change with (API.md
-// 11) as notes of the request. The change is made, so they are noted
+// accepted records the oddities a service accepted a change with
+// (docs/TPP-GUIDE.md 9) as notes of the request. The change is made, so they are noted
 // even if strict mode came on while the request ran.
 func accepted(r *http.Request, odd []bank.Message) {
 	st := stateOf(r)
@@ -111,7 +111,7 @@ func (s *server) handle(f handlerFunc) http.Handler {
 }
 
 // withWarnings adds the request's oddities to a JSON object answer as
-// WARNING tppMessages (API.md 11). An answer that writes tppMessages
+// WARNING tppMessages (docs/TPP-GUIDE.md 9). An answer that writes tppMessages
 // itself, and one that is not an object (an array), is left as it is.
 func withWarnings(body *bytes.Buffer, notes []bank.Message) {
 	b := bytes.TrimRight(body.Bytes(), " \t\r\n")

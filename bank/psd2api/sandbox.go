@@ -9,7 +9,7 @@ import (
 	"sandbank/bank/pki"
 )
 
-// Handlers of the sandbox data API (API.md 9).
+// Handlers of the sandbox data API (docs/SANDBOX-API.md).
 
 func (h *sandboxAPI) initialize(w http.ResponseWriter, r *http.Request) error {
 	n, err := h.bank.Initialize()

@@ -910,7 +910,7 @@ func TestSandbox_ManyIDsAreDistinct(t *testing.T) {
 	}
 }
 
-// Sandbox data as test tools send it (API.md 11): each oddity is taken
+// Sandbox data as test tools send it (docs/TPP-GUIDE.md 9): each oddity is taken
 // with a WARNING, in the answer's tppMessages where the answer is an
 // object and always in the request log, and strict mode refuses it and
 // stores nothing.

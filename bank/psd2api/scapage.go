@@ -13,7 +13,7 @@ import (
 	"sandbank/bank"
 )
 
-// The SCA page (API.md 5.2): unsigned HTML forms that POST back to
+// The SCA page (docs/ACCOUNT-INFORMATION.md 3): unsigned HTML forms that POST back to
 // /sca/{id}. html/template escapes everything the page prints.
 
 var (

@@ -1,5 +1,5 @@
-// Package psd2api is the bank's HTTP interface: the signed /v1 API of
-// API.md (also under /api/v1 and /api-sandbox/v1) and the unsigned
+// Package psd2api is the bank's HTTP interface: the signed /v1 API the
+// README and docs/ describe (also under /api/v1 and /api-sandbox/v1) and the unsigned
 // health check. Every route is in routes.go; handlers decode, call one
 // bank service and encode.
 package psd2api
@@ -198,7 +198,7 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, withStatus(bank.Errorf(bank.CodeBadRequest, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, probe.header.Get("Allow")), http.StatusMethodNotAllowed))
 		return
 	}
-	s.fail(w, r, bank.Errorf(bank.CodeNotFound, "there is no route %s %s; paths start with /v1 (see API.md)", r.Method, r.URL.Path))
+	s.fail(w, r, bank.Errorf(bank.CodeNotFound, "there is no route %s %s; paths start with /v1, and GET /v1/openapi.json lists every operation", r.Method, r.URL.Path))
 }
 
 // finish signs the recorded response, writes it and logs the request.
@@ -315,7 +315,7 @@ type state struct {
 	errID   string
 	access  string // the PSU and grant an account-information request used
 	grantID string
-	// notes are the oddities the bank accepted (API.md 11): the request's
+	// notes are the oddities the bank accepted (docs/TPP-GUIDE.md 9): the request's
 	// client notes and the warnings of the body; strict refuses them.
 	notes  []bank.Message
 	strict bool
@@ -482,7 +482,7 @@ func checkContentType(ct string, body []byte) error {
 	return nil
 }
 
-// errorBody is the error body of API.md section 2.
+// errorBody is the error body of docs/SANDBOX-API.md 1.4.
 type errorBody struct {
 	ID          string         `json:"id"`
 	System      string         `json:"system"`

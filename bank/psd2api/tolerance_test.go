@@ -176,7 +176,7 @@ func TestRoot_LandingIsUnsigned(t *testing.T) {
 	expect(t, b.Do(nil, "GET", "/nothing", nil), 404, "NOT_FOUND")
 }
 
-// Each client note of API.md 11: accepted and noted; strict mode refuses
+// Each client note of docs/TPP-GUIDE.md 9: accepted and noted; strict mode refuses
 // it with the note's text. A signed header left out of the list stays a
 // refusal either way.
 func TestClientNotes_OddHeadersAreNotedThenRefusedWhenStrict(t *testing.T) {

@@ -2,7 +2,7 @@ package psd2api
 
 import "net/http"
 
-// Handlers of a TPP's contact information (API.md 9).
+// Handlers of a TPP's contact information (docs/SANDBOX-API.md).
 
 // contactBody is the body of PUT and GET /v1/tpps/{tppId}/contact-information.
 type contactBody struct {

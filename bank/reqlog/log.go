@@ -46,7 +46,7 @@ type Entry struct {
 	// request used; GrantID is that grant.
 	Access  string
 	GrantID string
-	// Notes are the oddities the bank accepted with a warning (API.md 11):
+	// Notes are the oddities the bank accepted with a warning (docs/TPP-GUIDE.md 9):
 	// client notes on the headers and signature, and the body's warnings.
 	Notes []bank.Message
 

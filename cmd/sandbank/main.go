@@ -20,6 +20,7 @@ import (
 
 	"sandbank/app"
 	"sandbank/assets"
+	_ "sandbank/cmd/sandbank/internal/posixlocale" // before Fyne reads the locale
 	"sandbank/storage"
 	"sandbank/ui"
 )
@@ -66,6 +67,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *headless {
 		return serveHeadless(cfg, stdout, stderr)
+	}
+	// Without a display the window cannot open: say so before the data
+	// file is created or a listener bound.
+	if err := checkDisplay(); err != nil {
+		fmt.Fprintf(stderr, "sandbank: %v; %s\n", err, noDisplayHint)
+		return 1
 	}
 	fyneapp.SetMetadata(metadata)
 	a := fyneapp.NewWithID(metadata.ID)
@@ -137,6 +144,9 @@ func serveHeadless(cfg app.Config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sandbank:", err)
 		if errors.Is(err, storage.ErrInUse) {
 			return 3
+		}
+		if errors.As(err, new(*app.ListenError)) {
+			return 4
 		}
 		return 1
 	}

@@ -29,10 +29,11 @@ const callUsage = `Sign and send one request to the bank, like curl, and print t
 headers and body.
 
 Usage:
-  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE]
+  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE] [--body-only] [--fail]
 
-Example:
+Examples:
   sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem
+  sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem --body-only --fail | jq -r '.[].customerName'
 
 Flags:
 `
@@ -51,6 +52,8 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	keyFile := fs.String("key", "", "the certificate's private key (PEM)")
 	base := fs.String("url", defaultURL, "the bank's base URL")
 	caFile := fs.String("ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
+	bodyOnly := fs.Bool("body-only", false, "write only the body to standard output, byte for byte as received; the status line and headers go to standard error")
+	failOnError := fs.Bool("fail", false, "exit with status 22 when the bank answers 400 or more; the answer then goes to standard error, and nothing to standard output")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -112,8 +115,24 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return fmt.Errorf("read the response: %w", err)
 	}
+	switch {
+	case *failOnError && resp.StatusCode >= 400:
+		printResponse(stderr, resp, respBody)
+		return &statusError{status: resp.Status}
+	case *bodyOnly:
+		printHead(stderr, resp)
+		_, err = stdout.Write(respBody)
+		return err
+	}
 	printResponse(stdout, resp, respBody)
 	return nil
+}
+
+// statusError is an answer of 400 or more under --fail.
+type statusError struct{ status string }
+
+func (e *statusError) Error() string {
+	return "the bank answered " + e.status + " (--fail exits 22; the answer is above)"
 }
 
 // parseInterspersed parses flags that may stand before, between or after
@@ -179,6 +198,19 @@ func httpClient(caFile string) (*http.Client, error) {
 // printResponse writes the status line, the headers in order and the body,
 // indented when it is JSON.
 func printResponse(w io.Writer, resp *http.Response, body []byte) {
+	printHead(w, resp)
+	fmt.Fprintln(w)
+	var pretty bytes.Buffer
+	if json.Valid(body) && json.Indent(&pretty, body, "", "  ") == nil {
+		pretty.WriteByte('\n')
+		_, _ = w.Write(pretty.Bytes())
+		return
+	}
+	_, _ = w.Write(body)
+}
+
+// printHead writes the status line and the headers in order.
+func printHead(w io.Writer, resp *http.Response) {
 	fmt.Fprintf(w, "%s %s\n", resp.Proto, resp.Status)
 	names := make([]string, 0, len(resp.Header))
 	for name := range resp.Header {
@@ -190,12 +222,4 @@ func printResponse(w io.Writer, resp *http.Response, body []byte) {
 			fmt.Fprintf(w, "%s: %s\n", name, v)
 		}
 	}
-	fmt.Fprintln(w)
-	var pretty bytes.Buffer
-	if json.Valid(body) && json.Indent(&pretty, body, "", "  ") == nil {
-		pretty.WriteByte('\n')
-		_, _ = w.Write(pretty.Bytes())
-		return
-	}
-	_, _ = w.Write(body)
 }

@@ -45,6 +45,10 @@ func exitCode(err error) int {
 		return 2
 	case errors.Is(err, storage.ErrInUse):
 		return 3
+	case errors.As(err, new(*app.ListenError)):
+		return 4
+	case errors.As(err, new(*statusError)):
+		return 22 // as curl --fail
 	}
 	return 1
 }

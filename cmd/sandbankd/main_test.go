@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -145,6 +149,46 @@ func TestServe_SecondInstanceIsRefused(t *testing.T) {
 	}
 }
 
+// A listen address that cannot be bound stops sandbankd with exit 4 and a
+// message naming the listener, its address and what to do; it serves
+// nothing, not even the listener that could start.
+func TestServe_BusyAddressExits4(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = busy.Close() }()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	freeAddr := free.Addr().String()
+	_ = free.Close()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		addr, tlsAddr, flag string
+	}{
+		{busy.Addr().String(), freeAddr, "--addr"},
+		{freeAddr, busy.Addr().String(), "--tls-addr"},
+	} {
+		stdout, stderr, code := sandbankd(t, "", "--data", filepath.Join(dir, "sandbank.db"), "--addr", c.addr, "--tls-addr", c.tlsAddr)
+		if code != 4 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "sandbankd: the HTTP") ||
+			!strings.Contains(stderr, "listener did not start on "+busy.Addr().String()+": address already in use") ||
+			!strings.Contains(stderr, "choose another") || !strings.Contains(stderr, c.flag) {
+			t.Errorf("--addr %s --tls-addr %s: exit %d, stderr %q", c.addr, c.tlsAddr, code, stderr)
+		}
+		if strings.Contains(stdout, "/healthz") {
+			t.Errorf("it printed URLs as if it served: %s", stdout)
+		}
+		// The free address was released again.
+		ln, err := net.Listen("tcp", freeAddr)
+		if err != nil {
+			t.Fatalf("the free address is still held: %v", err)
+		}
+		_ = ln.Close()
+	}
+}
+
 func TestServe_GracefulShutdownClosesTheFile(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "sandbank.db")
 	d := startDaemon(t, data)
@@ -228,6 +272,68 @@ func TestCall_SignsAndPrints(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("sandbankd %s: exit %d, stderr %q; want it to mention %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
+	}
+}
+
+// --body-only writes the body byte for byte to standard output and the
+// rest to standard error; --fail exits 22 on an answer of 400 or more and
+// writes it all to standard error. Both work in a pipe.
+func TestCall_BodyOnlyAndFail(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sandbank.db")
+	cert, key := newTPP(t, dir, data, "Pipe TPP", "--roles", "PSP_AI")
+	d := startDaemon(t, data)
+	call := func(args ...string) (string, string, int) {
+		return sandbankd(t, "", append([]string{"call", "--cert", cert, "--key", key, "--url", d.URLs[0]}, args...)...)
+	}
+
+	out, stderr, code := call("GET", "/v1/sandbox/customers", "--body-only")
+	if code != 0 || !strings.HasPrefix(stderr, "HTTP/1.1 200 OK\n") || strings.Contains(out, "HTTP/1.1") {
+		t.Fatalf("--body-only: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	var customers []struct {
+		Name string `json:"customerName"`
+	}
+	if err := json.Unmarshal([]byte(out), &customers); err != nil || len(customers) != 4 || customers[0].Name == "" {
+		t.Fatalf("--body-only printed no JSON array of the four customers: %v\n%s", err, out)
+	}
+	// Byte for byte: the body's hash is the one the bank's Digest header
+	// (on standard error) gives.
+	sum := sha256.Sum256([]byte(out))
+	if digest := "Digest: SHA-256=" + base64.StdEncoding.EncodeToString(sum[:]) + "\n"; !strings.Contains(stderr, digest) {
+		t.Fatalf("the body on standard output is not the one the bank signed: want %q in\n%s", digest, stderr)
+	}
+
+	// --fail: a success is printed as usual.
+	out, _, code = call("GET", "/v1/sandbox/customers", "--fail")
+	if code != 0 || !strings.HasPrefix(out, "HTTP/1.1 200 OK\n") {
+		t.Fatalf("--fail on a 200: exit %d\n%s", code, out)
+	}
+	// An error: exit 22, nothing on standard output, the answer on
+	// standard error, with or without --body-only.
+	for _, extra := range [][]string{{"--fail"}, {"--fail", "--body-only"}} {
+		out, stderr, code = call(append([]string{"GET", "/v1/sandbox/customers/nope"}, extra...)...)
+		if code != 22 || out != "" || !strings.HasPrefix(stderr, "HTTP/1.1 404 Not Found\n") || !strings.Contains(stderr, "RESOURCE_UNKNOWN") ||
+			!strings.HasSuffix(stderr, "sandbankd: the bank answered 404 Not Found (--fail exits 22; the answer is above)\n") {
+			t.Errorf("%v on a 404: exit %d\nstdout %q\nstderr %s", extra, code, out, stderr)
+		}
+	}
+	// In a shell pipe: the body goes through jq, the head does not.
+	script := fmt.Sprintf("set -o pipefail; %q call GET /v1/sandbox/customers --cert %q --key %q --url %q --body-only --fail 2>/dev/null | jq -r '.[0].customerName'",
+		binary, cert, key, d.URLs[0])
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Fatal("jq is not installed: run scripts/install-deps test")
+	}
+	piped, err := exec.Command("bash", "-c", script).Output()
+	if err != nil || strings.TrimSpace(string(piped)) != customers[0].Name {
+		t.Fatalf("pipe: %v %q, want %q", err, piped, customers[0].Name)
+	}
+	script = fmt.Sprintf("set -o pipefail; %q call GET /v1/sandbox/customers/nope --cert %q --key %q --url %q --body-only --fail 2>/dev/null | jq .",
+		binary, cert, key, d.URLs[0])
+	err = exec.Command("bash", "-c", script).Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 22 {
+		t.Fatalf("a failing call in a pipe with pipefail: %v, want exit 22", err)
 	}
 }
 

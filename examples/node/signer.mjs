@@ -1,6 +1,6 @@
 // Signs requests to Sandbank's PSD2 API and verifies the bank's signed
 // responses (Berlin Group NextGenPSD2 1.3 with the cavage HTTP signature
-// draft; API.md section 3).
+// draft; Sandbank's docs/TPP-GUIDE.md, section 2, gives the rules).
 //
 // Copy this file into your code base. It needs only Node's crypto module;
 // signedFetch sends a signed request with the built-in fetch:
@@ -137,7 +137,7 @@ export class Signer {
     const signature = sign('sha256', Buffer.from(signingString(lines), 'utf8'), this.key); // PKCS#1 v1.5 for RSA
     headers.set('TPP-Signature-Certificate', this.certificateHeader);
     // The keyId goes between the quotes as it is: the backslashes of an
-    // escaped DN (O=Bank\, Inc) are the DN's own (API.md 3.4), and RFC 4514
+    // escaped DN (O=Bank\, Inc) are the DN's own, not doubled, and RFC 4514
     // escapes every double quote of a DN.
     headers.set('Signature', mimeEncode(
       `keyId="${this.keyId}",algorithm="${SIGNING_ALGORITHM}",` +

@@ -1,6 +1,6 @@
 """Signs requests to Sandbank's PSD2 API and verifies the bank's signed
 responses (Berlin Group NextGenPSD2 1.3 with the cavage HTTP signature
-draft; API.md section 3).
+draft; Sandbank's docs/TPP-GUIDE.md, section 2, gives the rules).
 
 Copy this file into your code base. It needs `cryptography`; `SandbankAuth`
 plugs it into `requests`:
@@ -117,7 +117,7 @@ class Signer:
                                   padding.PKCS1v15(), hashes.SHA256())
         headers["TPP-Signature-Certificate"] = self.certificate_header
         # The keyId goes between the quotes as it is: the backslashes of an
-        # escaped DN (O=Bank\, Inc) are the DN's own (API.md 3.4), and
+        # escaped DN (O=Bank\, Inc) are the DN's own, not doubled, and
         # RFC 4514 escapes every double quote of a DN.
         headers["Signature"] = mime_encode(
             f'keyId="{self.key_id}",'

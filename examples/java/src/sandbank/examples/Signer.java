@@ -33,7 +33,8 @@ import javax.security.auth.x500.X500Principal;
 
 /**
  * Signs requests to Sandbank's PSD2 API (Berlin Group NextGenPSD2 1.3 with
- * the cavage HTTP signature draft; API.md section 3). Copy this class, and
+ * the cavage HTTP signature draft; Sandbank's docs/TPP-GUIDE.md, section 2,
+ * gives the rules). Copy this class, and
  * ResponseVerifier for the bank's signed responses, into your code base;
  * they need only java.security and java.net.http.
  *
@@ -205,7 +206,7 @@ public final class Signer {
         lines.forEach(line -> names.add(line[0]));
         headers.put("TPP-Signature-Certificate", certificateHeader);
         // The keyId goes between the quotes as it is: the backslashes of an
-        // escaped DN (O=Bank\, Inc) are the DN's own (API.md 3.4), and RFC
+        // escaped DN (O=Bank\, Inc) are the DN's own, not doubled, and RFC
         // 2253 escapes every double quote of a DN.
         headers.put("Signature", mimeEncode("keyId=\"" + keyId + "\",algorithm=\"" + SIGNING_ALGORITHM
                 + "\",headers=\"" + String.join(" ", names) + "\",signature=\"" + signature + "\""));
