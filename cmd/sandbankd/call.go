@@ -29,10 +29,11 @@ const callUsage = `Sign and send one request to the bank, like curl, and print t
 headers and body.
 
 Usage:
-  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE]
+  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE] [-o FILE]
 
-Example:
+Examples:
   sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem
+  sandbankd call GET /v1/sandbox/requests.har -o traffic.har --cert tpp/cert.pem --key tpp/key.pem
 
 Flags:
 `
@@ -51,6 +52,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	keyFile := fs.String("key", "", "the certificate's private key (PEM)")
 	base := fs.String("url", defaultURL, "the bank's base URL")
 	caFile := fs.String("ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
+	outFile := fs.String("o", "", "write the response body to this file as it came (e.g. a HAR export) and print only the status and headers")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -112,7 +114,15 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return fmt.Errorf("read the response: %w", err)
 	}
-	printResponse(stdout, resp, respBody)
+	if *outFile == "" {
+		printResponse(stdout, resp, respBody)
+		return nil
+	}
+	if err := os.WriteFile(*outFile, respBody, 0o600); err != nil {
+		return fmt.Errorf("write the response body: %w", err)
+	}
+	printResponse(stdout, resp, nil)
+	fmt.Fprintf(stdout, "(%d bytes of body written to %s)\n", len(respBody), *outFile)
 	return nil
 }
 
