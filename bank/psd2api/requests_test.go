@@ -215,7 +215,10 @@ func TestRequests_BadQueries(t *testing.T) {
 	rejects(t, b, tpp, "GET", "/v1/sandbox/requests/"+gone.ID, nil, 404, "RESOURCE_UNKNOWN")
 	// The operations are signed like the rest of the sandbox API, and
 	// DELETE is the only other method.
-	expect(t, b.Do(nil, "GET", "/v1/sandbox/requests", nil), 400, "SIGNATURE_MISSING")
+	missing := expect(t, b.Do(nil, "GET", "/v1/sandbox/requests", nil), 400, "SIGNATURE_MISSING")
+	if want := "(the bank's check step by step: GET /v1/sandbox/requests/" + missing.ID + ")"; !strings.HasSuffix(missing.Message, want) {
+		t.Errorf("a missing signature's message %q does not end with %q", missing.Message, want)
+	}
 	expect(t, b.Do(nil, "DELETE", "/v1/sandbox/requests", nil), 400, "SIGNATURE_MISSING")
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/requests", nil), 405, "BAD_REQUEST")
 	if n := len(b.RequestLog().Entries()); n < 3 {

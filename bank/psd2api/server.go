@@ -563,7 +563,11 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	st.errCode = e.Code
 	body := errorBody{ID: id, System: "sandbank", Status: status, Code: e.Code, Message: e.Message, TPPMessages: e.Messages}
 	if v := st.verdict; v != nil && v.Err != nil && e == v.Err {
-		body.Message += fmt.Sprintf(" (the bank's check step by step, with the signing string it rebuilt: GET %s/%s)", reqlog.APIPath, id)
+		what := "the bank's check step by step"
+		if v.SigningString != "" {
+			what += ", with the signing string it rebuilt"
+		}
+		body.Message += fmt.Sprintf(" (%s: GET %s/%s)", what, reqlog.APIPath, id)
 	}
 	if body.TPPMessages == nil {
 		body.TPPMessages = []bank.Message{}
