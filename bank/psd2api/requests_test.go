@@ -135,6 +135,7 @@ func TestRequests_ListFiltersAndPages(t *testing.T) {
 		{"?q=" + bad.ID, []string{bad.ID}},
 		{"?q=customers&errorsOnly=true", []string{bad.ID}},
 		{"?q=nothing+like+this", nil},
+		{"?q=&tppId=&method=&status=&errorsOnly=&limit=&before=", l.ids()}, // empty is not given
 	} {
 		got := listLog(t, b, tpp, c.query)
 		if !slices.Equal(got.ids(), c.want) || got.Total != len(c.want) {
