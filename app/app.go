@@ -221,7 +221,7 @@ func (a *App) prepare(cfg Config) error {
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
 		Bank: a.Bank, Verifier: a.verifier, BankSigner: creds.bank, Authority: creds.ca,
-		Logger: a.logger, Now: time.Now, Version: Version(), OnRequest: a.requests.Add,
+		Logger: a.logger, Now: time.Now, Version: Version(), RequestLog: a.requests,
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
 	a.unsub = a.Bank.Ops.Subscribe(func(e bank.Event) {
@@ -263,6 +263,9 @@ func (a *App) Ops() *bank.Ops { return a.Bank.Ops }
 
 // RequestLog keeps the recent requests for the traffic screen.
 func (a *App) RequestLog() *reqlog.Log { return a.requests }
+
+// Version is Sandbank's version (the package's Version).
+func (a *App) Version() string { return Version() }
 
 // DataDir is the folder of the data file; the trust and scenarios folders
 // are in it.

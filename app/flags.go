@@ -40,7 +40,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		requireSig: fs.Bool("require-signature", true, "refuse unsigned requests"),
 		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer)"),
 		watchScen:  fs.Bool("watch-scenarios", false, "list and watch the scenarios folder next to the data file (the desktop app's window always does)"),
-		logLevel:   fs.String("log-level", "info", "log level: debug, info, warn or error"),
+		logLevel:   fs.String("log-level", "info", "log level: debug (adds the signing string the bank rebuilt for each refused signature), info, warn or error"),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -59,8 +60,9 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 	s.request = readOnlyText()
 	s.response = readOnlyText()
 	clear := widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), s.clearLog)
-	export := widget.NewButtonWithIcon("Export JSON…", theme.DocumentSaveIcon(), s.exportDialog)
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(s.errorsOnly, clear, export), s.filter)
+	exportJSON := widget.NewButtonWithIcon("Export JSON…", theme.DocumentSaveIcon(), func() { s.exportDialog(".json") })
+	exportHAR := widget.NewButtonWithIcon("Export HAR…", theme.DocumentSaveIcon(), func() { s.exportDialog(".har") })
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(s.errorsOnly, clear, exportJSON, exportHAR), s.filter)
 	s.grantBtn = widget.NewButtonWithIcon("Show the grant", theme.NavigateNextIcon(), func() {
 		if e, ok := s.entry(); ok && e.GrantID != "" {
 			s.u.showGrant(e.GrantID)
@@ -120,17 +122,12 @@ func (s *trafficScreen) add(entries []reqlog.Entry) {
 
 // apply filters the requests and refreshes the table.
 func (s *trafficScreen) apply() {
-	q := strings.ToLower(strings.TrimSpace(s.filter.Text))
+	f := reqlog.Filter{Text: s.filter.Text, ErrorsOnly: s.errorsOnly.Checked}
 	s.shown = s.shown[:0]
 	for i := len(s.entries) - 1; i >= 0; i-- {
-		e := s.entries[i]
-		if s.errorsOnly.Checked && e.Status < 400 {
-			continue
+		if f.Match(s.entries[i]) {
+			s.shown = append(s.shown, i)
 		}
-		if q != "" && !strings.Contains(strings.ToLower(strings.Join([]string{e.TPPID, e.Method, e.Path, strconv.Itoa(e.Status), e.SignatureSummary(), e.ErrorCode, e.RequestID, e.Access}, " ")), q) {
-			continue
-		}
-		s.shown = append(s.shown, i)
 	}
 	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %d MiB)", len(s.shown), len(s.entries), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes>>20))
 	s.table.Refresh()
@@ -160,9 +157,10 @@ func (s *trafficScreen) showDetail() {
 // explain writes the signature check of a request step by step.
 func explain(e reqlog.Entry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s answered %d in %s ms, request id %s\n", e.Method, e.Path, e.Status, msText(e.Duration), e.RequestID)
+	fmt.Fprintf(&b, "%s %s answered %d in %s ms, X-Request-ID %s\n", e.Method, e.Path, e.Status, msText(e.Duration), e.RequestID)
+	fmt.Fprintf(&b, "Id %s (an error body's id; GET %s/{id} shows this through the API)\n", e.ID, reqlog.APIPath)
 	if e.ErrorCode != "" {
-		fmt.Fprintf(&b, "Error %s, error id %s\n", e.ErrorCode, e.ErrorID)
+		fmt.Fprintf(&b, "Error %s\n", e.ErrorCode)
 	}
 	if e.Access != "" {
 		fmt.Fprintf(&b, "PSU and grant: %s\n", e.Access)
@@ -229,8 +227,15 @@ func prettyBody(body []byte) string {
 	return string(body)
 }
 
+// clearLog clears the request log; the screen follows at once, as it does
+// when the log is cleared through the API.
 func (s *trafficScreen) clearLog() {
 	s.u.host.RequestLog().Clear()
+	s.reset()
+}
+
+// reset forgets the requests the screen shows.
+func (s *trafficScreen) reset() {
 	s.entries, s.selected = nil, 0
 	s.steps.SetText("")
 	s.grantBtn.Disable()
@@ -240,12 +245,13 @@ func (s *trafficScreen) clearLog() {
 	s.apply()
 }
 
-// exportDialog asks where to write the shown requests as JSON.
-func (s *trafficScreen) exportDialog() {
+// exportDialog asks where to write the shown requests, offering a file
+// with the extension ext: .json or .har.
+func (s *trafficScreen) exportDialog(ext string) {
 	f := newForm(nil)
-	path := f.text("File", "file", filepath.Join(s.u.host.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+".json"), "")
+	path := f.text("File", "file", filepath.Join(s.u.host.DataDir(), "traffic-"+time.Now().Format("20060102-150405")+ext), "")
 	var n int
-	s.u.showModal("Export the requests as JSON", "Export", f, nil, func() (err error) {
+	s.u.showModal("Export the requests as "+strings.ToUpper(ext[1:]), "Export", f, nil, func() (err error) {
 		n, err = s.export(path.Text)
 		return err
 	}, func() {
@@ -253,14 +259,21 @@ func (s *trafficScreen) exportDialog() {
 	})
 }
 
-// export writes the requests the filter shows, oldest first, to a file.
+// export writes the requests the filter shows, oldest first, to a file:
+// as HAR 1.2 when its name ends in .har, else as JSON.
 func (s *trafficScreen) export(path string) (int, error) {
 	list := make([]reqlog.Entry, 0, len(s.shown))
 	for i := len(s.shown) - 1; i >= 0; i-- {
 		list = append(list, s.entries[s.shown[i]])
 	}
 	var buf bytes.Buffer
-	if err := reqlog.WriteJSON(&buf, list); err != nil {
+	write := reqlog.WriteJSON
+	if strings.EqualFold(filepath.Ext(path), ".har") {
+		write = func(w io.Writer, entries []reqlog.Entry) error {
+			return reqlog.WriteHAR(w, entries, s.u.host.Version())
+		}
+	}
+	if err := write(&buf, list); err != nil {
 		return 0, err
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"sandbank/app/apptest"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 )
@@ -158,9 +159,80 @@ func TestTraffic_LiveLogExplainsSignatures(t *testing.T) {
 	if err := json.Unmarshal(data, &exported); err != nil || len(exported) != 2 || exported[1]["signature"] != "failed: digest" {
 		t.Fatalf("exported %s", data)
 	}
+	// Export as HAR, through the dialog of its button.
+	test.Tap(widgetIn(t, h.u.tabs, "Export HAR…"))
+	if got := h.field("File").(*entry).Text; filepath.Ext(got) != ".har" || filepath.Dir(got) != h.core.DataDir() {
+		t.Fatalf("the HAR dialog offers %q", got)
+	}
+	harPath := filepath.Join(t.TempDir(), "traffic.har")
+	h.typeInto("File", harPath)
+	test.Tap(h.modal().submit)
+	data, err := os.ReadFile(harPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apptest.CheckHAR(t, data)
+	var har struct {
+		Log struct {
+			Version string
+			Creator struct{ Name, Version string }
+			Entries []struct {
+				Request struct {
+					Method   string
+					PostData struct{ Text string }
+				}
+				Response struct {
+					Status  int
+					Content struct{ Text string }
+				}
+				Sandbank struct{ ID, Signature string } `json:"_sandbank"`
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &har); err != nil {
+		t.Fatal(err)
+	}
+	if har.Log.Version != "1.2" || har.Log.Creator.Name != "Sandbank" || har.Log.Creator.Version != h.core.Version() || len(har.Log.Entries) != 2 {
+		t.Fatalf("HAR log %+v", har.Log)
+	}
+	if post := har.Log.Entries[1]; post.Request.Method != "POST" || post.Request.PostData.Text != `{"customerNumber":"1","name":"X","type":"private"} ` || // as tampered
+		post.Response.Status != 400 || !strings.Contains(post.Response.Content.Text, "SIGNATURE_INVALID") ||
+		post.Sandbank.Signature != "failed: digest" || post.Sandbank.ID != s.entries[s.shown[0]].ID {
+		t.Fatalf("HAR entry of the refused POST %+v", post)
+	}
 	test.Tap(widgetIn(t, h.u.tabs, "Clear"))
 	if len(s.shown) != 0 || len(h.core.RequestLog().Entries()) != 0 {
 		t.Fatal("clear left requests")
+	}
+}
+
+// A clear through the API (DELETE /v1/sandbox/requests) empties the
+// Traffic screen too; requests after it show as usual.
+func TestTraffic_FollowsAClearThroughTheAPI(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.traffic
+	h.send("GET", "/v1/sandbox/customers", nil, false)
+	h.send("GET", "/v1/sandbox/clock", nil, false)
+	h.u.catchUp()
+	if len(s.shown) != 2 {
+		t.Fatalf("%d requests listed", len(s.shown))
+	}
+	s.table.Select(widget.TableCellID{Row: 0, Col: 0})
+	if s.request.Text == "" {
+		t.Fatal("no request shown")
+	}
+	if st := h.send("DELETE", "/v1/sandbox/requests", nil, false); st != 204 {
+		t.Fatalf("DELETE /v1/sandbox/requests: %d", st)
+	}
+	h.u.catchUp()
+	// The DELETE itself is logged after it cleared the log.
+	if len(s.entries) != 1 || len(s.shown) != 1 || s.entries[0].Method != "DELETE" || s.request.Text != "" || s.selected != 0 {
+		t.Fatalf("after the API cleared the log the screen holds %d requests, selected %d", len(s.entries), s.selected)
+	}
+	h.send("GET", "/v1/sandbox/clock", nil, false)
+	h.u.catchUp()
+	if len(s.shown) != 2 || s.entries[1].Path != "/v1/sandbox/clock" {
+		t.Fatalf("after a new request: %d", len(s.shown))
 	}
 }
 

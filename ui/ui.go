@@ -62,6 +62,7 @@ type changes struct {
 	mu        sync.Mutex
 	kinds     map[bank.EventKind]map[string]bool
 	entries   []reqlog.Entry
+	cleared   bool // the request log was cleared before entries came
 	scenarios []bank.ScenarioFile
 	scenSet   bool
 }
@@ -112,7 +113,7 @@ func newUI(a fyne.App, w fyne.Window, host Host) *UI {
 	)
 	u.unsubs = append(u.unsubs,
 		u.ops.Subscribe(u.noteEvent),
-		host.RequestLog().Subscribe(u.noteEntry),
+		host.RequestLog().Subscribe(u.noteLog),
 		host.SubscribeScenarios(u.noteScenarios),
 	)
 	w.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
@@ -155,9 +156,13 @@ func (u *UI) noteEvent(e bank.Event) {
 	u.poke()
 }
 
-func (u *UI) noteEntry(e reqlog.Entry) {
+func (u *UI) noteLog(c reqlog.Change) {
 	u.changes.mu.Lock()
-	u.changes.entries = reqlog.Trim(append(u.changes.entries, e), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+	if c.Cleared {
+		u.changes.entries, u.changes.cleared = nil, true
+	} else {
+		u.changes.entries = reqlog.Trim(append(u.changes.entries, c.Entry), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+	}
 	u.changes.mu.Unlock()
 	u.poke()
 }
@@ -174,8 +179,8 @@ func (u *UI) noteScenarios(files []bank.ScenarioFile) {
 // make one refresh.
 func (u *UI) catchUp() {
 	u.changes.mu.Lock()
-	c := changes{kinds: u.changes.kinds, entries: u.changes.entries, scenarios: u.changes.scenarios, scenSet: u.changes.scenSet}
-	u.changes.kinds, u.changes.entries, u.changes.scenarios, u.changes.scenSet = nil, nil, nil, false
+	c := changes{kinds: u.changes.kinds, entries: u.changes.entries, cleared: u.changes.cleared, scenarios: u.changes.scenarios, scenSet: u.changes.scenSet}
+	u.changes.kinds, u.changes.entries, u.changes.cleared, u.changes.scenarios, u.changes.scenSet = nil, nil, false, nil, false
 	u.changes.mu.Unlock()
 	if len(c.kinds) > 0 {
 		changed := func(kinds ...bank.EventKind) bool {
@@ -215,6 +220,9 @@ func (u *UI) catchUp() {
 		if changed(bank.EventBatchRuns, bank.EventSettings) {
 			u.payments.reloadRuns()
 		}
+	}
+	if c.cleared {
+		u.traffic.reset()
 	}
 	if len(c.entries) > 0 {
 		u.traffic.add(c.entries)

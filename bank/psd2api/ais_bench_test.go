@@ -128,7 +128,7 @@ func BenchmarkAIS(b *testing.B) {
 		}
 		srv := &http.Server{Handler: psd2api.NewServer(psd2api.Config{
 			Bank: bk.Bank, Verifier: httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, time.Now),
-			Authority: bk.Authority, OnRequest: bk.RequestLog().Add,
+			Authority: bk.Authority, RequestLog: bk.RequestLog(),
 		})}
 		go func() { _ = srv.Serve(ln) }()
 		b.Cleanup(func() { _ = srv.Close() })

@@ -105,6 +105,10 @@ var operations = map[string]operation{
 	"POST /v1/sandbox/batch-runs":              {id: "runBatch", summary: "Run the payment batch now", tag: tagControl, who: sandbox, status: 200, result: "BatchRunResult"},
 	"GET /v1/sandbox/faults":                   {id: "getFaults", summary: "The simulated faults", tag: tagControl, who: sandbox, status: 200, result: "Faults"},
 	"PUT /v1/sandbox/faults":                   {id: "setFaults", summary: "Set latency, a random 500 rate or an outage", tag: tagControl, who: sandbox, body: "FaultsInput", status: 200, result: "Faults"},
+	"GET /v1/sandbox/requests":                 {id: "listRequests", summary: "The request log: the requests the bank answered, newest first, filtered and paged (the log's own operations left out)", tag: tagControl, who: sandbox, params: requestLogFilter("requestLogLimit", "requestLogBefore"), status: 200, result: "RequestLogList"},
+	"DELETE /v1/sandbox/requests":              {id: "clearRequests", summary: "Clear the request log (and the desktop app's Traffic screen)", tag: tagControl, who: sandbox, status: 204},
+	"GET /v1/sandbox/requests.har":             {id: "exportRequestsHAR", summary: "The request log as a HAR 1.2 file, oldest first, with the bodies and the bank's signature check in _sandbank", tag: tagControl, who: sandbox, params: requestLogFilter(), status: 200, result: "Har"},
+	"GET /v1/sandbox/requests/{id}":            {id: "getRequest", summary: "One request of the log by the id of its answer's error body: headers, bodies, the signature check step by step with the signing string the bank rebuilt, client notes", tag: tagControl, who: sandbox, status: 200, result: "RequestLogEntry"},
 	"POST /v1/sandbox/initialize":              {id: "initialize", summary: "Reset the sandbox data to the known state", tag: tagControl, who: sandbox, status: 200, result: "InitializeCounts"},
 	"GET /v1/sandbox/bank-certificate":         {id: "getBankCertificate", summary: "The certificate that signs the bank's responses (PEM)", tag: tagControl, who: sandbox, status: 200, result: resultPEM},
 	"GET /v1/sandbox/ca-certificate":           {id: "getCACertificate", summary: "Sandbank's local CA certificate (PEM), to trust its HTTPS listener", tag: tagControl, who: sandbox, status: 200, result: resultPEM},
@@ -144,6 +148,12 @@ var operations = map[string]operation{
 	"GET /v1/sandbox/agreements/{mockAgreementId}/engagements":                       {id: "listEngagements", summary: "An agreement's engagements", tag: tagSandbox, who: sandbox, status: 200, result: "EngagementList"},
 	"GET /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}":    {id: "getEngagement", summary: "One engagement", tag: tagSandbox, who: sandbox, status: 200, result: "Engagement"},
 	"DELETE /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}": {id: "deleteEngagement", summary: "Delete an engagement", tag: tagSandbox, who: sandbox, status: 204},
+}
+
+// requestLogFilter lists the filter parameters of the request log's list
+// and export, then more.
+func requestLogFilter(more ...string) []string {
+	return append([]string{"requestLogQ", "requestLogTppId", "requestLogMethod", "requestLogStatus", "requestLogErrorsOnly"}, more...)
 }
 
 // paymentOperations documents the routes of one payment service.
@@ -214,7 +224,7 @@ func openAPIDocument(routes []route) ([]byte, error) {
 				"every response carries Date, Digest and the bank's Signature. Amounts on the PSD2 API are strings " +
 				"with the currency's minor units; on the sandbox API they are JSON numbers.\n\n" +
 				"Tolerance (docs/TPP-GUIDE.md, section 9): the bank refuses only what the real bank refuses. What is odd but accepted is a " +
-				"client note in the request log (the desktop app's Traffic screen) and, on a 2xx answer that is a JSON " +
+				"client note in the request log (the desktop app's Traffic screen, GET /v1/sandbox/requests/{id}) and, on a 2xx answer that is a JSON " +
 				"object, a WARNING tppMessage. The notes: a body field the bank does not use, or a key given twice; " +
 				"a payment amount sent as a JSON number; a Date header that is not an HTTP date, or more than 5 minutes " +
 				"from the bank's clock; a PSU-IP-Address that is not an IP address; a PSU-Device-ID that is not a UUID; " +

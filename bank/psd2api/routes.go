@@ -40,7 +40,7 @@ type route struct {
 // routes lists every route of the API. Signed routes name the PSD2 role
 // they need (none for the sandbox data API) and what they answer with.
 func (s *server) routes() []route {
-	p, sb, op := s.psd2, s.sandbox, s.ops
+	p, sb, op, rl := s.psd2, s.sandbox, s.ops, s.requests
 	sandbox := func(f handlerFunc) http.Handler { return s.signed(anyRole, jsonType, MaxBody, s.handle(f)) }
 	pem := func(f handlerFunc) http.Handler { return s.signed(anyRole, pemType, MaxBody, s.handle(f)) }
 	ais := func(f handlerFunc) http.Handler { return s.signed(aisRoles, jsonType, MaxBody, s.handle(f)) }
@@ -87,6 +87,11 @@ func (s *server) routes() []route {
 		{"POST /v1/sandbox/batch-runs", sandbox(op.runBatch)},
 		{"GET /v1/sandbox/faults", sandbox(op.getFaults)},
 		{"PUT /v1/sandbox/faults", sandbox(op.putFaults)},
+
+		{"GET /v1/sandbox/requests", sandbox(rl.list)},
+		{"DELETE /v1/sandbox/requests", sandbox(rl.clear)},
+		{"GET /v1/sandbox/requests.har", sandbox(rl.har)},
+		{"GET /v1/sandbox/requests/{id}", sandbox(rl.get)},
 
 		{"POST /v1/sandbox/initialize", sandbox(sb.initialize)},
 

@@ -53,8 +53,10 @@ type Config struct {
 	Now func() time.Time
 	// Version is Sandbank's version, for GET /.
 	Version string
-	// OnRequest, when set, receives every finished request.
-	OnRequest func(reqlog.Entry)
+	// RequestLog receives every finished request, and the sandbox API
+	// serves it (GET /v1/sandbox/requests); nil gives the server a log of
+	// its own, of the default size.
+	RequestLog *reqlog.Log
 }
 
 type server struct {
@@ -62,9 +64,10 @@ type server struct {
 	mux *http.ServeMux
 	// The handlers of each kind of route, each with its door of the bank;
 	// psd2 also starts the fresh SCA of a 401's scaRedirect.
-	psd2    *psd2API
-	sandbox *sandboxAPI
-	ops     *opsAPI
+	psd2     *psd2API
+	sandbox  *sandboxAPI
+	ops      *opsAPI
+	requests *requestsAPI
 	// requestIDs notes an X-Request-ID a TPP sends again.
 	requestIDs requestIDs
 	// openAPIDoc builds the document of GET /v1/openapi.json from the
@@ -80,10 +83,14 @@ func NewServer(cfg Config) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.RequestLog == nil {
+		cfg.RequestLog = reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+	}
 	s := &server{Config: cfg, mux: http.NewServeMux()}
 	s.psd2 = &psd2API{bank: cfg.Bank.PSD2, fail: s.fail}
 	s.sandbox = &sandboxAPI{bank: cfg.Bank.Sandbox, signer: cfg.BankSigner, authority: cfg.Authority, now: cfg.Now}
 	s.ops = &opsAPI{bank: cfg.Bank.Ops}
+	s.requests = &requestsAPI{log: cfg.RequestLog, version: cfg.Version}
 	routes := s.routes()
 	for _, rt := range routes {
 		s.mux.Handle(rt.pattern, rt.handler)
@@ -100,7 +107,7 @@ var aliases = []string{"/api/v1/", "/api-sandbox/v1/"}
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
-	st := &state{}
+	st := &state{id: uuid.NewString(), url: absoluteURL(r)}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	for _, a := range aliases {
 		if rest, ok := strings.CutPrefix(r.URL.Path, a); ok {
@@ -130,6 +137,22 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	s.finish(w, r, rec, st, start)
+}
+
+// absoluteURL is the URL a request was sent to, as the client wrote it.
+func absoluteURL(r *http.Request) string {
+	uri := r.RequestURI
+	switch {
+	case uri == "":
+		uri = r.URL.RequestURI()
+	case !strings.HasPrefix(uri, "/"):
+		return uri // the absolute form, or * of OPTIONS
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + uri
 }
 
 // checkHost refuses a request that reached a loopback listener under a
@@ -201,7 +224,9 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 	s.fail(w, r, bank.Errorf(bank.CodeNotFound, "there is no route %s %s; paths start with /v1, and GET /v1/openapi.json lists every operation", r.Method, r.URL.Path))
 }
 
-// finish signs the recorded response, writes it and logs the request.
+// finish signs the recorded response, logs the request and writes the
+// response. The request is in the log before its answer leaves, so that
+// a client can look it up by the id of its answer at once.
 func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, st *state, start time.Time) {
 	reqID := r.Header.Get("X-Request-ID")
 	if reqID == "" {
@@ -235,27 +260,28 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
 		h.Set("Content-Length", strconv.Itoa(rec.body.Len()))
 	}
-	w.WriteHeader(rec.status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(rec.body.Bytes())
-	}
 	e := reqlog.Entry{
-		Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
-		RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, ErrorID: st.errID, Access: st.access, GrantID: st.grantID,
-		Notes: st.notes,
+		ID: st.id, Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
+		URL: st.url, Proto: r.Proto, RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, Access: st.access, GrantID: st.grantID,
+		Notes: st.notes, RequestHeader: r.Header.Clone(), ResponseHeader: h.Clone(),
+		RequestBodySize: int64(len(st.body)), ResponseBodySize: rec.body.Len(),
+	}
+	if st.body == nil && r.ContentLength != 0 { // not read: refused first
+		e.RequestBodySize = r.ContentLength
 	}
 	if st.verdict != nil {
 		e.TPPID = st.verdict.TPPID
 	}
+	e.RequestHeader.Set("Host", r.Host)
+	var cut1, cut2 bool
+	e.RequestBody, cut1 = capBody(st.body)
+	e.ResponseBody, cut2 = capBody(rec.body.Bytes())
+	e.BodiesCut = cut1 || cut2
 	s.log(e)
-	if s.OnRequest != nil {
-		e.RequestHeader, e.ResponseHeader = r.Header.Clone(), h.Clone()
-		e.RequestHeader.Set("Host", r.Host)
-		var cut1, cut2 bool
-		e.RequestBody, cut1 = capBody(st.body)
-		e.ResponseBody, cut2 = capBody(rec.body.Bytes())
-		e.BodiesCut = cut1 || cut2
-		s.OnRequest(e)
+	s.RequestLog.Add(e)
+	w.WriteHeader(rec.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(rec.body.Bytes())
 	}
 }
 
@@ -267,18 +293,39 @@ func capBody(b []byte) ([]byte, bool) {
 	return append([]byte(nil), b...), false
 }
 
+// log writes a request to the bank's log: one line at level info, and for
+// a refused signature one more at level debug with the failed step and
+// the signing string the bank rebuilt, for a bank without a window.
 func (s *server) log(e reqlog.Entry) {
-	attrs := []any{"method", e.Method, "path", e.Path, "status", e.Status, "ms", float64(e.Duration.Microseconds()) / 1000, "request_id", e.RequestID}
+	attrs := []any{"method", e.Method, "path", e.Path, "status", e.Status, "ms", float64(e.Duration.Microseconds()) / 1000, "request_id", e.RequestID, "id", e.ID}
 	if e.TPPID != "" {
 		attrs = append(attrs, "tpp", e.TPPID)
 	}
 	if e.ErrorCode != "" {
-		attrs = append(attrs, "code", e.ErrorCode, "error_id", e.ErrorID)
+		attrs = append(attrs, "code", e.ErrorCode)
 	}
-	if e.Verdict != nil && e.Verdict.Err != nil {
-		attrs = append(attrs, "signature", e.Verdict.Err.Message)
+	v := e.Verdict
+	if v != nil && v.Err != nil {
+		attrs = append(attrs, "signature", v.Err.Message)
 	}
 	s.Logger.Info("request", attrs...)
+	if v == nil || v.Err == nil || len(v.Steps) == 0 {
+		return
+	}
+	step := v.Steps[len(v.Steps)-1]
+	debug := []any{"id", e.ID, "request_id", e.RequestID, "step", step.Check, "detail", step.Detail}
+	if len(v.SignedHeaders) > 0 {
+		debug = append(debug, "signed_headers", strings.Join(v.SignedHeaders, " "))
+	}
+	if v.SigningString != "" {
+		debug = append(debug, "signing_string", v.SigningString)
+	} else {
+		debug = append(debug, "signing_string", "(not rebuilt: the check stopped before it)")
+	}
+	if v.Digest != "" {
+		debug = append(debug, "digest", v.Digest)
+	}
+	s.Logger.Debug("signature refused", debug...)
 }
 
 // recorder buffers a response so that it can be signed before it is sent.
@@ -309,10 +356,13 @@ func (r *recorder) reset() {
 
 // state is what the middleware learns about a request, for the log.
 type state struct {
+	// id names the request in the log and is its error body's id.
+	id string
+	// url is the absolute URL the client sent the request to.
+	url     string
 	body    []byte
 	verdict *httpsig.Verdict
 	errCode string
-	errID   string
 	access  string // the PSU and grant an account-information request used
 	grantID string
 	// notes are the oddities the bank accepted (docs/TPP-GUIDE.md 9): the request's
@@ -484,6 +534,8 @@ func checkContentType(ct string, body []byte) error {
 
 // errorBody is the error body of docs/SANDBOX-API.md 1.4.
 type errorBody struct {
+	// ID is the request's id in the request log: GET
+	// /v1/sandbox/requests/{id} shows what the bank saw and decided.
 	ID          string         `json:"id"`
 	System      string         `json:"system"`
 	Status      int            `json:"status"`
@@ -498,15 +550,25 @@ type errorBody struct {
 // *bank.Error is a fault of the bank: it is logged with its id and the
 // client sees only SYSTEM_ERROR and that id.
 func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	id := uuid.NewString()
+	st := stateOf(r)
+	id := st.id
+	if id == "" {
+		id = uuid.NewString()
+	}
 	e, status, ok := errorStatus(err)
 	if !ok {
 		s.Logger.Error("internal error", "error_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		e = bank.Errorf(bank.CodeSystemError, "the bank failed to handle this request; quote error id %s when you report it", id)
 	}
-	st := stateOf(r)
-	st.errCode, st.errID = e.Code, id
+	st.errCode = e.Code
 	body := errorBody{ID: id, System: "sandbank", Status: status, Code: e.Code, Message: e.Message, TPPMessages: e.Messages}
+	if v := st.verdict; v != nil && v.Err != nil && e == v.Err {
+		what := "the bank's check step by step"
+		if v.SigningString != "" {
+			what += ", with the signing string it rebuilt"
+		}
+		body.Message += fmt.Sprintf(" (%s: GET %s/%s)", what, reqlog.APIPath, id)
+	}
 	if body.TPPMessages == nil {
 		body.TPPMessages = []bank.Message{}
 	}

@@ -5,9 +5,8 @@
 package reqlog
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,18 +29,26 @@ const (
 
 // Entry is one finished request, as the request log keeps it.
 type Entry struct {
-	Seq       uint64
-	Time      time.Time
-	Method    string
-	Path      string
-	Status    int
-	Duration  time.Duration
+	// ID names the entry for good: a UUID the server gives the request,
+	// which an error answer's body carries as its id.
+	ID  string
+	Seq uint64
+	// Time is when the request came in; Duration how long the bank took
+	// to answer it.
+	Time     time.Time
+	Method   string
+	Path     string // the path with its query, an alias prefix written as /v1
+	Status   int
+	Duration time.Duration
+	// URL is the request's absolute URL as the client sent it; Proto its
+	// HTTP version, e.g. HTTP/1.1.
+	URL       string
+	Proto     string
 	RequestID string
 	TPPID     string
 	// Verdict explains the signature check; nil for unsigned routes.
 	Verdict   *httpsig.Verdict
 	ErrorCode string
-	ErrorID   string
 	// Access names the PSU, context and grant an account-information
 	// request used; GrantID is that grant.
 	Access  string
@@ -54,6 +61,12 @@ type Entry struct {
 	RequestBody    []byte
 	ResponseHeader http.Header
 	ResponseBody   []byte
+	// RequestBodySize and ResponseBodySize are the sizes of the whole
+	// bodies in bytes, which may be more than the log keeps; a request
+	// body the bank did not read (it refused the request first) has the
+	// size its Content-Length announced, -1 when unknown.
+	RequestBodySize  int64
+	ResponseBodySize int
 	// BodiesCut is set when a body was longer than MaxLoggedBody.
 	BodiesCut bool
 }
@@ -80,14 +93,25 @@ func (e Entry) SignatureSummary() string {
 
 // Log keeps the most recent requests in memory for the traffic screen,
 // bounded by their count and by the bytes of their bodies, and tells
-// subscribers about each new one.
+// subscribers about each new one and about clearing.
 type Log struct {
+	// publish orders the changes subscribers hear as they happen: an
+	// entry added just before a clear is never announced after it.
+	publish  sync.Mutex
 	mu       sync.Mutex
 	entries  []Entry
 	max      int
 	maxBytes int
 	seq      uint64
-	added    hub.Hub[Entry]
+	changes  hub.Hub[Change]
+}
+
+// Change is what a subscriber of the log hears: a new entry, or that the
+// log was cleared.
+type Change struct {
+	// Entry is the new entry, unless Cleared.
+	Entry   Entry
+	Cleared bool
 }
 
 // NewLog returns a log that keeps the last max requests, fewer when their
@@ -116,12 +140,14 @@ func Trim(entries []Entry, maxCount, maxBytes int) []Entry {
 
 // Add records a request and tells subscribers.
 func (l *Log) Add(e Entry) {
+	l.publish.Lock()
+	defer l.publish.Unlock()
 	l.mu.Lock()
 	l.seq++
 	e.Seq = l.seq
 	l.entries = Trim(append(l.entries, e), l.max, l.maxBytes)
 	l.mu.Unlock()
-	l.added.Publish(e)
+	l.changes.Publish(Change{Entry: e})
 }
 
 // Entries returns the kept requests, oldest first.
@@ -131,55 +157,83 @@ func (l *Log) Entries() []Entry {
 	return append([]Entry(nil), l.entries...)
 }
 
-// Clear forgets every kept request.
-func (l *Log) Clear() {
+// Get returns the kept request with an id.
+func (l *Log) Get(id string) (Entry, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.entries = nil
-}
-
-// Subscribe calls fn with each request added from now on, until cancel.
-// fn must not block.
-func (l *Log) Subscribe(fn func(Entry)) (cancel func()) {
-	return l.added.Subscribe(fn)
-}
-
-// exportEntry is an Entry as the JSON export writes it.
-type exportEntry struct {
-	Time           time.Time        `json:"time"`
-	Method         string           `json:"method"`
-	Path           string           `json:"path"`
-	Status         int              `json:"status"`
-	DurationMS     float64          `json:"durationMs"`
-	RequestID      string           `json:"requestId"`
-	TPPID          string           `json:"tppId,omitempty"`
-	Signature      string           `json:"signature"`
-	Verdict        *httpsig.Verdict `json:"verdict,omitempty"`
-	ErrorCode      string           `json:"errorCode,omitempty"`
-	ErrorID        string           `json:"errorId,omitempty"`
-	Access         string           `json:"access,omitempty"`
-	GrantID        string           `json:"grantId,omitempty"`
-	Notes          []bank.Message   `json:"clientNotes,omitempty"`
-	RequestHeader  http.Header      `json:"requestHeaders"`
-	RequestBody    string           `json:"requestBody,omitempty"`
-	ResponseHeader http.Header      `json:"responseHeaders"`
-	ResponseBody   string           `json:"responseBody,omitempty"`
-	BodiesCut      bool             `json:"bodiesCut,omitempty"`
-}
-
-// WriteJSON writes entries as a JSON array, for a bug report or a diff.
-func WriteJSON(w io.Writer, entries []Entry) error {
-	out := make([]exportEntry, len(entries))
-	for i, e := range entries {
-		out[i] = exportEntry{
-			Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status,
-			DurationMS: float64(e.Duration.Microseconds()) / 1000, RequestID: e.RequestID, TPPID: e.TPPID,
-			Signature: e.SignatureSummary(), Verdict: e.Verdict, ErrorCode: e.ErrorCode, ErrorID: e.ErrorID, Access: e.Access, GrantID: e.GrantID, Notes: e.Notes,
-			RequestHeader: e.RequestHeader, RequestBody: string(e.RequestBody),
-			ResponseHeader: e.ResponseHeader, ResponseBody: string(e.ResponseBody), BodiesCut: e.BodiesCut,
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		if l.entries[i].ID == id {
+			return l.entries[i], true
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return Entry{}, false
+}
+
+// Select returns the kept requests that match f, oldest first.
+func (l *Log) Select(f Filter) []Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []Entry
+	for _, e := range l.entries {
+		if f.Match(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Page is a part of the requests that match a filter, newest first.
+type Page struct {
+	Entries []Entry
+	// Total counts every kept request that matches, on every page.
+	Total int
+	// More is set when older requests that match follow the last one.
+	More bool
+}
+
+// Page returns up to limit requests that match f, newest first: the
+// newest ones, or, when before is an entry's id, those older than it.
+// ok is false when before names no kept request.
+func (l *Log) Page(f Filter, before string, limit int) (p Page, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	start := len(l.entries) - 1
+	if before != "" {
+		start = slices.IndexFunc(l.entries, func(e Entry) bool { return e.ID == before }) - 1
+		if start < -1 {
+			return Page{}, false
+		}
+	}
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		e := l.entries[i]
+		if !f.Match(e) {
+			continue
+		}
+		p.Total++
+		if i > start {
+			continue
+		}
+		if len(p.Entries) == limit {
+			p.More = true
+			continue
+		}
+		p.Entries = append(p.Entries, e)
+	}
+	return p, true
+}
+
+// Clear forgets every kept request and tells subscribers.
+func (l *Log) Clear() {
+	l.publish.Lock()
+	defer l.publish.Unlock()
+	l.mu.Lock()
+	l.entries = nil
+	l.mu.Unlock()
+	l.changes.Publish(Change{Cleared: true})
+}
+
+// Subscribe calls fn with each change from now on, until cancel. fn must
+// not block, nor add to the log or clear it.
+func (l *Log) Subscribe(fn func(Change)) (cancel func()) {
+	return l.changes.Subscribe(fn)
 }

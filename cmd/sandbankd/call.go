@@ -29,11 +29,12 @@ const callUsage = `Sign and send one request to the bank, like curl, and print t
 headers and body.
 
 Usage:
-  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE] [--body-only] [--fail]
+  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE] [--body-only] [--fail] [-o FILE]
 
 Examples:
   sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem
   sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem --body-only --fail | jq -r '.[].customerName'
+  sandbankd call GET /v1/sandbox/requests.har -o traffic.har --cert tpp/cert.pem --key tpp/key.pem
 
 Flags:
 `
@@ -54,6 +55,7 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	caFile := fs.String("ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
 	bodyOnly := fs.Bool("body-only", false, "write only the body to standard output, byte for byte as received; the status line and headers go to standard error")
 	failOnError := fs.Bool("fail", false, "exit with status 22 when the bank answers 400 or more; the answer then goes to standard error, and nothing to standard output")
+	outFile := fs.String("o", "", "write the response body to this file as it came (e.g. a HAR export) and print only the status and headers")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -119,6 +121,17 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	case *failOnError && resp.StatusCode >= 400:
 		printResponse(stderr, resp, respBody)
 		return &statusError{status: resp.Status}
+	case *outFile != "":
+		if err := os.WriteFile(*outFile, respBody, 0o600); err != nil {
+			return fmt.Errorf("write the response body: %w", err)
+		}
+		out := stdout
+		if *bodyOnly {
+			out = stderr
+		}
+		printResponse(out, resp, nil)
+		fmt.Fprintf(out, "(%d bytes of body written to %s)\n", len(respBody), *outFile)
+		return nil
 	case *bodyOnly:
 		printHead(stderr, resp)
 		_, err = stdout.Write(respBody)

@@ -247,6 +247,19 @@ func TestCall_SignsAndPrints(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "200 OK") || !strings.Contains(out, "Signature: keyId=") || !strings.Contains(out, "\n  \"email\": \"ops@example.com\"") {
 		t.Fatalf("call output:\n%s", out)
 	}
+	// -o writes the body as it came, here the request log as HAR.
+	har := filepath.Join(dir, "traffic.har")
+	out, _, code = sandbankd(t, "", "call", "GET", "/v1/sandbox/requests.har?method=PUT", "-o", har, "--cert", cert, "--key", key, "--url", d.URLs[0])
+	if code != 0 || !strings.Contains(out, "200 OK") || !strings.Contains(out, "bytes of body written to "+har) || strings.Contains(out, `"log"`) {
+		t.Fatalf("call -o output:\n%s", out)
+	}
+	harData, err := os.ReadFile(har)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries := apptest.CheckHAR(t, harData)["log"].(map[string]any)["entries"].([]any); len(entries) != 1 {
+		t.Fatalf("the HAR of the PUT holds %d entries", len(entries))
+	}
 	// Flags may come first; an error answer is printed too.
 	out, _, code = sandbankd(t, "", "call", "--cert", cert, "--key", key, "--url", d.URLs[0], "GET", "/v1/sandbox/customers/nope")
 	if code != 0 || !strings.Contains(out, "404 Not Found") || !strings.Contains(out, "RESOURCE_UNKNOWN") {

@@ -1,0 +1,118 @@
+package reqlog
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"sandbank/bank"
+	"sandbank/bank/httpsig"
+)
+
+// Summary is an entry in a few fields, as GET /v1/sandbox/requests lists
+// it.
+type Summary struct {
+	ID         string    `json:"id"`
+	Time       time.Time `json:"time"`
+	Method     string    `json:"method"`
+	Path       string    `json:"path"`
+	Status     int       `json:"status"`
+	DurationMS float64   `json:"durationMs"`
+	RequestID  string    `json:"requestId"`
+	TPPID      string    `json:"tppId,omitempty"`
+	Signature  string    `json:"signature"`
+	ErrorCode  string    `json:"errorCode,omitempty"`
+	// Notes counts the client notes.
+	Notes int `json:"notes"`
+}
+
+// Summary returns the entry's summary.
+func (e Entry) Summary() Summary {
+	return Summary{
+		ID: e.ID, Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status, DurationMS: ms(e.Duration),
+		RequestID: e.RequestID, TPPID: e.TPPID, Signature: e.SignatureSummary(), ErrorCode: e.ErrorCode, Notes: len(e.Notes),
+	}
+}
+
+// Detail is everything the log keeps of an entry, as GET
+// /v1/sandbox/requests/{id} answers it and the JSON export writes it.
+type Detail struct {
+	Summary
+	URL         string `json:"url,omitempty"`
+	HTTPVersion string `json:"httpVersion,omitempty"`
+	// Verdict is the signature check step by step, with the signing
+	// string the bank rebuilt; nil for a route that is not signed.
+	Verdict *httpsig.Verdict `json:"verdict,omitempty"`
+	Access  string           `json:"access,omitempty"`
+	GrantID string           `json:"grantId,omitempty"`
+	// ClientNotes are the oddities the bank accepted with a warning.
+	ClientNotes []bank.Message `json:"clientNotes"`
+	Request     Message        `json:"request"`
+	Response    Message        `json:"response"`
+	// BodiesCut is set when a body is longer than the log keeps
+	// (MaxLoggedBody): Body holds its start.
+	BodiesCut bool `json:"bodiesCut"`
+}
+
+// Message is the headers and body of a request or response.
+type Message struct {
+	Headers http.Header `json:"headers"`
+	// Body is the body as text when it is UTF-8, else in base64, as
+	// BodyEncoding says: "text" or "base64"; both are left out when there
+	// is no body.
+	Body         string `json:"body,omitempty"`
+	BodyEncoding string `json:"bodyEncoding,omitempty"`
+	// BodySize is the size of the whole body in bytes; -1 when unknown.
+	BodySize int64 `json:"bodySize"`
+}
+
+// Detail returns everything the log keeps of the entry.
+func (e Entry) Detail() Detail {
+	d := Detail{
+		Summary: e.Summary(), URL: e.URL, HTTPVersion: e.Proto, Verdict: e.Verdict, Access: e.Access, GrantID: e.GrantID,
+		ClientNotes: e.Notes, Request: message(e.RequestHeader, e.RequestBody, e.RequestBodySize),
+		Response: message(e.ResponseHeader, e.ResponseBody, int64(e.ResponseBodySize)), BodiesCut: e.BodiesCut,
+	}
+	if d.ClientNotes == nil {
+		d.ClientNotes = []bank.Message{}
+	}
+	return d
+}
+
+func message(h http.Header, body []byte, size int64) Message {
+	if h == nil {
+		h = http.Header{}
+	}
+	text, enc := bodyText(body)
+	return Message{Headers: h, Body: text, BodyEncoding: enc, BodySize: size}
+}
+
+// bodyText returns a body as text when it is UTF-8, else in base64, and
+// which of the two it is; "" for no body.
+func bodyText(b []byte) (text, encoding string) {
+	switch {
+	case len(b) == 0:
+		return "", ""
+	case utf8.Valid(b):
+		return string(b), "text"
+	}
+	return base64.StdEncoding.EncodeToString(b), "base64"
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// WriteJSON writes entries as a JSON array of their details, for a bug
+// report or a diff.
+func WriteJSON(w io.Writer, entries []Entry) error {
+	out := make([]Detail, len(entries))
+	for i, e := range entries {
+		out[i] = e.Detail()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
