@@ -157,7 +157,8 @@ func (u *UI) noteEvent(e bank.Event) {
 
 func (u *UI) noteEntry(e reqlog.Entry) {
 	u.changes.mu.Lock()
-	u.changes.entries = reqlog.Trim(append(u.changes.entries, e), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+	maxCount, maxBytes := u.host.RequestLog().Limits()
+	u.changes.entries = reqlog.Trim(append(u.changes.entries, e), maxCount, maxBytes)
 	u.changes.mu.Unlock()
 	u.poke()
 }
@@ -202,6 +203,7 @@ func (u *UI) catchUp() {
 		}
 		if changed(bank.EventSettings) {
 			u.server.reloadSettings()
+			u.traffic.apply() // the request log's limits may have changed
 		}
 		if changed(bank.EventConsents, bank.EventCustomers, bank.EventAgreements, bank.EventAccounts, bank.EventCardAccounts, bank.EventSettings) {
 			u.consents.reload()
