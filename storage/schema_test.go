@@ -309,9 +309,12 @@ func schemaRecords(t *testing.T, f *schemaFills) []schemaRecord {
 			name: "BatchRun", puts: []string{"PutBatchRun"}, want: run,
 			put: func(tx bank.Tx) error { return tx.PutBatchRun(run) },
 			get: func(tx bank.Tx) (any, error) {
-				runs, err := tx.BatchRuns(10)
-				if err != nil || len(runs) != 1 {
+				runs, total, err := tx.BatchRuns(0, 10)
+				if err != nil || len(runs) != 1 || total != 1 {
 					return nil, fmt.Errorf("%d batch runs (%v); want the one stored", len(runs), err)
+				}
+				if one, err := tx.BatchRun(run.ID); err != nil || one.ID != run.ID {
+					return nil, fmt.Errorf("the batch run by its id: %+v, %v", one, err)
 				}
 				return runs[0], nil
 			},

@@ -55,7 +55,7 @@ func (h *harness) pay(amount string, approve bool) bank.Payment {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return p
+	return p.Payment
 }
 
 func rowOf(cells func(row, col int) string, row, cols int) []string {
