@@ -275,9 +275,7 @@ func (s *Ops) editSettings(edit func(st *Settings, v *Violations) error) (Settin
 		if err := edit(&st, &v); err != nil {
 			return err
 		}
-		if e, ok := AsError(st.Check()); ok {
-			v.Merge("", e)
-		}
+		v.addChecks(st)
 		if err := v.Err(); err != nil {
 			return err
 		}
@@ -295,6 +293,22 @@ func (s *Ops) editSettings(edit func(st *Settings, v *Violations) error) (Settin
 	s.applyMu.Unlock()
 	s.publish(Event{Kind: EventSettings})
 	return st, v.Warnings(), nil
+}
+
+// addChecks adds what Settings.Check finds in st to the findings, except
+// at a path that has one already: a value whose form was wrong was not
+// set, and what Check says about the value left in its place (or missing)
+// would only confuse.
+func (v *Violations) addChecks(st Settings) {
+	e, ok := AsError(st.Check())
+	if !ok {
+		return
+	}
+	for _, m := range e.Messages {
+		if !slices.ContainsFunc(v.list, func(f Message) bool { return f.Path == m.Path }) {
+			v.list = append(v.list, m)
+		}
+	}
 }
 
 // apply keeps the settings that hot paths read in memory.

@@ -100,9 +100,7 @@ func (s *Ops) CheckSettings(d SettingsDoc) error {
 	}
 	v := s.violations()
 	d.applyTo(&st, &v)
-	if e, ok := AsError(st.Check()); ok {
-		v.Merge("", e)
-	}
+	v.addChecks(st)
 	return v.Err()
 }
 
@@ -209,7 +207,7 @@ func (d SettingsDoc) applyTo(st *Settings, v *Violations) {
 			st.LegacyDate = Date{}
 		default:
 			if day, err := ParseDate(text); err != nil {
-				v.Format("legacyDate", "%v; write YYYY-MM-DD, or null for the API as of today", err)
+				v.Format("legacyDate", "%v; send null (or \"\") for the API as of today", err)
 			} else {
 				st.LegacyDate = day
 			}
@@ -221,14 +219,13 @@ func (d SettingsDoc) applyTo(st *Settings, v *Violations) {
 		}
 	}
 	if d.FXRates != nil {
-		fx, ok := map[string]decimal.Decimal{}, true
+		fx := map[string]decimal.Decimal{}
 		for _, c := range slices.Sorted(maps.Keys(d.FXRates)) {
-			r, good := settingAmount(v, "fxRates."+c, d.FXRates[c], "11.65", parseRate)
-			fx[c], ok = r, ok && good
+			if r, ok := settingAmount(v, "fxRates."+c, d.FXRates[c], "11.65", parseRate); ok {
+				fx[c] = r
+			}
 		}
-		if ok {
-			st.FX = fx
-		}
+		st.FX = fx // a rate that does not read is left out, and refused
 	}
 	if r := d.RequestLog; r != nil {
 		setIf(&st.RequestLog.MaxCount, r.MaxCount)

@@ -85,8 +85,21 @@ func (s *server) routes() []route {
 		{"POST /v1/sandbox/sca/{authorisationId}", sandbox(p.automatedSCA)},
 
 		{"POST /v1/sandbox/batch-runs", sandbox(op.runBatch)},
+		{"GET /v1/sandbox/batch-runs", sandbox(op.listBatchRuns)},
+		{"GET /v1/sandbox/batch-runs/{runId}", sandbox(op.getBatchRun)},
 		{"GET /v1/sandbox/faults", sandbox(op.getFaults)},
 		{"PUT /v1/sandbox/faults", sandbox(op.putFaults)},
+		{"GET /v1/sandbox/settings", sandbox(op.getSettings)},
+		{"PUT /v1/sandbox/settings", sandbox(op.putSettings)},
+		{"PATCH /v1/sandbox/settings", sandbox(op.patchSettings)},
+		{"GET /v1/sandbox/payments", sandbox(op.listPayments)},
+		{"GET /v1/sandbox/payments/{paymentId}", sandbox(op.getOpsPayment)},
+		{"POST /v1/sandbox/payments/{paymentId}/status", sandbox(op.forceStatus)},
+		{"GET /v1/sandbox/baskets", sandbox(op.listBaskets)},
+		{"GET /v1/sandbox/grants", sandbox(op.listGrants)},
+		{"DELETE /v1/sandbox/grants/{grantId}", sandbox(op.deleteGrant)},
+		{"GET /v1/sandbox/sca-sessions", sandbox(op.listSessions)},
+		{"GET /v1/sandbox/authorisations", sandbox(op.listAuthorisations)},
 
 		{"POST /v1/sandbox/initialize", sandbox(sb.initialize)},
 
