@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -128,7 +129,7 @@ func (s *Ops) PatchSettings(patch []byte) (Settings, []Message, error) {
 		if err != nil {
 			return err
 		}
-		merged, err := mergePatch(current, patch)
+		merged, err := mergePatch(current, patch, reflect.TypeFor[SettingsDoc]())
 		if err != nil {
 			return err
 		}
@@ -141,9 +142,12 @@ func (s *Ops) PatchSettings(patch []byte) (Settings, []Message, error) {
 	})
 }
 
-// mergePatch applies a JSON merge patch (RFC 7396) to a JSON document.
-// Numbers keep their text.
-func mergePatch(target, patch []byte) ([]byte, error) {
+// mergePatch applies a JSON merge patch (RFC 7396) to a JSON document of
+// type doc (nil: of no known type). Numbers keep their text. A key of the
+// patch that names a field of doc in other letter case, as encoding/json
+// reads it, is written as the document writes it first, so that it
+// replaces the document's member instead of standing beside it.
+func mergePatch(target, patch []byte, doc reflect.Type) ([]byte, error) {
 	var t, p any
 	for _, in := range []struct {
 		data []byte
@@ -155,7 +159,40 @@ func mergePatch(target, patch []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return json.Marshal(mergeValue(t, p))
+	return json.Marshal(mergeValue(t, canonicalKeys(p, doc)))
+}
+
+// canonicalKeys renames the keys of a decoded JSON object that name a
+// field of struct type t in other letter case to the field's JSON name, at
+// every level t describes; when the object also has the key as the field
+// writes it, that one counts and the other is left as it is.
+func canonicalKeys(v any, t reflect.Type) any {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	obj, ok := v.(map[string]any)
+	if !ok || t == nil || t.Kind() != reflect.Struct {
+		return v
+	}
+	out := make(map[string]any, len(obj))
+	for k, val := range obj {
+		name, ft := k, reflect.Type(nil)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if tag != "" && tag != "-" && strings.EqualFold(tag, k) {
+				name, ft = tag, f.Type
+				if tag == k {
+					break
+				}
+			}
+		}
+		if _, exact := obj[name]; exact && name != k {
+			name = k // the field is also given as written: that one counts
+		}
+		out[name] = canonicalKeys(val, ft)
+	}
+	return out
 }
 
 // mergeValue is the MergePatch function of RFC 7396.

@@ -26,7 +26,7 @@ func TestMergePatch_RFC7396Examples(t *testing.T) {
 		{`{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`},
 		{`{"fee":"250.00"}`, `{"fee":12345678901234567890.5}`, `{"fee":12345678901234567890.5}`},
 	} {
-		got, err := mergePatch([]byte(c.target), []byte(c.patch))
+		got, err := mergePatch([]byte(c.target), []byte(c.patch), nil)
 		if err != nil {
 			t.Fatalf("%s + %s: %v", c.target, c.patch, err)
 		}
@@ -43,7 +43,14 @@ func TestMergePatch_RFC7396Examples(t *testing.T) {
 	}
 	// A number keeps its text, so that an amount sent as a number is read
 	// exactly.
-	if got, _ := mergePatch([]byte(`{}`), []byte(`{"fee":0.1000000000000000055511151231257827}`)); string(got) != `{"fee":0.1000000000000000055511151231257827}` {
+	if got, _ := mergePatch([]byte(`{}`), []byte(`{"fee":0.1000000000000000055511151231257827}`), nil); string(got) != `{"fee":0.1000000000000000055511151231257827}` {
 		t.Fatalf("the number became %s", got)
+	}
+	// A field named in other letter case, as encoding/json reads it,
+	// replaces the document's member, at every level of the document.
+	got, err := mergePatch([]byte(`{"batchMode":"schedule","requestLog":{"maxCount":2000,"maxBytes":1}}`),
+		[]byte(`{"BatchMode":"immediate","RequestLog":{"MAXCOUNT":5},"other":1}`), reflect.TypeFor[SettingsDoc]())
+	if err != nil || string(got) != `{"batchMode":"immediate","other":1,"requestLog":{"maxBytes":1,"maxCount":5}}` {
+		t.Fatalf("merged %s, %v", got, err)
 	}
 }
