@@ -250,9 +250,9 @@ func (s *paymentsScreen) paymentCell(row, col int) string {
 	return ""
 }
 
-// name is the display name of a customer id: from the parties the bank
+// partyName is the display name of a customer id: from the parties the bank
 // gave with the payments, else the id itself (a deleted customer).
-func name(pt bank.Parties, id string) string {
+func partyName(pt bank.Parties, id string) string {
 	if id == "" {
 		return "—"
 	}
@@ -299,7 +299,7 @@ func (s *paymentsScreen) paymentText(p bank.Payment, pt bank.Parties) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Payment %s: %s (%s, %s)\n", p.ID, paymentKind(p), p.Service, p.Product)
 	fmt.Fprintf(&b, "Status %s; funds available: %s\n", p.Status, fundsText(p.FundsAvailable))
-	fmt.Fprintf(&b, "TPP %s; PSU %s", p.TPPID, name(pt, p.CustomerID))
+	fmt.Fprintf(&b, "TPP %s; PSU %s", p.TPPID, partyName(pt, p.CustomerID))
 	if c := s.contextText(p.Context); c != "" {
 		fmt.Fprintf(&b, ", %s", c)
 	}
@@ -355,7 +355,7 @@ func (s *paymentsScreen) paymentText(p bank.Payment, pt bank.Parties) string {
 			if !a.Full {
 				full = "needs a second approver"
 			}
-			fmt.Fprintf(&b, "  %s at %s (%s)\n", name(pt, a.CustomerID), when(a.Time), full)
+			fmt.Fprintf(&b, "  %s at %s (%s)\n", partyName(pt, a.CustomerID), when(a.Time), full)
 		}
 	}
 	auths := "none"
