@@ -217,6 +217,7 @@ func (a *App) prepare(cfg Config) error {
 		}
 	}
 	a.Authority, a.BankCert, a.tlsCert = creds.ca, creds.bank, creds.server
+	a.requests.SetLimits(settings.RequestLog.MaxCount, settings.RequestLog.MaxBytes)
 	a.trust = newTrustStore(a.TrustDir(), creds.ca.Cert, a.logger)
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
@@ -232,6 +233,7 @@ func (a *App) prepare(cfg Config) error {
 		defer a.policyMu.Unlock()
 		if st, err := a.Bank.Ops.Settings(); err == nil {
 			a.verifier.SetPolicy(a.policy(st))
+			a.requests.SetLimits(st.RequestLog.MaxCount, st.RequestLog.MaxBytes)
 		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())

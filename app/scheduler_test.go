@@ -57,7 +57,8 @@ func TestScheduler_RunsAtTheBatchTime(t *testing.T) {
 	// The run's report is stored after the payments it settled, in its own
 	// storage transaction: wait for it too.
 	for {
-		runs, err := a.Bank.Ops.BatchRuns(10)
+		page, err := a.Bank.Ops.BatchRuns(0, 10)
+		runs := page.Runs
 		if err != nil || len(runs) > 1 || (len(runs) == 1 && (runs[0].Trigger != bank.TriggerSchedule || runs[0].Counts[bank.StatusACSC] != 1)) {
 			t.Fatalf("runs %+v, %v", runs, err)
 		}

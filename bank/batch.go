@@ -423,7 +423,7 @@ func (s *core) processPayment(l *ledger, id string, at time.Time) ([]BatchOutcom
 		if err := s.expireAuthorisations(tx, &p); err != nil {
 			return nil, err
 		}
-	} else if err := settle(l, &p, at); err != nil {
+	} else if err := settle(l, &p, at, "batch run "+at.In(Oslo).Format("2006-01-02 15:04")); err != nil {
 		return nil, err
 	}
 	if p.Status == from {
@@ -467,7 +467,33 @@ func (s *core) expireAuthorisations(tx Tx, p *Payment) error {
 	return nil
 }
 
-// BatchRuns returns the newest batch run reports, newest first.
-func (s *Ops) BatchRuns(limit int) ([]BatchRun, error) {
-	return read(s.core, "list batch runs", func(tx Tx) ([]BatchRun, error) { return tx.BatchRuns(limit) })
+// BatchRunPage is a page of batch run reports, newest first, and how many
+// reports the data file keeps in all (at most MaxBatchRunsKept).
+type BatchRunPage struct {
+	Runs  []BatchRun
+	Total int
+}
+
+// BatchRuns returns a page of the batch run reports, newest first: from
+// offset, at most limit (0: DefaultPageSize; at most MaxSandboxPageSize).
+func (s *Ops) BatchRuns(offset, limit int) (BatchRunPage, error) {
+	if limit == 0 {
+		limit = DefaultPageSize
+	}
+	if err := checkQuery(TxQuery{Offset: offset, Limit: limit}, MaxSandboxPageSize); err != nil {
+		return BatchRunPage{}, err
+	}
+	return read(s.core, "list batch runs", func(tx Tx) (p BatchRunPage, err error) {
+		p.Runs, p.Total, err = tx.BatchRuns(offset, limit)
+		return p, err
+	})
+}
+
+// BatchRun returns one batch run report; one that is no longer kept is
+// RESOURCE_UNKNOWN.
+func (s *Ops) BatchRun(id string) (BatchRun, error) {
+	return read(s.core, "read batch run", func(tx Tx) (BatchRun, error) {
+		r, err := tx.BatchRun(id)
+		return r, found(err, "batch run", id)
+	})
 }

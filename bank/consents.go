@@ -46,66 +46,145 @@ type ConsentsOverview struct {
 }
 
 // Consents lists the grants, SCA sessions and open authorisations of every
-// TPP.
+// TPP, as of one moment: the Consents & sessions screen.
 func (s *Ops) Consents() (ConsentsOverview, error) {
 	out := ConsentsOverview{Now: s.Now()}
 	err := s.view("list consents", func(tx Tx) error {
-		names := map[string]Customer{}
-		customer := func(id string) Customer {
-			if c, ok := names[id]; ok {
-				return c
-			}
-			c, err := tx.Customer(id)
-			if err != nil {
-				c = Customer{ID: id, Name: "(deleted customer)"}
-			}
-			names[id] = c
-			return c
-		}
-		grants, err := tx.Grants()
-		if err != nil {
+		o := newOverview(tx, out.Now)
+		var err error
+		if out.Grants, err = o.grants(GrantFilter{}); err != nil {
 			return err
 		}
-		for _, g := range grants {
-			info := GrantInfo{Grant: g, Customer: customer(g.CustomerID), PSUID: PSUID(g.TPPID, g.CustomerID), ContextName: "Private", Expired: out.Now.After(g.Expires())}
-			if g.Context != ContextPrivate {
-				info.CorporateID = CorporateID(g.TPPID, g.CustomerID, g.Context)
-				info.ContextName = "Corporate " + g.Context
-				if a, err := tx.Agreement(g.Context); err == nil {
-					info.ContextName = "Corporate: " + customer(a.OwnerID).Name + " (" + a.Name + ")"
-				}
-			}
-			for _, id := range g.Accounts {
-				info.AccountNames = append(info.AccountNames, accountName(tx, id))
-			}
-			out.Grants = append(out.Grants, info)
-		}
-		slices.SortStableFunc(out.Grants, func(a, b GrantInfo) int {
-			return strings.Compare(a.TPPID+a.Customer.Name+a.ContextName, b.TPPID+b.Customer.Name+b.ContextName)
-		})
-		sessions, err := tx.Sessions()
-		if err != nil {
+		if out.Sessions, err = o.sessions(); err != nil {
 			return err
 		}
-		for _, ss := range sessions {
-			out.Sessions = append(out.Sessions, SessionInfo{Session: ss, Customer: customer(ss.CustomerID), Valid: out.Now.Before(ss.Expires)})
-		}
-		auths, err := tx.Authorisations()
-		if err != nil {
-			return err
-		}
-		for _, a := range auths {
-			if a.Open() {
-				info := AuthorisationInfo{Authorisation: a, Expired: out.Now.After(a.Expires())}
-				if a.CustomerID != "" {
-					info.Customer = customer(a.CustomerID)
-				}
-				out.Authorisations = append(out.Authorisations, info)
-			}
-		}
-		return nil
+		out.Authorisations, err = o.authorisations()
+		return err
 	})
 	return out, err
+}
+
+// GrantFilter selects grants; each field that is set narrows the list.
+type GrantFilter struct {
+	// TPPID is the TPP the grants are for.
+	TPPID string
+	// PSUID is the PSU: their customerNumber, or a PSU-ID or
+	// PSU-Corporate-ID the bank gave a TPP.
+	PSUID string
+}
+
+// Grants lists the grants a filter selects, as the Consents & sessions
+// screen shows them, ordered by TPP, PSU and context.
+func (s *Ops) Grants(f GrantFilter) ([]GrantInfo, error) {
+	var v Violations
+	checkPSUFilter(&v, f.PSUID)
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	return read(s.core, "list grants", func(tx Tx) ([]GrantInfo, error) { return newOverview(tx, s.Now()).grants(f) })
+}
+
+// Sessions lists the SCA sessions of every TPP.
+func (s *Ops) Sessions() ([]SessionInfo, error) {
+	return read(s.core, "list SCA sessions", func(tx Tx) ([]SessionInfo, error) { return newOverview(tx, s.Now()).sessions() })
+}
+
+// OpenAuthorisations lists the authorisations that wait for a PSU,
+// oldest first.
+func (s *Ops) OpenAuthorisations() ([]AuthorisationInfo, error) {
+	return read(s.core, "list authorisations", func(tx Tx) ([]AuthorisationInfo, error) { return newOverview(tx, s.Now()).authorisations() })
+}
+
+// overview reads the parts of the Consents & sessions overview in one
+// transaction, as of now, looking each customer up once.
+type overview struct {
+	tx    Tx
+	now   time.Time
+	names map[string]Customer
+}
+
+func newOverview(tx Tx, now time.Time) *overview {
+	return &overview{tx: tx, now: now, names: map[string]Customer{}}
+}
+
+// customer returns a customer by id; a deleted one by its id only.
+func (o *overview) customer(id string) Customer {
+	if c, ok := o.names[id]; ok {
+		return c
+	}
+	c, err := o.tx.Customer(id)
+	if err != nil {
+		c = Customer{ID: id, Name: "(deleted customer)"}
+	}
+	o.names[id] = c
+	return c
+}
+
+func (o *overview) grants(f GrantFilter) ([]GrantInfo, error) {
+	customerID := ""
+	if f.PSUID != "" {
+		id, ok, err := psuCustomer(o.tx, f.PSUID)
+		if err != nil || !ok {
+			return []GrantInfo{}, err // names no PSU the bank knows: no grant is theirs
+		}
+		customerID = id
+	}
+	grants, err := o.tx.Grants()
+	if err != nil {
+		return nil, err
+	}
+	out := []GrantInfo{}
+	for _, g := range grants {
+		if (f.TPPID != "" && g.TPPID != f.TPPID) || (customerID != "" && g.CustomerID != customerID) {
+			continue
+		}
+		info := GrantInfo{Grant: g, Customer: o.customer(g.CustomerID), PSUID: PSUID(g.TPPID, g.CustomerID), ContextName: "Private", Expired: o.now.After(g.Expires())}
+		if g.Context != ContextPrivate {
+			info.CorporateID = CorporateID(g.TPPID, g.CustomerID, g.Context)
+			info.ContextName = "Corporate " + g.Context
+			if a, err := o.tx.Agreement(g.Context); err == nil {
+				info.ContextName = "Corporate: " + o.customer(a.OwnerID).Name + " (" + a.Name + ")"
+			}
+		}
+		for _, id := range g.Accounts {
+			info.AccountNames = append(info.AccountNames, accountName(o.tx, id))
+		}
+		out = append(out, info)
+	}
+	slices.SortStableFunc(out, func(a, b GrantInfo) int {
+		return strings.Compare(a.TPPID+a.Customer.Name+a.ContextName, b.TPPID+b.Customer.Name+b.ContextName)
+	})
+	return out, nil
+}
+
+func (o *overview) sessions() ([]SessionInfo, error) {
+	sessions, err := o.tx.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	out := []SessionInfo{}
+	for _, ss := range sessions {
+		out = append(out, SessionInfo{Session: ss, Customer: o.customer(ss.CustomerID), Valid: o.now.Before(ss.Expires)})
+	}
+	return out, nil
+}
+
+func (o *overview) authorisations() ([]AuthorisationInfo, error) {
+	auths, err := o.tx.Authorisations()
+	if err != nil {
+		return nil, err
+	}
+	out := []AuthorisationInfo{}
+	for _, a := range auths {
+		if a.Open() {
+			info := AuthorisationInfo{Authorisation: a, Expired: o.now.After(a.Expires())}
+			if a.CustomerID != "" {
+				info.Customer = o.customer(a.CustomerID)
+			}
+			out = append(out, info)
+		}
+	}
+	return out, nil
 }
 
 // accountName labels an account or card account of a grant.

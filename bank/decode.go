@@ -196,7 +196,9 @@ func jsonKind(kind string) string {
 		return "an array"
 	case "struct", "map":
 		return "an object"
-	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number"
+	case "float32", "float64":
 		return "a number"
 	}
 	return "another type"

@@ -132,7 +132,7 @@ func convert(fx map[string]decimal.Decimal, amount decimal.Decimal, from, to str
 	}
 	for _, c := range []string{from, to} {
 		if _, ok := fx[c]; !ok {
-			return decimal.Decimal{}, fmt.Errorf("the sandbox FX table has no rate for %s; add one in the settings (NOK per one %s): %w", c, c, errNoRate)
+			return decimal.Decimal{}, fmt.Errorf("the sandbox FX table has no rate for %s; add one to the setting fxRates (NOK per one %s), e.g. PATCH /v1/sandbox/settings {\"fxRates\": {\"%s\": \"...\"}} or on the Server screen: %w", c, c, c, errNoRate)
 		}
 	}
 	minor := validate.MinorUnits(to)

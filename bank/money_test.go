@@ -226,7 +226,7 @@ func (m *moneyRun) decide() string {
 		if p, err := m.s.Ops.Payment(id); err != nil {
 			m.t.Fatal(err)
 		} else if p.Status == bank.StatusRCVD {
-			waiting = append(waiting, p)
+			waiting = append(waiting, p.Payment)
 		}
 	}
 	if len(waiting) > 0 {
@@ -325,7 +325,7 @@ func (m *moneyRun) all() map[string]bank.Payment {
 		if err != nil {
 			m.t.Fatal(err)
 		}
-		out[id] = p
+		out[id] = p.Payment
 	}
 	return out
 }

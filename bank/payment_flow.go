@@ -2,8 +2,8 @@ package bank
 
 import (
 	"errors"
-	"fmt"
 	"slices"
+	"strings"
 )
 
 // Payment returns a TPP's payment for reading, with fundsAvailable as of
@@ -179,27 +179,43 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 }
 
 // ForcePaymentStatus sets a payment's status by hand, for support staff who
-// reproduce a customer's case. The history marks it as forced. No money
-// is booked: forcing ACSC books nothing; forcing a final status (ACSC,
-// RJCT, CANC, PART) releases the payment's reservations.
-func (s *Ops) ForcePaymentStatus(id, status, note string) (Payment, error) {
-	var p Payment
-	if !slices.Contains(PaymentStatuses, status) {
-		return p, PathError(CodeFormatError, "status", fmt.Sprintf("%q is not a payment status; use one of %v", clip(status), PaymentStatuses))
-	}
-	var v Violations
-	if !checkChars(&v, "note", note) {
-		return p, v.Err()
-	}
+// reproduce a customer's case. The history marks it as forced, with the
+// note (at most MaxForceNote characters). No money is booked: forcing ACSC
+// books nothing; forcing a final status (ACSC, RJCT, CANC, PART) releases
+// the payment's reservations. An unknown payment is RESOURCE_UNKNOWN; a
+// status that is none of PaymentStatuses, or a bad note, a FORMAT_ERROR.
+func (s *Ops) ForcePaymentStatus(id, status, note string) (PaymentDetail, error) {
+	var d PaymentDetail
 	err := s.move("force payment status", func(l *ledger) error {
-		var err error
-		if p, err = l.tx.Payment(id); err != nil {
+		p, err := l.tx.Payment(id)
+		if err != nil {
 			return found(err, "payment", id)
+		}
+		var v Violations
+		if status == "" {
+			v.Format("status", "is required; one of %s", strings.Join(PaymentStatuses, ", "))
+		} else if !slices.Contains(PaymentStatuses, status) {
+			v.Format("status", "%q is not a payment status; use one of %s", clip(status), strings.Join(PaymentStatuses, ", "))
+		}
+		checkText(&v, "note", note, 0, MaxForceNote)
+		if err := v.Err(); err != nil {
+			return err
 		}
 		if err := force(l, &p, status, note, s.Now()); err != nil {
 			return err
 		}
-		return l.tx.PutPayment(p)
+		if err := l.tx.PutPayment(p); err != nil {
+			return err
+		}
+		if p.Request, err = l.tx.PaymentRequest(id); err != nil {
+			return err
+		}
+		d.Payment = p
+		d.add(l.tx, p)
+		return nil
 	}, Event{Kind: EventPayments, ID: id})
-	return p, err
+	return d, err
 }
+
+// MaxForceNote is the longest note a forced status takes.
+const MaxForceNote = 500

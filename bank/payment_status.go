@@ -23,6 +23,7 @@ import (
 //	RCVD..ACTC  DELETE (and any standing order)                  PSD2.CancelPayment   CANC
 //	ACCP, ACTC  a batch run on or after the date, with cover     batch run            ACSC (NCBCT: ACSP)
 //	ACSP        the next batch run, with cover                   batch run            ACSC
+//	ACTC        authorised on a banking day, batchMode immediate authorise            ACSC (NCBCT: ACSP, ACSC), PDNG
 //	ACCP..ACSP  a batch run without cover                        batch run            PDNG
 //	PDNG        a batch run with cover                           batch run            ACSC, PART (bulk)
 //	PDNG        a batch run after the cover retry days           batch run            RJCT, PART (bulk)
@@ -46,7 +47,8 @@ func setStatus(p *Payment, to, by, reason string, at time.Time) {
 
 // authorise moves an approved payment on: ACCP when its execution date is
 // in the future, else ACTC; a standing order stays ACTC (the sandbox batch
-// skips it). Each item the debtor account covers is reserved.
+// skips it). Each item the debtor account covers is reserved. In batch
+// mode immediate, a payment that is due settles at once.
 func authorise(l *ledger, p *Payment, now time.Time, by string) error {
 	to := StatusACTC
 	if !p.Periodic() && p.ExecutionDate.After(DateOf(now)) {
@@ -56,7 +58,32 @@ func authorise(l *ledger, p *Payment, now time.Time, by string) error {
 	if p.Periodic() {
 		return nil
 	}
-	return reserve(l, p)
+	if err := reserve(l, p); err != nil {
+		return err
+	}
+	return settleAtOnce(l, p, now)
+}
+
+// settleAtOnce settles a payment that was just authorised and is due
+// (ACTC), when the batch mode is immediate and today is a banking day: the
+// steps of a batch run, at once. A cross-border transfer is picked up and
+// settled; without cover the payment waits (PDNG) and the batch runs retry
+// it, as always.
+func settleAtOnce(l *ledger, p *Payment, now time.Time) error {
+	st, err := l.settings()
+	if err != nil || st.BatchMode != BatchImmediate || p.Status != StatusACTC || !IsBankingDay(DateOf(now)) {
+		return err
+	}
+	by := "immediate settlement (batchMode immediate)"
+	for range 2 { // ACTC, and ACSP for a cross-border transfer
+		if p.Status != StatusACTC && p.Status != StatusACSP {
+			break
+		}
+		if err := settle(l, p, now, by); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // approvePayment applies a PSU's approval, in a context, to one payment.
@@ -216,16 +243,15 @@ func force(l *ledger, p *Payment, status, note string, at time.Time) error {
 	return nil
 }
 
-// settle moves an authorised payment at a batch run: a due payment with
-// cover settles (a cross-border transfer is first picked up, ACSP, and
-// settles at the next run); without cover it waits (PDNG) for
-// CoverRetryDays banking days, then is rejected.
-func settle(l *ledger, p *Payment, at time.Time) error {
+// settle moves an authorised payment at a batch run at moment at (by
+// names the run): a due payment with cover settles (a cross-border
+// transfer is first picked up, ACSP, and settles at the next run); without
+// cover it waits (PDNG) for CoverRetryDays banking days, then is rejected.
+func settle(l *ledger, p *Payment, at time.Time, by string) error {
 	day := DateOf(at)
 	if p.Status == StatusACCP && p.ExecutionDate.After(day) {
 		return nil // not due yet
 	}
-	by := "batch run " + at.In(Oslo).Format("2006-01-02 15:04")
 	debtor, err := l.account(p.DebtorAccountID)
 	if errors.Is(err, ErrNotFound) {
 		return reject(l, p, by, "the debtor account no longer exists", at, false)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // PaymentInit asks to create a payment: the body and what the request's
@@ -307,55 +309,184 @@ func ownTransfer(tx Tx, p Payment) bool {
 	return err == nil && c.Type == Private
 }
 
-// PaymentList is a page of payments for the desktop screens, with the
-// names of the customers and accounts they name.
+// PaymentFilter selects the payments of the operator's list. Each field
+// that is set narrows it; the list is newest first.
+type PaymentFilter struct {
+	// Status is a payment status.
+	Status string
+	// TPPID is the TPP that created the payments.
+	TPPID string
+	// PSUID is the PSU: their customerNumber (the national id they type
+	// at SCA), or a PSU-ID or PSU-Corporate-ID the bank gave a TPP.
+	PSUID string
+	// Product is a payment product.
+	Product string
+	// CreatedFrom and CreatedTo bound the creation date (Europe/Oslo, on
+	// the sandbox clock), both included.
+	CreatedFrom, CreatedTo Date
+	// Offset and Limit choose the page; a zero Limit is DefaultPageSize,
+	// and it may be at most MaxSandboxPageSize.
+	Offset, Limit int
+}
+
+// check reports a filter value that is not one the bank knows, with the
+// name of its query parameter.
+func (f PaymentFilter) check() error {
+	var v Violations
+	if f.Status != "" && !slices.Contains(PaymentStatuses, f.Status) {
+		v.Format("status", "%q is not a payment status; use one of %s", clip(f.Status), strings.Join(PaymentStatuses, ", "))
+	}
+	if f.Product != "" && !slices.Contains(Products, f.Product) {
+		v.Format("product", "%q is not a payment product; use %s", clip(f.Product), strings.Join(Products, " or "))
+	}
+	checkPSUFilter(&v, f.PSUID)
+	if e, ok := AsError(checkQuery(TxQuery{From: f.CreatedFrom, To: f.CreatedTo, Offset: f.Offset, Limit: f.Limit}, MaxSandboxPageSize)); ok {
+		for _, m := range e.Messages {
+			if m.Code == CodePeriodInvalid {
+				m.Text = fmt.Sprintf("createdFrom (%s) is after createdTo (%s)", f.CreatedFrom, f.CreatedTo)
+			}
+			v.Add(m.Code, m.Path, m.Text)
+		}
+	}
+	return v.Err()
+}
+
+// checkPSUFilter reports a psuId filter that is neither a customerNumber
+// nor a PSU-ID.
+func checkPSUFilter(v *Violations, psuID string) {
+	if psuID == "" || isCustomerNumber(psuID) {
+		return
+	}
+	if _, err := uuid.Parse(psuID); err != nil {
+		v.Format("psuId", "%q is neither a customerNumber (the national id, e.g. 13039319955) nor a PSU-ID the bank gave a TPP (a UUID)", clip(psuID))
+	}
+}
+
+// isCustomerNumber reports whether s has the form of a customerNumber: 1
+// to 20 digits.
+func isCustomerNumber(s string) bool { return len(s) <= 20 && s != "" && allDigits(s) }
+
+// psuCustomer returns the customer a PSU filter names: by customerNumber,
+// or by the PSU-ID the bank gave a TPP. ok is false when it names none.
+func psuCustomer(tx Tx, psuID string) (id string, ok bool, err error) {
+	if isCustomerNumber(psuID) {
+		c, err := tx.CustomerByNumber(psuID)
+		if errors.Is(err, ErrNotFound) {
+			return "", false, nil
+		}
+		return c.ID, err == nil, err
+	}
+	p, err := tx.PSU(psuID)
+	if errors.Is(err, ErrNotFound) {
+		return "", false, nil
+	}
+	return p.CustomerID, err == nil, err
+}
+
+// Parties are the customers and accounts some payments name, by id, so
+// that they can be shown by name.
+type Parties struct {
+	Customers map[string]Customer
+	Accounts  map[string]Account
+}
+
+// add looks up the PSU, the approvers and the debtor account of a
+// payment; one that is gone is left out.
+func (pt *Parties) add(tx Tx, p Payment) {
+	if pt.Customers == nil {
+		pt.Customers, pt.Accounts = map[string]Customer{}, map[string]Account{}
+	}
+	ids := []string{p.CustomerID}
+	for _, a := range p.Approvals {
+		ids = append(ids, a.CustomerID)
+	}
+	for _, id := range ids {
+		if _, ok := pt.Customers[id]; id != "" && !ok {
+			if c, err := tx.Customer(id); err == nil {
+				pt.Customers[id] = c
+			}
+		}
+	}
+	if _, ok := pt.Accounts[p.DebtorAccountID]; !ok {
+		if a, err := tx.Account(p.DebtorAccountID); err == nil {
+			pt.Accounts[a.ID] = a
+		}
+	}
+}
+
+// PaymentList is a page of payments and the parties they name.
 type PaymentList struct {
 	Payments []Payment
 	// Total is how many payments match, in all.
 	Total int
-	// Names maps customer and account ids to what the screens show.
-	Names map[string]string
+	Parties
 }
 
-// Payments lists payments, newest first: those in a status ("" for all),
-// from offset, at most limit.
-func (s *Ops) Payments(status string, offset, limit int) (PaymentList, error) {
-	out := PaymentList{Names: map[string]string{}}
-	if status != "" && !slices.Contains(PaymentStatuses, status) {
-		return out, PathError(CodeFormatError, "status", fmt.Sprintf("%q is not a payment status", clip(status)))
+// Payments lists the payments a filter selects, newest first: one page
+// of them, and how many match in all. A filter value the bank does not
+// know is a FORMAT_ERROR at its query parameter's name.
+func (s *Ops) Payments(f PaymentFilter) (PaymentList, error) {
+	var out PaymentList
+	if f.Limit == 0 {
+		f.Limit = DefaultPageSize
+	}
+	if err := f.check(); err != nil {
+		return out, err
 	}
 	err := s.view("list payments", func(tx Tx) error {
+		q := PaymentQuery{Status: f.Status, Offset: f.Offset, Limit: f.Limit}
+		customerID := ""
+		if f.PSUID != "" {
+			id, ok, err := psuCustomer(tx, f.PSUID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				out.Payments = []Payment{}
+				return nil // names no PSU the bank knows: no payment is theirs
+			}
+			customerID = id
+		}
+		if f.TPPID != "" || customerID != "" || f.Product != "" || !f.CreatedFrom.IsZero() || !f.CreatedTo.IsZero() {
+			q.Match = func(p Payment) bool {
+				day := DateOf(p.Created)
+				return (f.TPPID == "" || p.TPPID == f.TPPID) && (customerID == "" || p.CustomerID == customerID) &&
+					(f.Product == "" || p.Product == f.Product) &&
+					(f.CreatedFrom.IsZero() || !day.Before(f.CreatedFrom)) && (f.CreatedTo.IsZero() || !day.After(f.CreatedTo))
+			}
+		}
 		var err error
-		if out.Payments, out.Total, err = tx.Payments(status, offset, limit); err != nil {
+		if out.Payments, out.Total, err = tx.Payments(q); err != nil {
 			return err
 		}
 		for _, p := range out.Payments {
-			if _, ok := out.Names[p.CustomerID]; p.CustomerID != "" && !ok {
-				if c, err := tx.Customer(p.CustomerID); err == nil {
-					out.Names[c.ID] = fmt.Sprintf("%s (%s)", c.Name, c.Number)
-				}
-			}
-			if _, ok := out.Names[p.DebtorAccountID]; !ok {
-				if a, err := tx.Account(p.DebtorAccountID); err == nil {
-					out.Names[a.ID] = a.Name + " " + a.IBAN
-				}
-			}
+			out.add(tx, p)
 		}
 		return nil
 	})
 	return out, err
 }
 
+// PaymentDetail is one payment as support staff read it: with the request
+// body the TPP sent, fundsAvailable as of now, its status history, and the
+// parties it names.
+type PaymentDetail struct {
+	Payment
+	Parties
+}
+
 // Payment returns one payment with its request body and fundsAvailable as
-// of now, for the desktop screens and support staff.
-func (s *Ops) Payment(id string) (Payment, error) {
-	return read(s.core, "read payment", func(tx Tx) (p Payment, err error) {
-		if p, err = tx.Payment(id); err != nil {
-			return p, found(err, "payment", id)
+// of now, and the parties it names, for the desktop screens and support
+// staff.
+func (s *Ops) Payment(id string) (PaymentDetail, error) {
+	return read(s.core, "read payment", func(tx Tx) (d PaymentDetail, err error) {
+		if d.Payment, err = tx.Payment(id); err != nil {
+			return d, found(err, "payment", id)
 		}
-		if p.Request, err = tx.PaymentRequest(id); err != nil {
-			return p, err
+		if d.Request, err = tx.PaymentRequest(id); err != nil {
+			return d, err
 		}
-		return p, fundsNow(newLedger(tx), &p)
+		d.add(tx, d.Payment)
+		return d, fundsNow(newLedger(tx), &d.Payment)
 	})
 }

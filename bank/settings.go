@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -44,13 +45,71 @@ type Settings struct {
 	// NCBCTFee is the fee of a cross-border transfer, in NOK.
 	NCBCTFee decimal.Decimal `json:"ncbctFee"`
 	// FX is the sandbox exchange table: NOK per one unit of each currency.
-	FX map[string]decimal.Decimal `json:"fx"`
+	// Data files before the operator API stored it as "fx".
+	FX map[string]decimal.Decimal `json:"fxRates"`
 	// Exemption is the SCA exemption policy: ExemptNever or
-	// ExemptOwnAccounts.
-	Exemption string `json:"exemption"`
+	// ExemptOwnAccounts. Data files before the operator API stored it as
+	// "exemption".
+	Exemption string `json:"exemptionPolicy"`
+	// BatchMode is BatchSchedule (authorised payments settle at the batch
+	// runs) or BatchImmediate (one due today settles when it is
+	// authorised).
+	BatchMode string `json:"batchMode"`
+	// RequestLog bounds the request log of the Traffic screen.
+	RequestLog RequestLogLimits `json:"requestLog"`
 	// Faults are the simulated faults of the API.
 	Faults Faults `json:"faults"`
 }
+
+// UnmarshalJSON reads stored settings, under today's names and under the
+// names data files used before: "fx" for the exchange table and
+// "exemption" for the exemption policy. Today's name wins when a record
+// has both.
+func (st *Settings) UnmarshalJSON(b []byte) error {
+	type plain Settings
+	if err := json.Unmarshal(b, (*plain)(st)); err != nil {
+		return err
+	}
+	var old struct {
+		FX        map[string]decimal.Decimal `json:"fx"`
+		Exemption *string                    `json:"exemption"`
+		FXRates   json.RawMessage            `json:"fxRates"`
+		Policy    json.RawMessage            `json:"exemptionPolicy"`
+	}
+	if err := json.Unmarshal(b, &old); err != nil {
+		return err
+	}
+	if old.FX != nil && old.FXRates == nil {
+		st.FX = old.FX
+	}
+	if old.Exemption != nil && old.Policy == nil {
+		st.Exemption = *old.Exemption
+	}
+	return nil
+}
+
+// Batch modes (the batchMode setting).
+const (
+	BatchSchedule  = "schedule"  // authorised payments settle at the batch runs
+	BatchImmediate = "immediate" // one due today settles when it is authorised
+)
+
+// RequestLogLimits bound the request log: it keeps the last MaxCount
+// requests, fewer when their bodies hold more than MaxBytes.
+type RequestLogLimits struct {
+	MaxCount int `json:"maxCount"`
+	MaxBytes int `json:"maxBytes"`
+}
+
+// The request log's bounds: the defaults of a new data file, and the
+// ranges a setting may take.
+const (
+	DefaultRequestLogCount = 2000
+	DefaultRequestLogBytes = 32 << 20
+	MaxRequestLogCount     = 100_000
+	MinRequestLogBytes     = 1 << 20
+	MaxRequestLogBytes     = 1 << 30
+)
 
 // SCA exemption policies (docs/PAYMENTS.md 8).
 const (
@@ -101,6 +160,8 @@ func DefaultSettings() Settings {
 		TrustMode: TrustAny, RequireSignature: true,
 		BatchTimes: []string{"06:00", "09:00", "12:00", "15:00", "18:00"}, CoverRetryDays: 3,
 		NCBCTFee: decimal.RequireFromString("250"), FX: DefaultFX(), Exemption: ExemptNever,
+		BatchMode:  BatchSchedule,
+		RequestLog: RequestLogLimits{MaxCount: DefaultRequestLogCount, MaxBytes: DefaultRequestLogBytes},
 	}
 }
 
@@ -131,24 +192,31 @@ func (st Settings) Check() error {
 	if st.CoverRetryDays < 0 || st.CoverRetryDays > 30 {
 		v.Format("coverRetryDays", "must be 0 to 30 banking days")
 	}
-	if st.NCBCTFee.IsNegative() || st.NCBCTFee.Exponent() < -2 {
-		v.Format("ncbctFee", "must be an amount in NOK of 0 or more, with at most 2 decimals")
+	if st.NCBCTFee.IsNegative() || !st.NCBCTFee.Equal(st.NCBCTFee.Round(2)) || st.NCBCTFee.GreaterThan(maxSandboxAmount) {
+		v.Format("ncbctFee", "must be an amount in NOK from 0 to 2147483647, with at most 2 decimals, e.g. \"250.00\"")
 	}
 	for _, c := range slices.Sorted(maps.Keys(st.FX)) {
 		r := st.FX[c]
 		switch {
 		case !validate.Currency(c):
-			v.Format("fx."+c, "%q is not a supported ISO 4217 currency code", clip(c))
+			v.Format("fxRates."+c, "%q is not a supported ISO 4217 currency code; write the code in upper case, e.g. BHD", clip(c))
 		case !r.IsPositive():
-			v.Format("fx."+c, "the rate must be more than 0 (NOK per one %s)", c)
+			v.Format("fxRates."+c, "the rate must be more than 0 (NOK per one %s)", c)
 		case c == "NOK" && !r.Equal(decimal.NewFromInt(1)):
-			v.Format("fx.NOK", "must be 1: the table gives NOK per unit")
+			v.Format("fxRates.NOK", "must be 1: the table gives NOK per one unit of each currency")
 		}
 	}
 	if _, ok := st.FX["NOK"]; !ok {
-		v.Format("fx.NOK", "is required and must be 1")
+		v.Format("fxRates.NOK", "is required and must be 1")
 	}
-	checkOneOf(&v, "exemption", st.Exemption, []string{ExemptNever, ExemptOwnAccounts})
+	checkOneOf(&v, "exemptionPolicy", st.Exemption, []string{ExemptNever, ExemptOwnAccounts})
+	checkOneOf(&v, "batchMode", st.BatchMode, []string{BatchSchedule, BatchImmediate})
+	if n := st.RequestLog.MaxCount; n < 1 || n > MaxRequestLogCount {
+		v.Format("requestLog.maxCount", "must be 1 to %d requests", MaxRequestLogCount)
+	}
+	if n := st.RequestLog.MaxBytes; n < MinRequestLogBytes || n > MaxRequestLogBytes {
+		v.Format("requestLog.maxBytes", "must be %d (1 MiB) to %d (1 GiB) bytes", MinRequestLogBytes, MaxRequestLogBytes)
+	}
 	if err := st.Faults.Check(); err != nil {
 		e, _ := AsError(err)
 		v.Merge("faults", e)
@@ -183,22 +251,39 @@ func settingsIn(tx Tx) (Settings, error) {
 // in force before the change is announced, and when updates race, the one
 // that committed last stays in force.
 func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
+	st, _, err := s.editSettings(func(st *Settings, _ *Violations) error {
+		change(st)
+		return nil
+	})
+	return st, err
+}
+
+// editSettings runs edit over the stored settings in one write
+// transaction, then checks the result: what edit found wrong in the form
+// of a value (v) and what Settings.Check finds, all together. Nothing is
+// stored when either finds something, or edit fails. It returns the
+// settings in force and the oddities v accepted with a warning.
+func (s *Ops) editSettings(edit func(st *Settings, v *Violations) error) (Settings, []Message, error) {
 	var st Settings
 	var seq uint64
+	v := s.violations()
 	err := s.update("update settings", func(tx Tx) error {
 		var err error
 		if st, err = settingsIn(tx); err != nil {
 			return err
 		}
-		change(&st)
-		if err := st.Check(); err != nil {
+		if err := edit(&st, &v); err != nil {
+			return err
+		}
+		v.addChecks(st)
+		if err := v.Err(); err != nil {
 			return err
 		}
 		seq = s.settingsSeq.Add(1)
 		return tx.PutSetting(settingsKey, st)
 	})
 	if err != nil {
-		return st, err
+		return st, nil, err
 	}
 	s.applyMu.Lock()
 	if seq > s.appliedSeq {
@@ -207,7 +292,23 @@ func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
 	}
 	s.applyMu.Unlock()
 	s.publish(Event{Kind: EventSettings})
-	return st, nil
+	return st, v.Warnings(), nil
+}
+
+// addChecks adds what Settings.Check finds in st to the findings, except
+// at a path that has one already: a value whose form was wrong was not
+// set, and what Check says about the value left in its place (or missing)
+// would only confuse.
+func (v *Violations) addChecks(st Settings) {
+	e, ok := AsError(st.Check())
+	if !ok {
+		return
+	}
+	for _, m := range e.Messages {
+		if !slices.ContainsFunc(v.list, func(f Message) bool { return f.Path == m.Path }) {
+			v.list = append(v.list, m)
+		}
+	}
 }
 
 // apply keeps the settings that hot paths read in memory.

@@ -120,9 +120,9 @@ type Tx interface {
 	// PaymentIDs lists the ids of the payments in a status, in creation
 	// order.
 	PaymentIDs(status string) ([]string, error)
-	// Payments returns a page of payments, newest first, in a status (""
-	// for all), and how many there are in all.
-	Payments(status string, offset, limit int) ([]Payment, int, error)
+	// Payments returns a page of the payments a query selects, newest
+	// first, and how many it selects in all.
+	Payments(q PaymentQuery) ([]Payment, int, error)
 	// Duplicates lists the payments stored under a logical-duplicate key
 	// since a time; PutDuplicate records one.
 	Duplicates(key string, since time.Time) ([]string, error)
@@ -134,9 +134,11 @@ type Tx interface {
 	DeleteBasket(id string) error
 
 	// PutBatchRun stores a batch run report; only the newest
-	// MaxBatchRunsKept are kept. BatchRuns lists them newest first.
+	// MaxBatchRunsKept are kept. BatchRuns returns a page of them, newest
+	// first, and how many are kept in all.
 	PutBatchRun(r BatchRun) error
-	BatchRuns(limit int) ([]BatchRun, error)
+	BatchRuns(offset, limit int) ([]BatchRun, int, error)
+	BatchRun(id string) (BatchRun, error)
 
 	// DeleteTransaction deletes one transaction of an account (a pending
 	// payment that will not settle).
@@ -162,6 +164,14 @@ type Tx interface {
 // of the range open; Limit 0 means no limit.
 type TxQuery struct {
 	From, To      Date
+	Offset, Limit int
+}
+
+// PaymentQuery selects a page of payments: those in Status ("" for all)
+// that Match (nil for all) keeps, from Offset, at most Limit.
+type PaymentQuery struct {
+	Status        string
+	Match         func(Payment) bool
 	Offset, Limit int
 }
 

@@ -114,7 +114,7 @@ func TestBatch_CenturyJumpIsCheapAndNotRepeatedAtRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := time.Since(start)
-	list, err := s.Ops.Payments(bank.StatusACSC, 0, 1)
+	list, err := s.Ops.Payments(bank.PaymentFilter{Status: bank.StatusACSC, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

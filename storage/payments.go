@@ -71,11 +71,11 @@ func (t *txn) PaymentIDs(status string) ([]string, error) {
 	return out, nil
 }
 
-func (t *txn) Payments(status string, offset, limit int) ([]bank.Payment, int, error) {
+func (t *txn) Payments(q bank.PaymentQuery) ([]bank.Payment, int, error) {
 	out := []bank.Payment{}
 	payments := t.b(bktPayments)
 	var keys func(yield func([]byte) bool)
-	if status == "" {
+	if status := q.Status; status == "" {
 		keys = func(yield func([]byte) bool) {
 			c := payments.Cursor()
 			for k, _ := c.Last(); k != nil && yield(k); k, _ = c.Prev() {
@@ -98,11 +98,18 @@ func (t *txn) Payments(status string, offset, limit int) ([]bank.Payment, int, e
 	total := 0
 	var err error
 	keys(func(k []byte) bool {
-		if total >= offset && len(out) < limit {
-			var p bank.Payment
-			if p, err = getJSON[bank.Payment](payments, k); err != nil {
-				return false
-			}
+		if q.Match == nil && (total < q.Offset || len(out) >= q.Limit) {
+			total++ // counted without reading it
+			return true
+		}
+		var p bank.Payment
+		if p, err = getJSON[bank.Payment](payments, k); err != nil {
+			return false
+		}
+		if q.Match != nil && !q.Match(p) {
+			return true
+		}
+		if total >= q.Offset && len(out) < q.Limit {
 			out = append(out, p)
 		}
 		total++
@@ -193,17 +200,29 @@ func (t *txn) PutBatchRun(r bank.BatchRun) error {
 	return nil
 }
 
-func (t *txn) BatchRuns(limit int) ([]bank.BatchRun, error) {
+func (t *txn) BatchRuns(offset, limit int) ([]bank.BatchRun, int, error) {
 	out := []bank.BatchRun{}
+	total := 0
 	c := t.b(bktBatchRuns).Cursor()
-	for k, v := c.Last(); k != nil && len(out) < limit; k, v = c.Prev() {
-		var r bank.BatchRun
-		if err := json.Unmarshal(v, &r); err != nil {
-			return nil, fmt.Errorf("decode batch run %x: %w", k, err)
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		if total >= offset && len(out) < limit {
+			var r bank.BatchRun
+			if err := json.Unmarshal(v, &r); err != nil {
+				return nil, 0, fmt.Errorf("decode batch run %x: %w", k, err)
+			}
+			out = append(out, r)
 		}
-		out = append(out, r)
+		total++
 	}
-	return out, nil
+	return out, total, nil
+}
+
+func (t *txn) BatchRun(id string) (bank.BatchRun, error) {
+	seq, ok := bank.SeqOf(bank.KindBatchRun, id)
+	if !ok {
+		return bank.BatchRun{}, bank.ErrNotFound
+	}
+	return getJSON[bank.BatchRun](t.b(bktBatchRuns), u64(seq))
 }
 
 func (t *txn) DeleteTransaction(accountID, id string) error {

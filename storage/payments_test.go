@@ -48,19 +48,19 @@ func TestPayments_StatusIndexAndPages(t *testing.T) {
 		if r, err := tx.PaymentRequest(bank.FormatID(bank.KindPayment, 0, 3)); err != nil || r.CreditorName != "Kreditor" {
 			t.Errorf("the request was overwritten: %+v %v", r, err)
 		}
-		all, total, err := tx.Payments("", 2, 3)
+		all, total, err := tx.Payments(bank.PaymentQuery{Offset: 2, Limit: 3})
 		if err != nil || total != 10 || len(all) != 3 || all[0].ID != bank.FormatID(bank.KindPayment, 0, 8) {
 			t.Errorf("page of all: %d of %d, first %v, %v", len(all), total, all, err)
 		}
-		page, total, _ := tx.Payments(bank.StatusACTC, 0, 2)
+		page, total, _ := tx.Payments(bank.PaymentQuery{Status: bank.StatusACTC, Limit: 2})
 		if total != 5 || len(page) != 2 || page[0].ID != bank.FormatID(bank.KindPayment, 0, 10) || page[1].ID != bank.FormatID(bank.KindPayment, 0, 8) {
 			t.Errorf("page of ACTC: %d of %d", len(page), total)
 		}
-		last, total, _ := tx.Payments(bank.StatusRCVD, 3, 10)
+		last, total, _ := tx.Payments(bank.PaymentQuery{Status: bank.StatusRCVD, Offset: 3, Limit: 10})
 		if total != 4 || len(last) != 1 || last[0].ID != bank.FormatID(bank.KindPayment, 0, 1) {
 			t.Errorf("last page of RCVD: %d of %d", len(last), total)
 		}
-		none, total, _ := tx.Payments(bank.StatusPART, 0, 10)
+		none, total, _ := tx.Payments(bank.PaymentQuery{Status: bank.StatusPART, Limit: 10})
 		if total != 0 || len(none) != 0 {
 			t.Errorf("PART: %d", total)
 		}
@@ -116,12 +116,18 @@ func TestBatchRuns_KeepTheNewest(t *testing.T) {
 		return nil
 	})
 	view(t, db, func(tx bank.Tx) error {
-		all, _ := tx.BatchRuns(10_000)
-		if len(all) != bank.MaxBatchRunsKept || all[0].ID != bank.FormatID(bank.KindBatchRun, 0, bank.MaxBatchRunsKept+20) {
+		all, total, _ := tx.BatchRuns(0, 10_000)
+		if len(all) != bank.MaxBatchRunsKept || total != bank.MaxBatchRunsKept || all[0].ID != bank.FormatID(bank.KindBatchRun, 0, bank.MaxBatchRunsKept+20) {
 			t.Errorf("%d runs kept, newest %s", len(all), all[0].ID)
 		}
-		if few, _ := tx.BatchRuns(3); len(few) != 3 {
-			t.Errorf("limit 3: %d", len(few))
+		if few, total, _ := tx.BatchRuns(1, 3); len(few) != 3 || total != bank.MaxBatchRunsKept || few[0].ID != all[1].ID {
+			t.Errorf("offset 1, limit 3: %d of %d", len(few), total)
+		}
+		if _, err := tx.BatchRun(bank.FormatID(bank.KindBatchRun, 0, 1)); !errors.Is(err, bank.ErrNotFound) {
+			t.Errorf("a report no longer kept: %v", err)
+		}
+		if r, err := tx.BatchRun(all[0].ID); err != nil || r.ID != all[0].ID {
+			t.Errorf("the newest by its id: %+v %v", r, err)
 		}
 		return nil
 	})

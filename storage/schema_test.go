@@ -309,9 +309,12 @@ func schemaRecords(t *testing.T, f *schemaFills) []schemaRecord {
 			name: "BatchRun", puts: []string{"PutBatchRun"}, want: run,
 			put: func(tx bank.Tx) error { return tx.PutBatchRun(run) },
 			get: func(tx bank.Tx) (any, error) {
-				runs, err := tx.BatchRuns(10)
-				if err != nil || len(runs) != 1 {
+				runs, total, err := tx.BatchRuns(0, 10)
+				if err != nil || len(runs) != 1 || total != 1 {
 					return nil, fmt.Errorf("%d batch runs (%v); want the one stored", len(runs), err)
+				}
+				if one, err := tx.BatchRun(run.ID); err != nil || one.ID != run.ID {
+					return nil, fmt.Errorf("the batch run by its id: %+v, %v", one, err)
 				}
 				return runs[0], nil
 			},
@@ -1052,5 +1055,59 @@ func TestSchema_FillerFillsEveryField(t *testing.T) {
 		if len(f.problems) != 1 {
 			t.Errorf("filling %T: problems %v, want one", v, f.problems)
 		}
+	}
+}
+
+// A settings record of a data file written before the operator API, with
+// the exchange table under "fx" and the exemption policy under
+// "exemption", still loads whole: its FX table and its exemption policy are
+// in force, the settings added since take their defaults, and the next
+// save writes today's names.
+func TestSchema_OldSettingsKeepFXAndExemption(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "old.db"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	old := []byte(`{"trustMode":"store","requireSignature":false,"strict":false,"clockOffsetSeconds":0,"legacyDate":null,` +
+		`"batchTimes":["07:00","14:00"],"coverRetryDays":2,"ncbctFee":"175","fx":{"NOK":"1","EUR":"11.2","BHD":"28.7"},` +
+		`"exemption":"own-accounts","faults":{"latencyMs":0,"errorRate":0,"outage":false}}`)
+	if err := putRaw(db, bucketPath(bktSettings), []byte("settings"), old); err != nil {
+		t.Fatal(err)
+	}
+	b := bank.New(db, bank.SystemClock{})
+	st, err := b.Ops.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"NOK": "1", "EUR": "11.2", "BHD": "28.7"}
+	if len(st.FX) != len(want) {
+		t.Fatalf("the old FX table reads as %v", st.FX)
+	}
+	for c, r := range want {
+		if st.FX[c].String() != r {
+			t.Errorf("FX %s: %s, want %s", c, st.FX[c], r)
+		}
+	}
+	if st.Exemption != bank.ExemptOwnAccounts || st.TrustMode != bank.TrustStore || st.NCBCTFee.String() != "175" || st.CoverRetryDays != 2 {
+		t.Fatalf("the old settings read as %+v", st)
+	}
+	if st.BatchMode != bank.BatchSchedule || st.RequestLog != (bank.RequestLogLimits{MaxCount: bank.DefaultRequestLogCount, MaxBytes: bank.DefaultRequestLogBytes}) {
+		t.Fatalf("the settings added since: %q %+v", st.BatchMode, st.RequestLog)
+	}
+	// The next save writes today's names, and keeps the table.
+	if _, err := b.Ops.UpdateSettings(func(s *bank.Settings) { s.Strict = true }); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := rawValue(db, bucketPath(bktSettings), []byte("settings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if saved["fx"] != nil || saved["exemption"] != nil || !strings.Contains(string(saved["fxRates"]), `"BHD":"28.7"`) || string(saved["exemptionPolicy"]) != `"own-accounts"` {
+		t.Fatalf("saved as %s", raw)
 	}
 }

@@ -11,10 +11,16 @@ import (
 	"sandbank/bank"
 )
 
-// decimalText reads a number as a tester types it: spaces as thousands
-// separators and a decimal comma are fine.
+// numberText writes a number as a tester types it the way the bank reads
+// numbers: spaces as thousands separators go, and a decimal comma becomes
+// a point ("1 000,50" is "1000.50").
+func numberText(text string) string {
+	return strings.NewReplacer(" ", "", "\u00a0", "", ",", ".").Replace(strings.TrimSpace(text))
+}
+
+// decimalText reads a number as a tester types it (numberText).
 func decimalText(text string) (decimal.Decimal, error) {
-	return decimal.NewFromString(strings.NewReplacer(" ", "", "\u00a0", "", ",", ".").Replace(strings.TrimSpace(text)))
+	return decimal.NewFromString(numberText(text))
 }
 
 // parseNumber reads an amount typed into an entry ("1 000 000,50" works);

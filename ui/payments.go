@@ -152,7 +152,7 @@ func (s *paymentsScreen) reloadPayments() {
 	if status == allStatuses {
 		status = ""
 	}
-	list, err := s.u.ops.Payments(status, 0, maxPaymentsShown)
+	list, err := s.u.ops.Payments(bank.PaymentFilter{Status: status, Limit: maxPaymentsShown})
 	if err != nil {
 		s.u.showError(err)
 		return
@@ -234,8 +234,8 @@ func (s *paymentsScreen) paymentCell(row, col int) string {
 	case 2:
 		return p.TPPID
 	case 3:
-		if name, ok := s.list.Names[p.CustomerID]; ok && p.CustomerID != "" {
-			return name
+		if c, ok := s.list.Customers[p.CustomerID]; ok && p.CustomerID != "" {
+			return customerLabel(c)
 		}
 		return "—"
 	case 4:
@@ -250,21 +250,14 @@ func (s *paymentsScreen) paymentCell(row, col int) string {
 	return ""
 }
 
-// name is the display name of a customer or account id: from the list's
-// names, else from the bank, else the id itself.
-func (s *paymentsScreen) name(id string) string {
+// partyName is the display name of a customer id: from the parties the bank
+// gave with the payments, else the id itself (a deleted customer).
+func partyName(pt bank.Parties, id string) string {
 	if id == "" {
 		return "—"
 	}
-	if n, ok := s.list.Names[id]; ok {
-		return n
-	}
-	if c, err := s.u.sandbox.Customer(id); err == nil {
-		n := customerLabel(c.Customer)
-		if s.list.Names != nil {
-			s.list.Names[id] = n
-		}
-		return n
+	if c, ok := pt.Customers[id]; ok {
+		return customerLabel(c)
 	}
 	return id
 }
@@ -300,12 +293,13 @@ func historyLine(h bank.StatusChange) string {
 	return line
 }
 
-// paymentText describes a payment for the detail pane.
-func (s *paymentsScreen) paymentText(p bank.Payment) string {
+// paymentText describes a payment, with the parties it names, for the
+// detail pane.
+func (s *paymentsScreen) paymentText(p bank.Payment, pt bank.Parties) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Payment %s: %s (%s, %s)\n", p.ID, paymentKind(p), p.Service, p.Product)
 	fmt.Fprintf(&b, "Status %s; funds available: %s\n", p.Status, fundsText(p.FundsAvailable))
-	fmt.Fprintf(&b, "TPP %s; PSU %s", p.TPPID, s.name(p.CustomerID))
+	fmt.Fprintf(&b, "TPP %s; PSU %s", p.TPPID, partyName(pt, p.CustomerID))
 	if c := s.contextText(p.Context); c != "" {
 		fmt.Fprintf(&b, ", %s", c)
 	}
@@ -314,8 +308,8 @@ func (s *paymentsScreen) paymentText(p bank.Payment) string {
 		fmt.Fprintf(&b, "No cover yet: retried at every batch run until %s\n", p.RetryUntil)
 	}
 	debtor := refString(p.DebtorAccount)
-	if n, ok := s.list.Names[p.DebtorAccountID]; ok {
-		debtor = n
+	if a, ok := pt.Accounts[p.DebtorAccountID]; ok {
+		debtor = a.Name + " " + a.IBAN
 	}
 	fmt.Fprintf(&b, "Debtor account: %s\n", debtor)
 	bulk := p.Service == bank.ServiceBulk
@@ -361,7 +355,7 @@ func (s *paymentsScreen) paymentText(p bank.Payment) string {
 			if !a.Full {
 				full = "needs a second approver"
 			}
-			fmt.Fprintf(&b, "  %s at %s (%s)\n", s.name(a.CustomerID), when(a.Time), full)
+			fmt.Fprintf(&b, "  %s at %s (%s)\n", partyName(pt, a.CustomerID), when(a.Time), full)
 		}
 	}
 	auths := "none"
@@ -391,11 +385,11 @@ func (s *paymentsScreen) showPayment() {
 	}
 	p, err := s.u.ops.Payment(listed.ID)
 	if err != nil {
-		s.detail.SetText(s.paymentText(listed))
+		s.detail.SetText(s.paymentText(listed, s.list.Parties))
 		s.request.SetText("Cannot read the request: " + err.Error())
 		return
 	}
-	s.detail.SetText(s.paymentText(p))
+	s.detail.SetText(s.paymentText(p.Payment, p.Parties))
 	body, err := json.MarshalIndent(p.Request, "", "  ")
 	if err != nil {
 		s.request.SetText("Cannot show the request: " + err.Error())
@@ -521,11 +515,12 @@ func (s *paymentsScreen) showBasket() {
 }
 
 func (s *paymentsScreen) reloadRuns() {
-	runs, err := s.u.ops.BatchRuns(maxRunsShown)
+	page, err := s.u.ops.BatchRuns(0, maxRunsShown)
 	if err != nil {
 		s.u.showError(err)
 		return
 	}
+	runs := page.Runs
 	s.runs = runs
 	c := s.u.ops.Clock()
 	text := "Sandbox clock: " + c.Now.Format("Monday 2006-01-02 15:04 MST")

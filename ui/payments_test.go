@@ -55,7 +55,7 @@ func (h *harness) pay(amount string, approve bool) bank.Payment {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return p
+	return p.Payment
 }
 
 func rowOf(cells func(row, col int) string, row, cols int) []string {
@@ -251,29 +251,34 @@ func TestServer_PaymentSettingsAndFaults(t *testing.T) {
 	s := h.u.server
 	if s.batchTimes.Text != "06:00, 09:00, 12:00, 15:00, 18:00" || s.retryDays.Text != "3" || s.ncbctFee.Text != "250.00" ||
 		s.exemption.Selected != bank.ExemptNever || !strings.Contains(s.fx.Text, "EUR 11.65") || !strings.HasPrefix(s.fx.Text, "AUD ") ||
-		s.latency.Text != "0" || s.errorRate.Text != "0" || s.outage.Checked {
-		t.Fatalf("the defaults show %q %q %q %q %q %q %q %v", s.batchTimes.Text, s.retryDays.Text, s.ncbctFee.Text, s.exemption.Selected, s.fx.Text, s.latency.Text, s.errorRate.Text, s.outage.Checked)
+		s.latency.Text != "0" || s.errorRate.Text != "0" || s.outage.Checked || s.batchMode.Selected != bank.BatchSchedule || s.logCount.Text != "2000" || s.logBytes.Text != "33554432" {
+		t.Fatalf("the defaults show %q %q %q %q %q %q %q %v %q %q %q", s.batchTimes.Text, s.retryDays.Text, s.ncbctFee.Text, s.exemption.Selected, s.fx.Text, s.latency.Text, s.errorRate.Text, s.outage.Checked, s.batchMode.Selected, s.logCount.Text, s.logBytes.Text)
 	}
 
 	// Typing values and Save stores them all at once.
 	for e, text := range map[*entry]string{
 		s.batchTimes: "07:00, 13:30", s.retryDays: "5", s.ncbctFee: "99,50",
-		s.fx: "NOK 1\nusd 10\nEUR 11.20", s.latency: "250", s.errorRate: "0.1",
+		s.fx: "NOK 1\nusd 10\nEUR 11,20", s.latency: "250", s.errorRate: "0.1", s.logCount: "300", s.logBytes: "2 097 152",
 	} {
 		e.SetText("")
 		test.Type(e, text)
 	}
 	s.exemption.SetSelected(bank.ExemptOwnAccounts)
+	s.batchMode.SetSelected(bank.BatchImmediate)
 	s.outage.SetChecked(true)
 	test.Tap(s.paySave)
 	st, _ := h.core.Bank.Ops.Settings()
 	if strings.Join(st.BatchTimes, " ") != "07:00 13:30" || st.CoverRetryDays != 5 || st.NCBCTFee.String() != "99.5" || st.Exemption != bank.ExemptOwnAccounts ||
-		st.FX["USD"].String() != "10" || st.FX["EUR"].String() != "11.2" ||
+		st.FX["USD"].String() != "10" || st.FX["EUR"].String() != "11.2" || st.BatchMode != bank.BatchImmediate ||
+		st.RequestLog != (bank.RequestLogLimits{MaxCount: 300, MaxBytes: 2 << 20}) ||
 		st.Faults != (bank.Faults{LatencyMs: 250, ErrorRate: 0.1, Outage: true}) {
 		t.Fatalf("stored %+v (form: %s)", st, s.payForm.general.Text)
 	}
 	if f := h.core.Bank.Ops.Faults(); f.LatencyMs != 250 || !f.Outage {
 		t.Fatalf("the faults in force %+v", f)
+	}
+	if n, b := h.core.RequestLog().Limits(); n != 300 || b != 2<<20 {
+		t.Fatalf("the request log keeps %d requests and %d bytes", n, b)
 	}
 	if lines := strings.Split(s.fx.Text, "\n"); !slices.IsSorted(lines) || !slices.Contains(lines, "EUR 11.2") || !slices.Contains(lines, "USD 10") || s.ncbctFee.Text != "99.50" {
 		t.Fatalf("after saving the form shows %q and %q", s.fx.Text, s.ncbctFee.Text)
@@ -293,14 +298,20 @@ func TestServer_PaymentSettingsAndFaults(t *testing.T) {
 	}{
 		{s.batchTimes, "06:00, 25:00", "batchTimes", `"25:00" is not a time of day`},
 		{s.batchTimes, "", "batchTimes", "at least one"},
-		{s.fx, "NOK 1\nEUR abc", "fx", `EUR: "abc" is not a number`},
-		{s.fx, "NOK 2\nEUR 11", "fx", "NOK: must be 1"},
-		{s.fx, "NOK 1\nEUR", "fx", "a currency and its rate"},
+		{s.fx, "NOK 1\nEUR abc", "fxRates", `EUR: "abc" is not a rate`},
+		{s.fx, "NOK 2\nEUR 11", "fxRates", "NOK: must be 1"},
+		{s.fx, "NOK 1\nEUR", "fxRates", "a currency and its rate"},
+		{s.fx, "NOK 1\nEUR 11\neur 12", "fxRates", "EUR: given twice"},
+		{s.fx, "NOK 1\nXYZ 3", "fxRates", "XYZ: \"XYZ\" is not a supported ISO 4217 currency code"},
+		{s.logCount, "0", "requestLog.maxCount", "1 to 100000"},
+		{s.logCount, "many", "requestLog.maxCount", "not a whole number"},
+		{s.logBytes, "1024", "requestLog.maxBytes", "1 MiB"},
 		{s.errorRate, "2", "faults.errorRate", "from 0 to 1"},
 		{s.errorRate, "often", "faults.errorRate", "not a number"},
 		{s.latency, "-1", "faults.latencyMs", "0 to 60000"},
 		{s.retryDays, "three", "coverRetryDays", "not a whole number"},
-		{s.ncbctFee, "-5", "ncbctFee", "0 or more"},
+		{s.ncbctFee, "-5", "ncbctFee", "from 0"},
+		{s.ncbctFee, "12.345", "ncbctFee", "3 decimals"},
 	} {
 		s.reloadSettings()
 		c.field.SetText(c.text)

@@ -15,7 +15,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
 	"sandbank/bank/pki"
@@ -55,10 +54,13 @@ type serverScreen struct {
 
 	payForm    *form
 	batchTimes *entry
+	batchMode  *widget.RadioGroup
 	retryDays  *entry
 	ncbctFee   *entry
 	exemption  *widget.RadioGroup
 	fx         *entry
+	logCount   *entry
+	logBytes   *entry
 	latency    *entry
 	errorRate  *entry
 	outage     *widget.Check
@@ -134,7 +136,7 @@ func (s *serverScreen) build() fyne.CanvasObject {
 		widget.NewSeparator(), heading("Settings"), s.settingsForm.object(), trustHelp,
 		widget.NewSeparator(), heading("Sandbox clock"), s.clockNow, s.clockForm.object(), container.NewHBox(jump, realClock), clockHelp,
 		s.legacyForm.object(), container.NewHBox(applyLegacy), legacyHelp,
-		widget.NewSeparator(), heading("Payments and faults"), payments, container.NewHBox(s.paySave), paymentsHelp,
+		widget.NewSeparator(), heading("Payments, the request log and faults"), payments, container.NewHBox(s.paySave), paymentsHelp,
 		widget.NewSeparator(), heading("HTTPS"), widget.NewLabel("Trust Sandbank's CA in your TPP app to call https://localhost."), container.NewHBox(copyCA, saveCA),
 		widget.NewSeparator(), heading("Issue a TPP test certificate"), s.certForm.object(),
 		container.NewHBox(widget.NewButtonWithIcon("Issue", theme.ConfirmIcon(), s.issue)), s.certOut,
@@ -240,15 +242,8 @@ func (s *serverScreen) resetClock() {
 // saveLegacy stores the legacy date; empty clears it.
 func (s *serverScreen) saveLegacy() {
 	s.legacyForm.clear()
-	var d bank.Date
-	if text := strings.TrimSpace(s.legacyDate.Text); text != "" {
-		var err error
-		if d, err = bank.ParseDate(text); err != nil {
-			s.legacyForm.show(bank.PathError(bank.CodeFormatError, "legacyDate", err.Error()))
-			return
-		}
-	}
-	_, err := s.u.ops.UpdateSettings(func(st *bank.Settings) { st.LegacyDate = d })
+	text := strings.TrimSpace(s.legacyDate.Text)
+	_, _, err := s.u.ops.ChangeSettings(bank.SettingsDoc{LegacyDate: &text})
 	s.legacyForm.show(err)
 }
 
@@ -258,7 +253,7 @@ func (s *serverScreen) saveSettings() {
 		return
 	}
 	trust, require, strict := s.trust.Selected, s.requireSig.Checked, s.strict.Checked
-	_, err := s.u.ops.UpdateSettings(func(st *bank.Settings) { st.TrustMode, st.RequireSignature, st.Strict = trust, require, strict })
+	_, _, err := s.u.ops.ChangeSettings(bank.SettingsDoc{TrustMode: &trust, RequireSignature: &require, Strict: &strict})
 	s.settingsForm.show(err)
 }
 
@@ -310,24 +305,31 @@ func (s *serverScreen) reset() {
 	})
 }
 
-// buildPayments lays out the settings of payments and the simulated
-// faults: one form that Save stores at once.
+// buildPayments lays out the settings of payments, the request log's
+// limits and the simulated faults: one form that Save stores at once.
 func (s *serverScreen) buildPayments() (form, help fyne.CanvasObject) {
 	f := newForm(s.savePayments)
 	s.payForm = f
 	s.batchTimes = f.text("Batch times", "batchTimes", "", "HH:MM, comma separated, e.g. 06:00, 09:00, 12:00, 15:00, 18:00")
+	s.batchMode = widget.NewRadioGroup([]string{bank.BatchSchedule, bank.BatchImmediate}, nil)
+	s.batchMode.Horizontal = true
+	s.batchMode.Required = true
+	f.add("Batch mode", "batchMode", container.NewVBox(s.batchMode, helpText(
+		"schedule: authorised payments settle at the batch runs. immediate: one that is due today settles when it is authorised, on a banking day, as a batch run would settle it; future-dated ones and retries still wait for the batch runs.")))
 	s.retryDays = f.text("Cover retry days", "coverRetryDays", "", "banking days a payment without cover (PDNG) is retried, 0 to 30")
 	s.ncbctFee = f.text("NCBCT fee (NOK)", "ncbctFee", "", "the fee of a cross-border transfer, e.g. 250")
 	s.exemption = widget.NewRadioGroup([]string{bank.ExemptNever, bank.ExemptOwnAccounts}, nil)
 	s.exemption.Horizontal = true
 	s.exemption.Required = true
-	f.add("SCA exemption", "exemption", container.NewVBox(s.exemption, helpText(
+	f.add("SCA exemption", "exemptionPolicy", container.NewVBox(s.exemption, helpText(
 		"never: every payment needs the PSU's SCA. own-accounts: a private PSU's transfer between their own accounts is authorised when the TPP creates it, without an SCA page (scaStatus exempted).")))
 	s.fx = newEntry("one currency a line: EUR 11.65")
 	s.fx.MultiLine = true
 	s.fx.Wrapping = fyne.TextWrapOff
 	s.fx.SetMinRowsVisible(6)
-	f.add("Exchange rates (NOK per unit)", "fx", s.fx)
+	f.add("Exchange rates (NOK per unit)", "fxRates", s.fx)
+	s.logCount = f.text("Request log: requests kept", "requestLog.maxCount", "", fmt.Sprintf("the newest requests the Traffic screen keeps, 1 to %d", bank.MaxRequestLogCount))
+	s.logBytes = f.text("Request log: body bytes kept", "requestLog.maxBytes", "", "fewer requests are kept when their bodies hold more, e.g. 33554432 (32 MiB)")
 	s.latency = f.text("Fault: latency (ms)", "faults.latencyMs", "", "added before every /v1 request, 0 to 60000")
 	s.errorRate = f.text("Fault: error rate", "faults.errorRate", "", "0 to 1: the share of /v1 requests answered 500, e.g. 0.05")
 	s.outage = widget.NewCheck("answer every /v1 request 503 SYSTEM_ERROR", nil)
@@ -335,13 +337,16 @@ func (s *serverScreen) buildPayments() (form, help fyne.CanvasObject) {
 	s.paySave = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.savePayments)
 	help = helpText("At each batch time on a banking day (Europe/Oslo, on the sandbox clock) a batch run settles the due payments: with cover they become ACSC (a cross-border transfer is picked up first, ACSP, and settles at the next run); without cover PDNG, retried at every run for the cover retry days, then RJCT. Moving the clock ahead makes the runs it passes over. " +
 		"The exchange rates convert a payment to the debtor account's currency for cover and limits; NOK must be 1. " +
-		"The faults apply to the TPPs' /v1 requests, not to this window; PUT /v1/sandbox/faults is spared, so a test suite can turn them off.")
+		"The faults apply to the TPPs' /v1 requests, not to this window; PUT /v1/sandbox/faults is spared, so a test suite can turn them off. " +
+		"A test suite reads and changes these settings with GET, PUT and PATCH /v1/sandbox/settings.")
 	return f.object(), help
 }
 
-// showPayments shows the stored payment settings and faults.
+// showPayments shows the stored payment settings, the request log's
+// limits and the faults.
 func (s *serverScreen) showPayments(st bank.Settings) {
 	s.batchTimes.SetText(strings.Join(st.BatchTimes, ", "))
+	s.batchMode.SetSelected(st.BatchMode)
 	s.retryDays.SetText(strconv.Itoa(st.CoverRetryDays))
 	s.ncbctFee.SetText(bank.FormatAmount(st.NCBCTFee, "NOK"))
 	s.exemption.SetSelected(st.Exemption)
@@ -350,15 +355,19 @@ func (s *serverScreen) showPayments(st bank.Settings) {
 		lines = append(lines, c+" "+st.FX[c].String())
 	}
 	s.fx.SetText(strings.Join(lines, "\n"))
+	s.logCount.SetText(strconv.Itoa(st.RequestLog.MaxCount))
+	s.logBytes.SetText(strconv.Itoa(st.RequestLog.MaxBytes))
 	s.latency.SetText(strconv.Itoa(st.Faults.LatencyMs))
 	s.errorRate.SetText(strconv.FormatFloat(st.Faults.ErrorRate, 'f', -1, 64))
 	s.outage.SetChecked(st.Faults.Outage)
 }
 
-// parseFX reads the exchange table, one "EUR 11.65" a line; a line that
-// does not read is reported with the path of its currency.
-func parseFX(v *bank.Violations, text string) (map[string]decimal.Decimal, bool) {
-	out := map[string]decimal.Decimal{}
+// fxLines reads the exchange table as typed, one "EUR 11.65" a line, into
+// the rates of the settings document; the bank judges the codes and the
+// rates. A line that is not a code and a rate, or a code given twice, is
+// reported at the table.
+func fxLines(v *bank.Violations, text string) (map[string]bank.AmountText, bool) {
+	out := map[string]bank.AmountText{}
 	ok := true
 	for i, line := range strings.Split(text, "\n") {
 		fields := strings.FieldsFunc(line, func(r rune) bool { return unicode.IsSpace(r) || r == '=' || r == ':' })
@@ -367,91 +376,84 @@ func parseFX(v *bank.Violations, text string) (map[string]decimal.Decimal, bool)
 		}
 		code := strings.ToUpper(fields[0])
 		if len(fields) != 2 {
-			v.Format("fx", "line %d %q: write a currency and its rate, e.g. EUR 11.65", i+1, strings.TrimSpace(line))
+			v.Format("fxRates", "line %d %q: write a currency and its rate, e.g. EUR 11.65", i+1, strings.TrimSpace(line))
 			ok = false
 			continue
 		}
-		rate, err := decimalText(fields[1])
-		_, twice := out[code]
-		switch {
-		case err != nil:
-			v.Format("fx."+code, "%s: %q is not a number (line %d); write NOK per one %s, e.g. %s 11.65", code, fields[1], i+1, code, code)
+		if _, twice := out[code]; twice {
+			v.Format("fxRates."+code, "%s: given twice (line %d)", code, i+1)
 			ok = false
-		case twice:
-			v.Format("fx."+code, "%s: given twice (line %d)", code, i+1)
-			ok = false
-		default:
-			out[code] = rate
+			continue
 		}
+		out[code] = bank.AmountText{Text: numberText(fields[1])}
 	}
 	return out, ok
 }
 
-// savePayments stores the payment settings and faults as the form shows
-// them, in one change. A text that is not a number is shown at its field,
-// with what the bank finds in the rest, and nothing is stored.
+// wholeNumber reads a whole number typed into an entry; a text that is not
+// one is a finding at path, with hint.
+func wholeNumber(v *bank.Violations, path string, e *entry, hint string) (*int, bool) {
+	text := strings.TrimSpace(e.Text)
+	n, err := strconv.Atoi(numberText(text))
+	if err != nil {
+		v.Format(path, "%q is not a whole number; %s", text, hint)
+		return nil, false
+	}
+	return &n, true
+}
+
+// savePayments stores the payment settings, the request log's limits and
+// the faults as the form shows them, in one change through the bank's
+// settings document, which judges every value. A text that does not read
+// as a number is shown at its field, with what the bank finds in the
+// rest, and nothing is stored.
 func (s *serverScreen) savePayments() {
 	f := s.payForm
 	f.clear()
 	var v bank.Violations
-	var changes []func(*bank.Settings)
 	times := strings.FieldsFunc(s.batchTimes.Text, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) })
-	changes = append(changes, func(st *bank.Settings) { st.BatchTimes = times })
-	if n, err := strconv.Atoi(strings.TrimSpace(s.retryDays.Text)); err != nil {
-		v.Format("coverRetryDays", "%q is not a whole number; give banking days, e.g. 3", strings.TrimSpace(s.retryDays.Text))
-	} else {
-		changes = append(changes, func(st *bank.Settings) { st.CoverRetryDays = n })
+	mode, exemption := s.batchMode.Selected, s.exemption.Selected
+	doc := bank.SettingsDoc{
+		BatchTimes: append([]string{}, times...), BatchMode: &mode, ExemptionPolicy: &exemption,
+		NCBCTFee: &bank.AmountText{Text: numberText(s.ncbctFee.Text)}, RequestLog: &bank.RequestLogDoc{},
 	}
-	if fee, err := decimalText(s.ncbctFee.Text); err != nil {
-		v.Format("ncbctFee", "%q is not an amount; write NOK, e.g. 250 or 250.00", strings.TrimSpace(s.ncbctFee.Text))
-	} else {
-		changes = append(changes, func(st *bank.Settings) { st.NCBCTFee = fee })
+	doc.CoverRetryDays, _ = wholeNumber(&v, "coverRetryDays", s.retryDays, "give banking days, e.g. 3")
+	if fx, ok := fxLines(&v, s.fx.Text); ok {
+		doc.FXRates = fx
 	}
-	exemption := s.exemption.Selected
-	changes = append(changes, func(st *bank.Settings) { st.Exemption = exemption })
-	if fx, ok := parseFX(&v, s.fx.Text); ok {
-		changes = append(changes, func(st *bank.Settings) { st.FX = fx })
-	}
-	if n, err := strconv.Atoi(strings.TrimSpace(s.latency.Text)); err != nil {
-		v.Format("faults.latencyMs", "%q is not a whole number of milliseconds, e.g. 500", strings.TrimSpace(s.latency.Text))
-	} else {
-		changes = append(changes, func(st *bank.Settings) { st.Faults.LatencyMs = n })
+	doc.RequestLog.MaxCount, _ = wholeNumber(&v, "requestLog.maxCount", s.logCount, "give a number of requests, e.g. 2000")
+	doc.RequestLog.MaxBytes, _ = wholeNumber(&v, "requestLog.maxBytes", s.logBytes, "give bytes, e.g. 33554432 for 32 MiB")
+	faults := bank.Faults{Outage: s.outage.Checked}
+	if n, ok := wholeNumber(&v, "faults.latencyMs", s.latency, "give milliseconds, e.g. 500"); ok {
+		faults.LatencyMs = *n
 	}
 	if r, err := decimalText(s.errorRate.Text); err != nil {
 		v.Format("faults.errorRate", "%q is not a number; give a share from 0 to 1, e.g. 0.05", strings.TrimSpace(s.errorRate.Text))
 	} else {
-		rate := r.InexactFloat64()
-		changes = append(changes, func(st *bank.Settings) { st.Faults.ErrorRate = rate })
+		faults.ErrorRate = r.InexactFloat64()
 	}
-	outage := s.outage.Checked
-	changes = append(changes, func(st *bank.Settings) { st.Faults.Outage = outage })
-	change := func(st *bank.Settings) {
-		for _, c := range changes {
-			c(st)
-		}
-	}
+	doc.Faults = &faults
 	if !v.Empty() {
 		// Show at once what the bank would find in the values that read.
-		if st, err := s.u.ops.Settings(); err == nil {
-			change(&st)
-			if e, ok := bank.AsError(st.Check()); ok {
-				v.Merge("", e)
-			}
+		if e, ok := bank.AsError(s.u.ops.CheckSettings(doc)); ok {
+			v.Merge("", e)
 		}
 		f.show(namedFX(v.Err()))
 		return
 	}
-	if _, err := s.u.ops.UpdateSettings(change); f.show(namedFX(err)) {
+	_, warnings, err := s.u.ops.ChangeSettings(doc)
+	if f.show(namedFX(err)) {
 		return
 	}
 	s.reloadSettings()
+	f.warn(warnings)
 }
 
 // namedFX starts the bank's findings about an exchange rate with the
 // currency, since they all show at the one exchange table field.
 func namedFX(err error) error {
 	return editMessages(err, func(m *bank.Message) {
-		if code, ok := strings.CutPrefix(m.Path, "fx."); ok && !strings.HasPrefix(m.Text, code) {
+		if code, ok := strings.CutPrefix(m.Path, "fxRates."); ok && !strings.HasPrefix(m.Text, code) {
 			m.Text = code + ": " + m.Text
 		}
 	})

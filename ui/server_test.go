@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"sandbank/app/apptest"
 	"sandbank/bank"
 	"sandbank/bank/pki"
 )
@@ -150,5 +151,66 @@ func TestServer_ResetToKnownState(t *testing.T) {
 	h.u.catchUp()
 	if len(h.u.customers.all) != 4 {
 		t.Fatalf("the customers screen shows %d customers after the reset", len(h.u.customers.all))
+	}
+}
+
+// The Server screen and GET, PUT and PATCH /v1/sandbox/settings are one
+// set of settings with one set of rules: a change through the API shows on
+// the screen, a change on the screen reads back through the API, and a
+// value the screen refuses the API refuses with the same words.
+func TestServer_SettingsAgreeWithTheAPI(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.server
+	b := &apptest.Bank{App: h.core, URL: h.core.URLs()[0], Path: h.core.DB.Path(), TB: t}
+	tpp := b.NewTPP("933012867", 0, pki.RoleAI)
+	read := func() map[string]any {
+		t.Helper()
+		r := b.Do(tpp, "GET", "/v1/sandbox/settings", nil)
+		if r.Status != 200 {
+			t.Fatalf("GET /v1/sandbox/settings: %d %s", r.Status, r.Body)
+		}
+		var out map[string]any
+		r.JSON(t, &out)
+		return out
+	}
+
+	// Through the API, then on the screen.
+	r := b.Do(tpp, "PATCH", "/v1/sandbox/settings", []byte(`{"batchMode": "immediate", "fxRates": {"BHD": "28.70"}, "legacyDate": "2020-07-31", "requestLog": {"maxCount": 50}, "strict": true}`))
+	if r.Status != 200 {
+		t.Fatalf("PATCH: %d %s", r.Status, r.Body)
+	}
+	h.u.catchUp()
+	if s.batchMode.Selected != bank.BatchImmediate || !strings.Contains(s.fx.Text, "BHD 28.7") || s.legacyDate.Text != "2020-07-31" || s.logCount.Text != "50" || !s.strict.Checked {
+		t.Fatalf("the screen shows batch mode %q, rates %q, legacy date %q, log %q, strict %v", s.batchMode.Selected, s.fx.Text, s.legacyDate.Text, s.logCount.Text, s.strict.Checked)
+	}
+	if !strings.Contains(h.u.traffic.count.Text, "the last 50 are kept") {
+		t.Fatalf("the Traffic screen says %q", h.u.traffic.count.Text)
+	}
+
+	// On the screen, then through the API.
+	s.retryDays.SetText("7")
+	s.exemption.SetSelected(bank.ExemptOwnAccounts)
+	test.Tap(s.paySave)
+	test.Tap(s.strict)
+	s.legacyDate.SetText("")
+	test.Tap(widgetIn(t, h.u.tabs, "Apply"))
+	got := read()
+	if got["coverRetryDays"] != 7.0 || got["exemptionPolicy"] != bank.ExemptOwnAccounts || got["strict"] != false || got["legacyDate"] != nil ||
+		got["batchMode"] != bank.BatchImmediate || got["fxRates"].(map[string]any)["BHD"] != "28.7" {
+		t.Fatalf("GET after the screen's changes: %v (form: %q)", got, s.payForm.general.Text)
+	}
+
+	// One rule: the screen's finding is the API's.
+	before := b.FileSum()
+	s.batchTimes.SetText("06:00, 25:00")
+	test.Tap(s.paySave)
+	onScreen := s.payForm.errorText("batchTimes")
+	r = b.Do(tpp, "PATCH", "/v1/sandbox/settings", map[string]any{"batchTimes": []string{"06:00", "25:00"}})
+	e := r.Err(t)
+	if r.Status != 400 || len(e.TPPMessages) != 1 || e.TPPMessages[0].Path != "batchTimes[1]" || onScreen != e.TPPMessages[0].Text {
+		t.Fatalf("the screen says %q; the API %d %s", onScreen, r.Status, r.Body)
+	}
+	if b.FileSum() != before {
+		t.Fatal("a refused change changed the data file")
 	}
 }

@@ -116,12 +116,15 @@ func (s *trafficScreen) cell(e reqlog.Entry, col int) string {
 
 // add takes new requests from the log.
 func (s *trafficScreen) add(entries []reqlog.Entry) {
-	s.entries = reqlog.Trim(append(s.entries, entries...), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+	s.entries = append(s.entries, entries...)
 	s.apply()
 }
 
-// apply filters the requests and refreshes the table.
+// apply keeps the requests within the request log's limits, filters them
+// and refreshes the table.
 func (s *trafficScreen) apply() {
+	maxCount, maxBytes := s.u.host.RequestLog().Limits()
+	s.entries = reqlog.Trim(s.entries, maxCount, maxBytes)
 	f := reqlog.Filter{Text: s.filter.Text, ErrorsOnly: s.errorsOnly.Checked}
 	s.shown = s.shown[:0]
 	for i := len(s.entries) - 1; i >= 0; i-- {
@@ -129,7 +132,7 @@ func (s *trafficScreen) apply() {
 			s.shown = append(s.shown, i)
 		}
 	}
-	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %d MiB)", len(s.shown), len(s.entries), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes>>20))
+	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %s MiB; the requestLog setting on the Server screen)", len(s.shown), len(s.entries), maxCount, strconv.FormatFloat(float64(maxBytes)/(1<<20), 'f', -1, 64)))
 	s.table.Refresh()
 }
 

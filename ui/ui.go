@@ -161,7 +161,8 @@ func (u *UI) noteLog(c reqlog.Change) {
 	if c.Cleared {
 		u.changes.entries, u.changes.cleared = nil, true
 	} else {
-		u.changes.entries = reqlog.Trim(append(u.changes.entries, c.Entry), reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+		maxCount, maxBytes := u.host.RequestLog().Limits()
+		u.changes.entries = reqlog.Trim(append(u.changes.entries, c.Entry), maxCount, maxBytes)
 	}
 	u.changes.mu.Unlock()
 	u.poke()
@@ -207,6 +208,7 @@ func (u *UI) catchUp() {
 		}
 		if changed(bank.EventSettings) {
 			u.server.reloadSettings()
+			u.traffic.apply() // the request log's limits may have changed
 		}
 		if changed(bank.EventConsents, bank.EventCustomers, bank.EventAgreements, bank.EventAccounts, bank.EventCardAccounts, bank.EventSettings) {
 			u.consents.reload()

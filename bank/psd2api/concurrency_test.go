@@ -79,7 +79,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paymentsBefore, err := s.Ops.Payments("", 0, 1)
+	paymentsBefore, err := s.Ops.Payments(bank.PaymentFilter{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 			t.Errorf("payment %s (%s): %+v %v", id, remittance, p, err)
 		}
 	}
-	if list, err := s.Ops.Payments("", 0, 1); err != nil || list.Total != paymentsBefore.Total+rounds {
+	if list, err := s.Ops.Payments(bank.PaymentFilter{Limit: 1}); err != nil || list.Total != paymentsBefore.Total+rounds {
 		t.Errorf("%d payments stored, want %d (%v)", list.Total, paymentsBefore.Total+rounds, err)
 	}
 

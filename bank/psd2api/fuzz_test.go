@@ -180,8 +180,8 @@ func checkClientText(t *testing.T, what, s string) {
 
 // restore undoes what a fuzzed request may have changed that would make
 // later requests fail for reasons of their own: simulated faults, the
-// sandbox clock and, after a request that replaced or deleted data, the
-// known state whose fixed ids the corpus uses.
+// sandbox clock, the settings and, after a request that replaced or
+// deleted data, the known state whose fixed ids the corpus uses.
 func (fb *fuzzBank) restore(t *testing.T, method, path string, a answer) {
 	t.Helper()
 	if fb.Bank.Bank.Ops.Faults() != (bank.Faults{}) {
@@ -192,6 +192,11 @@ func (fb *fuzzBank) restore(t *testing.T, method, path string, a answer) {
 	if fb.Bank.Bank.Ops.Clock().OffsetSeconds != 0 {
 		zero := int64(0)
 		if _, err := fb.Bank.Bank.Ops.SetClock(bank.ClockChange{OffsetSeconds: &zero}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.status < 300 && strings.HasSuffix(strings.TrimRight(path, "/"), "/sandbox/settings") && method != http.MethodGet {
+		if _, _, err := fb.Bank.Bank.Ops.PutSettings(bank.SettingsDoc{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -243,6 +248,9 @@ type bodyRoute struct {
 	headers      []string
 	mayChange    bool
 	prepare      func(t *testing.T, fb *fuzzBank) string // the path's {id}, made fresh for each request
+	// success is the status of success when it is not the method's usual
+	// one (201 for POST, 200 for the rest).
+	success int
 }
 
 // Known-state ids (the same after every initialize).
@@ -279,6 +287,10 @@ func bodyRoutes() []bodyRoute {
 		{method: "POST", path: "/v1/periodic-payments/norwegian-domestic-credit-transfers", headers: scaHeaders},
 		{method: "POST", path: "/v1/bulk-payments/norwegian-domestic-credit-transfers", headers: scaHeaders},
 		{method: "POST", path: "/v1/payments/norwegian-cross-border-credit-transfers", headers: ncbct},
+		// New operations go last: a seed names its route by index.
+		{method: "PUT", path: "/v1/sandbox/settings"},
+		{method: "PATCH", path: "/v1/sandbox/settings"},
+		{method: "POST", path: "/v1/sandbox/payments/{id}/status", prepare: newBasketPayment, success: http.StatusOK},
 	}
 }
 
@@ -346,6 +358,9 @@ func FuzzRequestBody(f *testing.F) {
 			want := http.StatusOK
 			if rt.method == http.MethodPost && !strings.HasPrefix(rt.path, "/v1/sandbox/sca/") {
 				want = http.StatusCreated
+			}
+			if rt.success != 0 {
+				want = rt.success
 			}
 			if a.status != want {
 				t.Fatalf("%s %s answered %d, want %d: %s", rt.method, rt.path, a.status, want, a.body)

@@ -385,7 +385,8 @@ func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
 	}
 	// The catch-up run that rejected it is in the reports; the runs that
 	// only retried it left none.
-	runs, err := b.Bank.Ops.BatchRuns(100)
+	page, err := b.Bank.Ops.BatchRuns(0, 100)
+	runs := page.Runs
 	if err != nil || len(runs) == 0 || runs[0].Trigger != bank.TriggerCatchUp || runs[0].Counts["RJCT"] != 1 || !runs[0].Time.Equal(time.Date(next.Year, next.Month, next.Day, 6, 0, 0, 0, bank.Oslo)) {
 		t.Fatalf("newest batch run %+v, %v", runs, err)
 	}

@@ -19,12 +19,13 @@ import (
 // log keeps.
 const MaxLoggedBody = 64 << 10
 
-// The bounds a log and the screens that copy it keep by default: the last
-// DefaultMaxCount requests, fewer when their bodies (at most MaxLoggedBody
-// each) hold more than DefaultMaxBytes.
+// The bounds a log keeps by default: the last DefaultMaxCount requests,
+// fewer when their bodies (at most MaxLoggedBody each) hold more than
+// DefaultMaxBytes. They are the defaults of the requestLog setting, which
+// changes them (SetLimits).
 const (
-	DefaultMaxCount = 2000
-	DefaultMaxBytes = 32 << 20
+	DefaultMaxCount = bank.DefaultRequestLogCount
+	DefaultMaxBytes = bank.DefaultRequestLogBytes
 )
 
 // Entry is one finished request, as the request log keeps it.
@@ -136,6 +137,25 @@ func Trim(entries []Entry, maxCount, maxBytes int) []Entry {
 	}
 	clear(entries[:drop]) // let the dropped bodies go
 	return entries[drop:]
+}
+
+// SetLimits changes the bounds and drops at once the oldest entries they
+// no longer allow.
+func (l *Log) SetLimits(maxCount, maxBytes int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.max, l.maxBytes = maxCount, maxBytes
+	if len(l.entries) > 0 {
+		l.entries = Trim(l.entries, l.max, l.maxBytes)
+	}
+}
+
+// Limits returns the bounds in force, for the screens that keep a copy of
+// the log and trim it with Trim.
+func (l *Log) Limits() (maxCount, maxBytes int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.max, l.maxBytes
 }
 
 // Add records a request and tells subscribers.

@@ -43,3 +43,30 @@ func TestLog_KeepsTheNewestWithinCountAndBytes(t *testing.T) {
 		t.Fatalf("kept %d, dropped entry %v", len(kept), entries[0].ResponseBody != nil)
 	}
 }
+
+// New limits apply at once: the oldest entries they no longer allow go,
+// and later requests are kept within them.
+func TestLog_SetLimitsTrimsAtOnce(t *testing.T) {
+	l := reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+	for range 8 {
+		l.Add(reqlog.Entry{ResponseBody: make([]byte, 100)})
+	}
+	l.SetLimits(3, 1<<20)
+	if n, b := l.Limits(); n != 3 || b != 1<<20 {
+		t.Fatalf("limits %d %d", n, b)
+	}
+	if got := l.Entries(); len(got) != 3 || got[0].Seq != 6 {
+		t.Fatalf("after SetLimits(3): %d entries, the oldest %d", len(got), got[0].Seq)
+	}
+	l.Add(reqlog.Entry{})
+	if got := l.Entries(); len(got) != 3 || got[2].Seq != 9 {
+		t.Fatalf("after one more: %+v", got)
+	}
+	l.SetLimits(10, 1<<20)
+	for range 5 {
+		l.Add(reqlog.Entry{})
+	}
+	if got := l.Entries(); len(got) != 8 {
+		t.Fatalf("with room for 10: %d entries", len(got))
+	}
+}

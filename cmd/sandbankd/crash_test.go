@@ -430,7 +430,7 @@ func TestCrash_AnsweredWritesSurviveSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = db.Close() }()
-	list, err := bank.New(db, bank.SystemClock{}).Ops.Payments("", 0, 1_000_000)
+	list, err := bank.New(db, bank.SystemClock{}).Ops.Payments(bank.PaymentFilter{Limit: bank.MaxSandboxPageSize})
 	if err != nil {
 		t.Fatal(err)
 	}
