@@ -102,7 +102,7 @@ func (s *scenariosScreen) load() {
 	if !ok || f.Err != nil {
 		return
 	}
-	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? Settings, certificates and TPP contacts stay.", f.Name, f.Summary()), "Load", func() {
+	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? %s", f.Name, f.Summary(), f.Replaces()), "Load", func() {
 		start := time.Now()
 		var n bank.Counts
 		s.u.progressWork("Loading "+f.Name, s.importProgress, func() (err error) {
@@ -113,8 +113,9 @@ func (s *scenariosScreen) load() {
 				s.u.showError(err)
 				return
 			}
-			text := fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions.",
-				f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions)
+			text := fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions, %d payments, %d baskets, %d consents, %d grants.",
+				f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions,
+				n.Payments, n.Baskets, n.Consents, n.Grants)
 			if len(n.Warnings) > 0 {
 				text += "\n\nWith warnings:\n" + warningLines(n.Warnings)
 			}
