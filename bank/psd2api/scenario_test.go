@@ -506,3 +506,182 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 
 // exampleNote is the note of the example scenario.
 const exampleNote = "The known state's customers and accounts with a payment in every status (RCVD, PATC, ACCP, ACTC, ACSP, PDNG, ACSC, RJCT, CANC, PART), two signing baskets, consents and grants, all of the TPP with organisation number 933012867 (NO-FSA-933012867): issue its certificate to read them. Loading it sets the sandbox clock to 2026-03-10 10:30, the time of the case."
+
+// exampleScenario reads the example with a payment in every status.
+func exampleScenario(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "assets", "scenarios", exampleFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// edit returns a scenario as a JSON tree changed by change.
+func edit(t *testing.T, data []byte, change func(sc map[string]any)) map[string]any {
+	t.Helper()
+	var sc map[string]any
+	if err := json.Unmarshal(data, &sc); err != nil {
+		t.Fatal(err)
+	}
+	change(sc)
+	return sc
+}
+
+// part is the i-th record of a part of a scenario tree.
+func part(sc map[string]any, name string, i int) map[string]any {
+	return sc[name].([]any)[i].(map[string]any)
+}
+
+// paymentIn finds the index of the first payment of the example in a
+// status.
+func paymentIn(t *testing.T, sc map[string]any, status string) int {
+	t.Helper()
+	for i, p := range sc["payments"].([]any) {
+		if p.(map[string]any)["status"] == status {
+			return i
+		}
+	}
+	t.Fatalf("the example has no %s payment", status)
+	return -1
+}
+
+// A version-2 file that breaks a rule anywhere is refused with the path of
+// what is wrong, and the data file does not change: the import is one
+// transaction.
+func TestScenario_BrokenVersion2FilesChangeNothing(t *testing.T) {
+	b, tpp := setup(t)
+	example := exampleScenario(t)
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/scenario", example), 200, "")
+	accp := paymentIn(t, edit(t, example, func(map[string]any) {}), "ACCP")
+	for _, c := range []struct {
+		name   string
+		change func(sc map[string]any)
+		status int
+		code   string
+		path   string
+	}{
+		{"a payment of an account that is not in the file", func(sc map[string]any) {
+			part(sc, "payments", accp)["debtorAccountId"] = bank.FormatID(bank.KindAccount, 0, 77777)
+		}, 400, "FORMAT_ERROR", fmt.Sprintf("payments[%d].debtorAccountId", accp)},
+		{"a payment whose pending item is not in the file", func(sc map[string]any) {
+			part(sc, "accounts", 0)["transactions"] = []any{}
+		}, 400, "FORMAT_ERROR", "payments[0].items[0].pendingTxId"},
+		{"a payment whose debtor account names another account", func(sc map[string]any) {
+			part(sc, "payments", accp)["debtorAccount"] = map[string]string{"iban": ibanT2Bruk}
+		}, 400, "FORMAT_ERROR", fmt.Sprintf("payments[%d].debtorAccount", accp)},
+		{"an unknown payment status", func(sc map[string]any) {
+			part(sc, "payments", accp)["status"] = "DONE"
+		}, 400, "FORMAT_ERROR", fmt.Sprintf("payments[%d].status", accp)},
+		{"an unknown status in the history", func(sc map[string]any) {
+			part(part(sc, "payments", accp), "history", 0)["to"] = "NEW"
+		}, 400, "FORMAT_ERROR", fmt.Sprintf("payments[%d].history[0].to", accp)},
+		{"a status the history does not end in", func(sc map[string]any) {
+			part(sc, "payments", accp)["status"] = "ACSC"
+		}, 400, "FORMAT_ERROR", fmt.Sprintf("payments[%d].status", accp)},
+		{"an unknown product", func(sc map[string]any) {
+			part(sc, "payments", 1)["product"] = "sepa-credit-transfers"
+		}, 400, "FORMAT_ERROR", "payments[1].product"},
+		{"two payments with one id", func(sc map[string]any) {
+			part(sc, "payments", 1)["id"] = part(sc, "payments", 0)["id"]
+		}, 409, "CONFLICT", "payments[1].id"},
+		{"an id of another kind", func(sc map[string]any) {
+			part(sc, "payments", 1)["id"] = bank.FormatID(bank.KindBasket, 0, 5)
+		}, 400, "FORMAT_ERROR", "payments[1].id"},
+		{"a time of the wrong type", func(sc map[string]any) {
+			part(sc, "payments", accp)["created"] = 1741600000
+		}, 400, "BAD_REQUEST", fmt.Sprintf("payments[%d].created", accp)},
+		{"a time that is not one", func(sc map[string]any) {
+			part(sc, "consents", 1)["created"] = "yesterday"
+		}, 400, "BAD_REQUEST", "consents[1].created"},
+		{"a number of the wrong type", func(sc map[string]any) {
+			part(sc, "authorisations", 2)["attempts"] = "three"
+		}, 400, "BAD_REQUEST", "authorisations[2].attempts"},
+		{"a basket of a payment that is not in the file", func(sc map[string]any) {
+			part(sc, "baskets", 0)["paymentIds"] = []string{bank.FormatID(bank.KindPayment, 0, 99999)}
+		}, 400, "FORMAT_ERROR", "baskets[0].paymentIds[0]"},
+		{"a grant of a customer who is not in the file", func(sc map[string]any) {
+			part(sc, "grants", 0)["customerId"] = bank.FormatID(bank.KindCustomer, 0, 99999)
+		}, 400, "FORMAT_ERROR", "grants[0].customerId"},
+		{"two grants for one TPP, PSU and context", func(sc map[string]any) {
+			sc["grants"] = append(sc["grants"].([]any), part(sc, "grants", 0))
+			last := len(sc["grants"].([]any)) - 1
+			copy := map[string]any{}
+			for k, v := range part(sc, "grants", last) {
+				copy[k] = v
+			}
+			copy["id"] = bank.FormatID(bank.KindGrant, 0, 99999)
+			sc["grants"].([]any)[last] = copy
+		}, 409, "CONFLICT", "grants[2]"},
+		{"an SCA page that sends the PSU to a script", func(sc map[string]any) {
+			part(sc, "authorisations", 0)["redirectUri"] = "javascript:alert(1)"
+		}, 400, "FORMAT_ERROR", "authorisations[0].redirectUri"},
+		{"the secret of an SCA page", func(sc map[string]any) {
+			part(sc, "authorisations", 0)["secret"] = "known-to-the-author"
+		}, 400, "FORMAT_ERROR", "authorisations[0].secret"},
+		{"a PSU id the bank does not give", func(sc map[string]any) {
+			part(sc, "psus", 0)["id"] = "0a0a0a0a-0000-4000-8000-000000000000"
+		}, 400, "FORMAT_ERROR", "psus[0].id"},
+		{"an unknown consent status", func(sc map[string]any) {
+			part(sc, "consents", 0)["status"] = "granted"
+		}, 400, "FORMAT_ERROR", "consents[0].status"},
+		{"an unknown use", func(sc map[string]any) {
+			part(sc, "usage", 0)["kind"] = "everything"
+		}, 400, "FORMAT_ERROR", "usage[0].kind"},
+		{"settings out of range", func(sc map[string]any) {
+			sc["settings"] = map[string]any{"trustMode": "any", "batchTimes": []string{"25:00"}, "coverRetryDays": 3, "ncbctFee": "250", "fx": map[string]string{"NOK": "1"}, "exemption": "never"}
+		}, 400, "FORMAT_ERROR", "settings.batchTimes[0]"},
+		{"a clock more than 100 years away", func(sc map[string]any) {
+			sc["clock"] = map[string]any{"now": "2300-01-01T00:00:00Z"}
+		}, 400, "FORMAT_ERROR", "clock.now"},
+		{"a version-1 file with payments", func(sc map[string]any) {
+			sc["format"] = "sandbank-scenario/1"
+		}, 400, "FORMAT_ERROR", "payments"},
+		{"a version this build does not read", func(sc map[string]any) {
+			sc["format"] = "sandbank-scenario/3"
+		}, 400, "FORMAT_ERROR", "format"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", edit(t, example, c.change), c.status, c.code, c.path)
+			if c.path == "format" && !strings.Contains(e.Message, `it reads "sandbank-scenario/1" and "sandbank-scenario/2"`) {
+				t.Errorf("a newer version: %s", e.Message)
+			}
+		})
+	}
+	// The example is still there, whole.
+	if got := storedStatus(t, b, part(edit(t, example, func(map[string]any) {}), "payments", accp)["id"].(string)); got != bank.StatusACCP {
+		t.Fatalf("the ACCP payment is %s", got)
+	}
+}
+
+// A version-1 file loads as it always did: the sandbox data are replaced,
+// and with them the payments, consents and grants, while the settings and
+// the clock stay as they are.
+func TestScenario_Version1LoadsAsBefore(t *testing.T) {
+	b, tpp := startCaseBank(t, caseRealTime)
+	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/scenario", exampleScenario(t)), 200, "")
+	if _, err := b.App.Bank.Ops.UpdateSettings(func(st *bank.Settings) { st.CoverRetryDays = 9 }); err != nil {
+		t.Fatal(err)
+	}
+	var before bank.ClockState
+	b.Do(tpp, "GET", "/v1/sandbox/clock", nil).JSON(t, &before)
+	v1, err := os.ReadFile(filepath.Join("..", "..", "assets", "scenarios", "corporate-two-approvers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := b.Do(tpp, "PUT", "/v1/sandbox/scenario", v1)
+	expect(t, r, 200, "")
+	var n bank.Counts
+	r.JSON(t, &n)
+	if n.Customers != 3 || n.Payments != 0 {
+		t.Fatalf("counts %+v", n)
+	}
+	var after bank.ClockState
+	b.Do(tpp, "GET", "/v1/sandbox/clock", nil).JSON(t, &after)
+	st, _ := b.App.Bank.Ops.Settings()
+	list, _ := b.App.Bank.Ops.Payments("", 0, 10)
+	overview, _ := b.App.Bank.Ops.Consents()
+	if after != before || st.CoverRetryDays != 9 || list.Total != 0 || len(overview.Grants) != 0 || len(overview.Authorisations) != 0 {
+		t.Fatalf("clock %+v then %+v, cover retry days %d, %d payments, %d grants", before, after, st.CoverRetryDays, list.Total, len(overview.Grants))
+	}
+}
