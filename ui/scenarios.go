@@ -86,7 +86,11 @@ func (s *scenariosScreen) showDetail() {
 		s.detail.SetText("Select a scenario file.")
 		return
 	}
-	text := fmt.Sprintf("%s\n%s, %d bytes, changed %s\n\n", f.Name, f.Path, f.Size, f.Modified.Format(time.DateTime))
+	text := fmt.Sprintf("%s\n%s, %d bytes, changed %s\n", f.Name, f.Path, f.Size, f.Modified.Format(time.DateTime))
+	if f.Format != "" {
+		text += "Format " + f.Format + "\n"
+	}
+	text += "\n"
 	if f.Err != nil {
 		text += "This file cannot be loaded; nothing will be read from it:\n" + f.Err.Error()
 	} else {

@@ -177,7 +177,7 @@ func TestScenarios_SaveAndLoadCarryPaymentsAndClock(t *testing.T) {
 			s.list.Select(i)
 		}
 	}
-	if !strings.Contains(s.detail.Text, "1 payment") || !strings.Contains(s.detail.Text, "settings") || !strings.Contains(s.detail.Text, "clock at "+saved.Format("2006-01-02 15:04")) {
+	if !strings.Contains(s.detail.Text, "Format sandbank-scenario/2") || !strings.Contains(s.detail.Text, "1 payment") || !strings.Contains(s.detail.Text, "settings") || !strings.Contains(s.detail.Text, "clock at "+saved.Format("2006-01-02 15:04")) {
 		t.Fatalf("detail %q", s.detail.Text)
 	}
 	test.Tap(s.loadBtn)
