@@ -484,14 +484,16 @@ func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentIt
 	}
 	checkIDRef(v, f("creditorAccountId"), KindAccount, it.CreditorAccountID, false)
 	settled := it.Status == StatusACSC
+	why := map[bool]string{true: "the item is not settled, so it holds a reservation", false: "the item settled (ACSC)"}[!settled]
 	for _, t := range []struct {
 		field, id string
 		on        *Account
 		pending   bool
+		why       string
 	}{
-		{"pendingTxId", it.PendingTxID, debtor, !settled},
-		{"pendingFeeTxId", it.PendingFeeTxID, debtor, true},
-		{"creditorTxId", it.CreditorTxID, nil, false},
+		{"pendingTxId", it.PendingTxID, debtor, !settled, why},
+		{"pendingFeeTxId", it.PendingFeeTxID, debtor, true, "a fee is held until its item settles"},
+		{"creditorTxId", it.CreditorTxID, nil, false, "it is the credit of a settled item"},
 	} {
 		if t.id == "" {
 			continue
@@ -519,7 +521,7 @@ func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentIt
 			return err
 		case tr.Pending != t.pending:
 			state := map[bool]string{true: "pending", false: "booked"}
-			v.Format(f(t.field), "transaction %s of account %s is %s, but the item's status %q needs it %s", t.id, acct.IBAN, state[tr.Pending], it.Status, state[t.pending])
+			v.Format(f(t.field), "transaction %s of account %s is %s; it must be %s: %s", t.id, acct.IBAN, state[tr.Pending], state[t.pending], t.why)
 		}
 	}
 	return nil

@@ -567,6 +567,14 @@ func TestScenario_BrokenVersion2FilesChangeNothing(t *testing.T) {
 		{"a payment whose pending item is not in the file", func(sc map[string]any) {
 			part(sc, "accounts", 0)["transactions"] = []any{}
 		}, 400, "FORMAT_ERROR", "payments[0].items[0].pendingTxId"},
+		{"a reservation that is booked", func(sc map[string]any) {
+			pending := part(part(sc, "payments", accp), "items", 0)["pendingTxId"]
+			for _, tx := range part(sc, "accounts", 0)["transactions"].([]any) {
+				if tx.(map[string]any)["id"] == pending {
+					delete(tx.(map[string]any), "bookingStatus")
+				}
+			}
+		}, 400, "FORMAT_ERROR", fmt.Sprintf("payments[%d].items[0].pendingTxId", accp)},
 		{"a payment whose debtor account names another account", func(sc map[string]any) {
 			part(sc, "payments", accp)["debtorAccount"] = map[string]string{"iban": ibanT2Bruk}
 		}, 400, "FORMAT_ERROR", fmt.Sprintf("payments[%d].debtorAccount", accp)},
