@@ -502,6 +502,9 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 	if err != nil || f.Counts.Payments != len(statuses) || f.Counts.Baskets != 2 || !strings.Contains(f.Summary(), fmt.Sprintf("%d payments", len(statuses))) || !strings.Contains(f.Summary(), "clock at 2026-03-10 10:30") {
 		t.Fatalf("summary %q, %v", f.Summary(), err)
 	}
+	if r := f.Replaces(); !strings.Contains(r, "clock is set to 2026-03-10 10:30:00") || !strings.Contains(r, "Settings and certificates stay") {
+		t.Fatalf("loading the example says %q", r)
+	}
 }
 
 // exampleNote is the note of the example scenario.
