@@ -197,7 +197,7 @@ func TestFlags_Config(t *testing.T) {
 
 func TestScenarios_FolderSafety(t *testing.T) {
 	a := open(t, app.Config{WatchScenarios: true})
-	if len(a.Scenarios()) != 3 {
+	if len(a.Scenarios()) != 4 {
 		t.Fatalf("%d example scenarios", len(a.Scenarios()))
 	}
 	for _, name := range []string{"../evil", "/etc/passwd", "a/b", "..", "", ".hidden", strings.Repeat("x", 200)} {

@@ -132,7 +132,7 @@ func readScenarioFile(path string) bank.ScenarioFile {
 }
 
 // readScenario reads and decodes a scenario file, refusing one over
-// MaxScenarioFile.
+// MaxScenarioFile. The import checks its format.
 func readScenario(path string) (bank.Scenario, error) {
 	var sc bank.Scenario
 	if info, err := os.Stat(path); err == nil && info.Size() > MaxScenarioFile {
@@ -142,13 +142,8 @@ func readScenario(path string) (bank.Scenario, error) {
 	if err != nil {
 		return sc, err
 	}
-	if err := bank.DecodeJSON(data, &sc); err != nil {
-		return sc, err
-	}
-	if sc.Format != bank.ScenarioFormat {
-		return sc, fmt.Errorf("format is %q, not %q; is this a Sandbank scenario file?", sc.Format, bank.ScenarioFormat)
-	}
-	return sc, nil
+	err = bank.DecodeJSON(data, &sc)
+	return sc, err
 }
 
 // Scenarios returns the scenario files as last read.

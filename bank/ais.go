@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -192,7 +193,7 @@ func (s *core) use(tx Tx, r AISRequest, a Access, accountID, kind string) error 
 	if r.PSUPresent {
 		return nil
 	}
-	n, err := tx.CountUse(s.Today(), r.TPPID+"\x00"+a.Customer.ID+"\x00"+accountID+"\x00"+kind)
+	n, err := tx.CountUse(s.Today(), useKey(r.TPPID, a.Customer.ID, accountID, kind))
 	if err != nil {
 		return err
 	}
@@ -200,6 +201,12 @@ func (s *core) use(tx Tx, r AISRequest, a Access, accountID, kind string) error 
 		return Errorf(CodeAccessExceeded, "without the PSU present (no PSU-IP-Address) %s of an account may be read %d times a day; this is call %d today. Send PSU-IP-Address when the PSU takes part", kind, DailyUses, n)
 	}
 	return nil
+}
+
+// useKey is the key of a usage counter: the TPP, the PSU, the account and
+// the kind of use.
+func useKey(tppID, customerID, accountID, kind string) string {
+	return strings.Join([]string{tppID, customerID, accountID, kind}, "\x00")
 }
 
 // aisRead runs fn on the access a request has. A call that counts

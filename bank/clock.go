@@ -38,13 +38,7 @@ func (s *Ops) SetClock(ch ClockChange) (ClockState, error) {
 		if err != nil {
 			v.Format("now", "%q is not an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", clip(*ch.Now))
 		}
-		// Rounded up, so that the clock is at or just past the moment:
-		// set to 06:00:00, the 06:00 batch run is due at once.
-		d := t.Sub(s.clock.Now())
-		offset = int64(d / time.Second)
-		if d%time.Second > 0 {
-			offset++
-		}
+		offset = s.offsetTo(t)
 	case ch.OffsetSeconds != nil:
 		offset = *ch.OffsetSeconds
 	default:
@@ -57,6 +51,18 @@ func (s *Ops) SetClock(ch ClockChange) (ClockState, error) {
 		return ClockState{}, err
 	}
 	return s.Clock(), s.catchUp()
+}
+
+// offsetTo is the clock offset that puts the sandbox clock at t, in whole
+// seconds. Rounded up, so that the clock is at or just past the moment:
+// set to 06:00:00, the 06:00 batch run is due at once.
+func (s *core) offsetTo(t time.Time) int64 {
+	d := t.Sub(s.clock.Now())
+	offset := int64(d / time.Second)
+	if d%time.Second > 0 {
+		offset++
+	}
+	return offset
 }
 
 // catchUp makes the batch runs that a clock moved forward passed over, so

@@ -8,7 +8,10 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
 )
 
 // DecodeJSON decodes one JSON document into v, strictly: the text must be
@@ -34,7 +37,7 @@ func DecodeTolerant(data []byte, v any) ([]Message, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return nil, describeJSONError(data, err)
+		return nil, describeJSONError(data, err, v)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
@@ -43,7 +46,7 @@ func DecodeTolerant(data []byte, v any) ([]Message, error) {
 	shape := json.NewDecoder(bytes.NewReader(data))
 	shape.UseNumber()
 	if err := walkShape(shape, reflect.TypeOf(v), "", &odd); err != nil {
-		return nil, describeJSONError(data, err)
+		return nil, describeJSONError(data, err, v)
 	}
 	return odd, nil
 }
@@ -152,7 +155,7 @@ func decodeStrict(data []byte, v any) error {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return describeJSONError(data, err)
+		return describeJSONError(data, err, v)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
@@ -161,8 +164,10 @@ func decodeStrict(data []byte, v any) error {
 }
 
 // describeJSONError turns a decoding error into a BAD_REQUEST that a client
-// can act on, without Go type names.
-func describeJSONError(data []byte, err error) *Error {
+// can act on, without Go type names, at the path of the value that failed
+// (with the index of each array item on the way, e.g. payments[3].created);
+// v is what the document was decoded into.
+func describeJSONError(data []byte, err error, v any) *Error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -175,6 +180,13 @@ func describeJSONError(data []byte, err error) *Error {
 		return Errorf(CodeBadRequest, "the body is not valid JSON: %s at line %d, column %d", strings.TrimPrefix(syntax.Error(), "json: "), line, col)
 	case errors.As(err, &typ):
 		path := typ.Field
+		locate(data, reflect.TypeOf(v), func(at string, _ reflect.Type, _ []byte, end int64) bool {
+			if end >= typ.Offset && samePath(at, typ.Field) {
+				path = at
+				return true
+			}
+			return false
+		})
 		return PathError(CodeBadRequest, path, fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typ.Type.Kind().String()), typ.Value))
 	}
 	msg := err.Error()
@@ -182,7 +194,134 @@ func describeJSONError(data []byte, err error) *Error {
 		field = strings.Trim(field, `"`)
 		return PathError(CodeBadRequest, field, "is not a field of this request; check the spelling against the API reference")
 	}
+	if e := badValue(data, v); e != nil {
+		return e
+	}
 	return Errorf(CodeBadRequest, "the body does not have the expected shape")
+}
+
+// badValue finds the first value a type of its own (a time, a date, an
+// amount) refuses, and says why at its path; nil when none does.
+func badValue(data []byte, v any) *Error {
+	var found *Error
+	locate(data, reflect.TypeOf(v), func(path string, t reflect.Type, raw []byte, _ int64) bool {
+		if t == nil || raw == nil || !reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+			return false
+		}
+		err := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(raw)
+		if err == nil {
+			return false
+		}
+		text := "cannot be read: " + err.Error()
+		switch t {
+		case reflect.TypeFor[time.Time]():
+			text = "must be an RFC 3339 date-time, e.g. 2026-03-10T10:30:00+01:00"
+		case reflect.TypeFor[Date]():
+			text = "must be a date, YYYY-MM-DD"
+		case reflect.TypeFor[decimal.Decimal]():
+			text = "must be a decimal number, e.g. \"125.50\""
+		}
+		found = PathError(CodeBadRequest, path, text)
+		return true
+	})
+	return found
+}
+
+// locate walks a JSON document alongside the Go type it decodes into and
+// calls at with each value: its path, the Go type it decodes into (nil
+// when none), its text when it is not an object or array, and the offset
+// where it ends (just after the bracket that opens an object or array).
+// at returns true to stop the walk.
+func locate(data []byte, t reflect.Type, at func(path string, t reflect.Type, raw []byte, end int64) bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var walk func(t reflect.Type, path string) bool
+	walk = func(t reflect.Type, path string) bool {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return true
+		}
+		delim, composite := tok.(json.Delim)
+		if !composite {
+			raw, err := json.Marshal(tok)
+			if err != nil {
+				return true
+			}
+			return at(path, t, raw, dec.InputOffset())
+		}
+		if at(path, t, nil, dec.InputOffset()) {
+			return true
+		}
+		leaf := t == nil || reflect.PointerTo(t).Implements(jsonUnmarshaler)
+		for i := 0; dec.More(); i++ {
+			var inner reflect.Type
+			sub := fmt.Sprintf("%s[%d]", path, i)
+			if delim == '{' {
+				key, err := dec.Token()
+				if err != nil {
+					return true
+				}
+				name, _ := key.(string)
+				sub = JoinPath(path, name)
+				switch {
+				case leaf:
+				case t.Kind() == reflect.Map:
+					inner = t.Elem()
+				case t.Kind() == reflect.Struct:
+					inner, _ = fieldOf(t, name)
+				}
+			} else if !leaf && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+				inner = t.Elem()
+			}
+			if walk(inner, sub) {
+				return true
+			}
+		}
+		_, err = dec.Token() // the closing bracket
+		return err != nil
+	}
+	walk(t, "")
+}
+
+// samePath reports whether a document's path names the field encoding/json
+// names: without the array indexes, and where the field's name has the
+// names of embedded structs, without those (authorisations[2].attempts is
+// authorisations.Authorisation.attempts). Letter case does not matter, as
+// for encoding/json.
+func samePath(path, field string) bool {
+	want := strings.Split(strings.ToLower(field), ".")
+	i := 0
+	for _, seg := range strings.Split(strings.ToLower(withoutIndexes(path)), ".") {
+		for i < len(want) && want[i] != seg {
+			i++
+		}
+		if i == len(want) {
+			return false
+		}
+		i++
+	}
+	return i == len(want)
+}
+
+// withoutIndexes drops the array indexes from a path: payments[3].created
+// is payments.created.
+func withoutIndexes(path string) string {
+	var b strings.Builder
+	skip := false
+	for _, r := range path {
+		switch {
+		case r == '[':
+			skip = true
+		case r == ']':
+			skip = false
+		case !skip:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // jsonKind names a Go kind in JSON terms.

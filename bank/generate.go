@@ -51,7 +51,7 @@ func (s *Sandbox) GenerateTransactions(ctx context.Context, accountID, profile s
 		return 0, err
 	}
 	return s.generate(ctx, accountID, History{Profile: profile, Count: count}, false, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := addTransactions(tx, &Violations{}, a.Account, "", accountHistory(plan, a.Account), nil, today)
+		_, err := addTransactions(tx, &Violations{}, a.Account, "", accountHistory(plan, a.Account), nil, today, false)
 		return err
 	}, Event{Kind: EventTransactions, ID: accountID})
 }

@@ -2,20 +2,35 @@ package bank
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"sandbank/assets"
 )
 
-// ScenarioFormat names the scenario file format and its version.
-const ScenarioFormat = "sandbank-scenario/1"
+// Scenario formats. Version 1 holds the sandbox data; version 2 adds the
+// rest of what the bank holds (payments, baskets, consents, grants,
+// authorisations, SCA sessions, PSU ids, usage counters, batch run
+// reports, TPP contacts, the settings and the clock), so that a scenario
+// hands a whole sandbox over.
+const (
+	ScenarioFormatV1 = "sandbank-scenario/1"
+	// ScenarioFormat is the format export writes.
+	ScenarioFormat = "sandbank-scenario/2"
+)
 
-// Scenario is the whole sandbox data as one document: what GET
+// ScenarioFormats lists the formats this build reads, oldest first.
+var ScenarioFormats = []string{ScenarioFormatV1, ScenarioFormat}
+
+// Scenario is the whole sandbox as one document: what GET
 // /v1/sandbox/scenario exports, PUT imports and the desktop app's scenario
-// files hold. Records are the creation bodies of the sandbox API plus their
-// ids; without an id a record gets a new one. A private customer's
-// agreement is not listed: it comes with the customer.
+// files hold. The sandbox data are the creation bodies of the sandbox API
+// plus their ids; without an id a record gets a new one. A private
+// customer's agreement is not listed: it comes with the customer. The parts
+// of version 2 are the bank's records as it stores them, with their ids and
+// times (see scenario_records.go).
 type Scenario struct {
 	Format       string                `json:"format"`
 	Note         string                `json:"note,omitempty"`
@@ -23,6 +38,32 @@ type Scenario struct {
 	Accounts     []ScenarioAccount     `json:"accounts"`
 	CardAccounts []ScenarioCardAccount `json:"cardAccounts"`
 	Agreements   []ScenarioAgreement   `json:"agreements"`
+
+	// Version 2.
+	Clock          *ScenarioClock          `json:"clock,omitempty"`
+	Settings       *Settings               `json:"settings,omitempty"`
+	Payments       []ScenarioPayment       `json:"payments,omitempty"`
+	Baskets        []Basket                `json:"baskets,omitempty"`
+	Consents       []Consent               `json:"consents,omitempty"`
+	Authorisations []ScenarioAuthorisation `json:"authorisations,omitempty"`
+	Grants         []Grant                 `json:"grants,omitempty"`
+	Sessions       []Session               `json:"sessions,omitempty"`
+	PSUs           []PSU                   `json:"psus,omitempty"`
+	Usage          []ScenarioUse           `json:"usage,omitempty"`
+	BatchRuns      []BatchRun              `json:"batchRuns,omitempty"`
+	TPPContacts    []TPPContact            `json:"tppContacts,omitempty"`
+}
+
+// CheckScenarioFormat checks a scenario's format: one this build reads.
+func CheckScenarioFormat(format string) error {
+	if slices.Contains(ScenarioFormats, format) {
+		return nil
+	}
+	readable := `"` + strings.Join(ScenarioFormats, `" and "`) + `"`
+	if strings.HasPrefix(format, "sandbank-scenario/") {
+		return PathError(CodeFormatError, "format", fmt.Sprintf("%q is not a version this Sandbank reads: it reads %s. Load the file with the Sandbank that wrote it, or a newer one", clip(format), readable))
+	}
+	return PathError(CodeFormatError, "format", fmt.Sprintf("must be %s; is this a Sandbank scenario file?", strings.Replace(readable, " and ", " or ", 1)))
 }
 
 // ScenarioCustomer is a customer of a scenario.
@@ -77,6 +118,11 @@ type Counts struct {
 	Engagements      int `json:"engagements"`
 	Transactions     int `json:"transactions"`
 	CardTransactions int `json:"cardTransactions"`
+	Payments         int `json:"payments"`
+	Baskets          int `json:"baskets"`
+	Consents         int `json:"consents"`
+	Grants           int `json:"grants"`
+	Authorisations   int `json:"authorisations"`
 	// Warnings are the oddities the import was accepted with (docs/TPP-GUIDE.md 9),
 	// with the paths of their records.
 	Warnings []Message `json:"-"`
@@ -104,7 +150,8 @@ func KnownState() (Scenario, error) {
 
 // ImportScenario replaces all sandbox data with a scenario, at once: when
 // any record breaks a rule, nothing changes and the error names the record
-// by its path, e.g. accounts[2].iban.
+// by its path, e.g. accounts[2].iban. A version-2 scenario also restores
+// the bank's other records, its settings and its clock (see restore).
 func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
 	return s.load("import scenario", sc, false)
 }
@@ -113,8 +160,11 @@ func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
 // id get the id of their position (the known state's fixed ids). While it
 // runs, every other write is refused as busy, saying how far it is.
 func (s *core) load(what string, sc Scenario, fixed bool) (Counts, error) {
-	if sc.Format != ScenarioFormat {
-		return Counts{}, PathError(CodeFormatError, "format", fmt.Sprintf("must be %q; is this a Sandbank scenario file?", ScenarioFormat))
+	if err := CheckScenarioFormat(sc.Format); err != nil {
+		return Counts{}, err
+	}
+	if err := sc.checkVersion(); err != nil {
+		return Counts{}, err
 	}
 	p := &ImportProgress{Total: sc.records(), Started: time.Now()}
 	if !s.importing.CompareAndSwap(nil, p) {
@@ -122,21 +172,36 @@ func (s *core) load(what string, sc Scenario, fixed bool) (Counts, error) {
 	}
 	defer s.importing.Store(nil)
 	var n Counts
+	var kept restoredState
 	err := wrapStorage(what, s.store.Update(func(tx Tx) error {
+		var err error
+		if kept, err = s.restoreState(tx, sc); err != nil {
+			return err
+		}
 		if err := tx.Reset(); err != nil {
 			return err
 		}
 		v := s.violations()
-		l := loader{tx: tx, v: &v, fixed: fixed, today: s.Today(), progress: p}
-		var err error
-		n, err = l.load(sc)
+		l := loader{tx: tx, v: &v, fixed: fixed, today: kept.today, restored: sc.Format != ScenarioFormatV1, progress: p}
+		if n, err = l.load(sc); err != nil {
+			return err
+		}
+		if l.restored {
+			err = l.restore(sc, &n)
+		}
 		n.Warnings = v.Warnings()
 		return err
 	}))
-	if err == nil {
-		s.publish(Event{Kind: EventReset})
+	if err != nil {
+		return n, err
 	}
-	return n, err
+	events := []Event{{Kind: EventReset}}
+	if kept.settings != nil {
+		s.applyRestored(kept)
+		events = append(events, Event{Kind: EventSettings})
+	}
+	s.publish(events...)
+	return n, nil
 }
 
 // ImportProgress is how far a scenario import is: records loaded of all.
@@ -174,7 +239,9 @@ func (s *Ops) Importing() (*ImportProgress, bool) {
 
 // records counts a scenario's records, for an import's progress.
 func (sc Scenario) records() int {
-	n := len(sc.Customers) + len(sc.Accounts) + len(sc.CardAccounts) + len(sc.Agreements)
+	n := len(sc.Customers) + len(sc.Accounts) + len(sc.CardAccounts) + len(sc.Agreements) +
+		len(sc.Payments) + len(sc.Baskets) + len(sc.Consents) + len(sc.Authorisations) + len(sc.Grants) +
+		len(sc.Sessions) + len(sc.PSUs) + len(sc.Usage) + len(sc.BatchRuns) + len(sc.TPPContacts)
 	for _, a := range sc.Accounts {
 		n += len(a.Transactions)
 		if a.History != nil {
@@ -191,13 +258,29 @@ func (sc Scenario) records() int {
 }
 
 // loader creates a scenario's records in one storage transaction; v
-// gathers the findings and oddities of them all.
+// gathers the findings and oddities of them all. restored is set for a
+// version-2 scenario, whose records the bank made (see restore).
 type loader struct {
 	tx       Tx
 	v        *Violations
 	fixed    bool
 	today    Date
+	restored bool
 	progress *ImportProgress
+}
+
+// lastDay is the latest date there is.
+var lastDay = Date{9999, time.December, 31}
+
+// latest is the latest date a transaction may have: today, or for a
+// version-2 scenario any date, since the clock may have been moved back
+// after the bank made a record (and a payment's pending item is dated on
+// its execution date).
+func (l loader) latest() Date {
+	if l.restored {
+		return lastDay
+	}
+	return l.today
 }
 
 // id returns the id a record gets: its own, the fixed id of its position,
@@ -231,7 +314,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			return n, err
 		}
 		if len(txs) > 0 {
-			if _, err := addTransactions(l.tx, l.v, acct, JoinPath(path, "transactions"), txs, ids, l.today); err != nil {
+			if _, err := addTransactions(l.tx, l.v, acct, JoinPath(path, "transactions"), txs, ids, l.latest(), l.restored); err != nil {
 				return n, err
 			}
 		}
@@ -255,7 +338,7 @@ func (l loader) load(sc Scenario) (Counts, error) {
 			txs = append(cardHistory(planHistory(h, card.ID, l.today), card, l.today, "CT", 0), txs...)
 		}
 		if len(txs) > 0 {
-			if _, err := addCardTransactions(l.tx, l.v, card, JoinPath(path, "transactions"), txs, l.today); err != nil {
+			if _, err := addCardTransactions(l.tx, l.v, card, JoinPath(path, "transactions"), txs, l.latest()); err != nil {
 				return n, err
 			}
 		}
@@ -306,11 +389,19 @@ func (l loader) accountTransactions(path string, acct Account, a ScenarioAccount
 	return txs, ids, nil
 }
 
-// ExportScenario returns all sandbox data as a scenario that
-// ImportScenario turns back into the same records with the same ids.
+// ExportScenario returns the whole sandbox as a scenario that
+// ImportScenario turns back into the same records with the same ids: the
+// sandbox data and, in version 2, the bank's other records, its settings
+// and its clock. It waits for a batch run that is under way, so that the
+// scenario holds no half of one.
 func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
 	sc := Scenario{Format: ScenarioFormat, Note: note, Customers: []ScenarioCustomer{}, Accounts: []ScenarioAccount{}, CardAccounts: []ScenarioCardAccount{}, Agreements: []ScenarioAgreement{}}
+	s.batch.Lock()
+	defer s.batch.Unlock()
 	err := s.view("export scenario", func(tx Tx) error {
+		if err := s.exportRecords(tx, &sc); err != nil {
+			return err
+		}
 		customers, err := tx.Customers()
 		if err != nil {
 			return err

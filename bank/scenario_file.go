@@ -2,6 +2,7 @@ package bank
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -16,10 +17,15 @@ type ScenarioFile struct {
 	Modified time.Time
 	Size     int64
 	Note     string
+	Format   string
 	Counts   Counts
 	// History is set when the file asks for generated history; those
 	// transactions are counted only when Count is given.
 	History bool
+	// Settings is set when the file holds the bank's settings; Clock is
+	// the sandbox time it sets, zero when it leaves the clock alone.
+	Settings bool
+	Clock    time.Time
 	// Err says why the file cannot be loaded; nothing is loaded from it.
 	Err error
 }
@@ -37,7 +43,39 @@ func (f ScenarioFile) Summary() string {
 	if f.History {
 		s += " plus generated history"
 	}
+	var more []string
+	for _, n := range []struct {
+		n    int
+		noun string
+	}{{c.Payments, "payment"}, {c.Baskets, "basket"}, {c.Consents, "consent"}, {c.Grants, "grant"}} {
+		if n.n > 0 {
+			more = append(more, count(n.n, n.noun))
+		}
+	}
+	if f.Settings {
+		more = append(more, "settings")
+	}
+	if !f.Clock.IsZero() {
+		more = append(more, "clock at "+f.Clock.In(Oslo).Format("2006-01-02 15:04"))
+	}
+	if len(more) > 0 {
+		s += "; " + strings.Join(more, ", ")
+	}
 	return s
+}
+
+// Replaces says what loading the file replaces besides the sandbox data,
+// for the question asked before it is loaded.
+func (f ScenarioFile) Replaces() string {
+	switch {
+	case f.Settings && !f.Clock.IsZero():
+		return "The file's settings replace the current ones and the sandbox clock is set to " + f.Clock.In(Oslo).Format("2006-01-02 15:04:05") + ". Certificates stay."
+	case f.Settings:
+		return "The file's settings replace the current ones; the clock and certificates stay."
+	case !f.Clock.IsZero():
+		return "The sandbox clock is set to " + f.Clock.In(Oslo).Format("2006-01-02 15:04:05") + ". Settings and certificates stay."
+	}
+	return "Settings, the clock, certificates and TPP contacts stay."
 }
 
 // count writes n and a noun, plural unless n is 1.
@@ -60,6 +98,20 @@ func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 		switch key {
 		case "format":
 			return dec.Decode(&format)
+		case "settings":
+			f.Settings = true
+			return skip(dec)
+		case "clock":
+			var c ScenarioClock
+			if err := dec.Decode(&c); err != nil {
+				return err
+			}
+			f.Clock = c.Now
+			return nil
+		case "payments", "baskets", "consents", "grants", "authorisations":
+			n := map[string]*int{"payments": &f.Counts.Payments, "baskets": &f.Counts.Baskets, "consents": &f.Counts.Consents,
+				"grants": &f.Counts.Grants, "authorisations": &f.Counts.Authorisations}[key]
+			return eachItem(dec, func() error { *n++; return skip(dec) })
 		case "note":
 			return dec.Decode(&f.Note)
 		case "customers":
@@ -106,8 +158,10 @@ func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 	if err != nil {
 		return f, fmt.Errorf("the file is not a scenario: %w", err)
 	}
-	if format != ScenarioFormat {
-		return f, fmt.Errorf("format is %q, not %q; is this a Sandbank scenario file?", format, ScenarioFormat)
+	f.Format = format
+	if err := CheckScenarioFormat(format); err != nil {
+		e, _ := AsError(err)
+		return f, errors.New(e.Message)
 	}
 	return f, nil
 }

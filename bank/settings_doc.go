@@ -135,7 +135,7 @@ func (s *Ops) PatchSettings(patch []byte) (Settings, []Message, error) {
 		}
 		var d SettingsDoc
 		if err := json.Unmarshal(merged, &d); err != nil {
-			return describeJSONError(merged, err)
+			return describeJSONError(merged, err, &d)
 		}
 		d.replace(st, v)
 		return nil

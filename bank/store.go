@@ -76,6 +76,8 @@ type Tx interface {
 	DeleteCardTransactions(cardAccountID string) error
 
 	TPPContact(tppID string) (TPPContact, error)
+	// TPPContacts lists every TPP's contact, by TPP id.
+	TPPContacts() ([]TPPContact, error)
 	PutTPPContact(c TPPContact) error
 
 	Authorisation(id string) (Authorisation, error)
@@ -86,6 +88,7 @@ type Tx interface {
 	DeleteAuthorisationsBefore(t time.Time) (int, error)
 
 	Consent(id string) (Consent, error)
+	Consents() ([]Consent, error)
 	PutConsent(c Consent) error
 	// DeleteConsentsBefore deletes the consents, oldest first, up to the
 	// first one created at or after t, and says how many.
@@ -109,6 +112,8 @@ type Tx interface {
 
 	// PSU returns what a PSU-ID or PSU-Corporate-ID stands for.
 	PSU(id string) (PSU, error)
+	// PSUs lists every PSU id given out, by id.
+	PSUs() ([]PSU, error)
 	PutPSU(p PSU) error
 
 	// Payment returns a payment without its request body (PaymentRequest).
@@ -147,6 +152,9 @@ type Tx interface {
 	// CountUse adds one to a usage counter of a day and returns the new
 	// count. Counters of earlier days are dropped.
 	CountUse(day Date, key string) (int, error)
+	// Uses lists every usage counter, by day and key; PutUse sets one.
+	Uses() ([]UseCount, error)
+	PutUse(u UseCount) error
 
 	// Setting reads the JSON value stored under name into v.
 	Setting(name string, v any) error
@@ -158,6 +166,13 @@ type Tx interface {
 	// made for them, payments, baskets and batch run reports. Settings, certificates,
 	// TPP contacts and sequence counters stay.
 	Reset() error
+}
+
+// UseCount is one usage counter (CountUse): a day, a key and the count.
+type UseCount struct {
+	Day   Date
+	Key   string
+	Count int
 }
 
 // TxQuery selects a page of booked transactions. Zero dates leave that end

@@ -59,7 +59,7 @@ type Authorisation struct {
 	// Token is the authorisation's own form token: a form posted for one
 	// authorisation cannot drive another. Cookie is the value of the
 	// cookie the page sets; a form post must carry both.
-	Token      string   `json:"token"`
+	Token      string   `json:"token,omitempty"`
 	Cookie     string   `json:"cookie,omitempty"`
 	Attempts   int      `json:"attempts"`
 	CustomerID string   `json:"customerId,omitempty"`

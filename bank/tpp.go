@@ -12,13 +12,7 @@ func (s *PSD2) SetTPPContact(caller, tppID, email string) (TPPContact, error) {
 		return TPPContact{}, err
 	}
 	var v Violations
-	switch a, err := mail.ParseAddress(email); {
-	case email == "":
-		v.Format("email", "is required")
-	case !checkChars(&v, "email", email): // net/mail takes any character above ASCII
-	case err != nil || a.Address != email || a.Name != "" || len(email) > 254:
-		v.Format("email", "%q is not an e-mail address; write a bare address such as psd2-ops@example.com", clip(email))
-	}
+	checkEmail(&v, "email", email)
 	if err := v.Err(); err != nil {
 		return TPPContact{}, err
 	}
@@ -45,4 +39,15 @@ func ownTPP(caller, tppID string) error {
 		return Errorf(CodeForbidden, "the certificate identifies TPP %s; it may not act for TPP %s", caller, clip(tppID))
 	}
 	return nil
+}
+
+// checkEmail checks a TPP's contact address: a bare e-mail address.
+func checkEmail(v *Violations, path, email string) {
+	switch a, err := mail.ParseAddress(email); {
+	case email == "":
+		v.Format(path, "is required")
+	case !checkChars(v, path, email): // net/mail takes any character above ASCII
+	case err != nil || a.Address != email || a.Name != "" || len(email) > 254:
+		v.Format(path, "%q is not an e-mail address; write a bare address such as psd2-ops@example.com", clip(email))
+	}
 }

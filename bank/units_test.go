@@ -145,10 +145,16 @@ func TestDecodeJSON_Messages(t *testing.T) {
 	type inner struct {
 		N int `json:"n"`
 	}
+	type stamped struct {
+		At  time.Time       `json:"at"`
+		Day bank.Date       `json:"day"`
+		Sum decimal.Decimal `json:"sum"`
+	}
 	var v struct {
-		Name  string  `json:"name"`
-		Inner inner   `json:"inner"`
-		List  []inner `json:"list"`
+		Name   string    `json:"name"`
+		Inner  inner     `json:"inner"`
+		List   []inner   `json:"list"`
+		Stamps []stamped `json:"stamps"`
 	}
 	for _, c := range []struct {
 		body, path, mention string
@@ -156,6 +162,11 @@ func TestDecodeJSON_Messages(t *testing.T) {
 		{`{"name": 1}`, "name", "string"},
 		{`{"inner": {"n": "x"}}`, "inner.n", "number"},
 		{`{"list": {}}`, "list", "array"},
+		{`{"list": [{"n": 1}, {"n": 2}, {"n": "3"}]}`, "list[2].n", "number"},
+		{`{"list": [{"n": 1}, {"n": {}}]}`, "list[1].n", "number"},
+		{`{"stamps": [{"at": "2026-03-10T10:30:00Z"}, {"at": "yesterday"}]}`, "stamps[1].at", "RFC 3339"},
+		{`{"stamps": [{"day": "2026-03-10"}, {"day": "10.03.2026"}]}`, "stamps[1].day", "YYYY-MM-DD"},
+		{`{"stamps": [{"day": "2026-03-10", "sum": true}]}`, "stamps[0].sum", "decimal"},
 		{`{"nmae": "x"}`, "nmae", "not a field"},
 		{"{\n\"name\": \"x\",\n}", "", "line 3"},
 		{`{"name": "x"`, "", "ends too early"},

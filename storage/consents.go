@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -42,6 +43,10 @@ func (t *txn) Consent(id string) (bank.Consent, error) {
 		return bank.Consent{}, bank.ErrNotFound
 	}
 	return getJSON[bank.Consent](t.b(bktConsents), k)
+}
+
+func (t *txn) Consents() ([]bank.Consent, error) {
+	return listJSON[bank.Consent](t.b(bktConsents))
 }
 
 func (t *txn) PutConsent(c bank.Consent) error {
@@ -132,6 +137,8 @@ func (t *txn) PSU(id string) (bank.PSU, error) {
 	return getJSON[bank.PSU](t.b(bktPSUs), []byte(id))
 }
 
+func (t *txn) PSUs() ([]bank.PSU, error) { return listJSON[bank.PSU](t.b(bktPSUs)) }
+
 func (t *txn) PutPSU(p bank.PSU) error { return putJSON(t.b(bktPSUs), []byte(p.ID), p) }
 
 func (t *txn) CountUse(day bank.Date, key string) (int, error) {
@@ -151,4 +158,20 @@ func (t *txn) CountUse(day bank.Date, key string) (int, error) {
 	}
 	n++
 	return n, b.Put(k, u32(uint32(n)))
+}
+
+func (t *txn) Uses() ([]bank.UseCount, error) {
+	out := []bank.UseCount{}
+	err := t.b(bktUsage).ForEach(func(k, v []byte) error {
+		if len(k) < 4 || len(v) != 4 {
+			return fmt.Errorf("usage counter %x is not a day, a key and a count", k)
+		}
+		out = append(out, bank.UseCount{Day: bank.DateFromKey(binary.BigEndian.Uint32(k)), Key: string(k[4:]), Count: int(binary.BigEndian.Uint32(v))})
+		return nil
+	})
+	return out, err
+}
+
+func (t *txn) PutUse(u bank.UseCount) error {
+	return t.b(bktUsage).Put(cat(u32(u.Day.Key()), []byte(u.Key)), u32(uint32(u.Count)))
 }

@@ -134,3 +134,60 @@ func TestDeleteAuthorisationsBefore(t *testing.T) {
 		return err
 	})
 }
+
+// The lists a scenario export reads: every consent, PSU id, usage counter
+// and TPP contact, in key order; PutUse sets a counter CountUse goes on
+// from.
+func TestScenarioLists(t *testing.T) {
+	db := openDB(t)
+	day := bank.Date{Year: 2026, Month: time.November, Day: 22}
+	update(t, db, func(tx bank.Tx) error {
+		for _, seq := range []uint64{2, 1} {
+			if err := tx.PutConsent(bank.Consent{ID: bank.FormatID(bank.KindConsent, 0, seq), TPPID: "NO-FSA-1"}); err != nil {
+				return err
+			}
+		}
+		for _, id := range []string{"p2", "p1"} {
+			if err := tx.PutPSU(bank.PSU{ID: id, TPPID: "NO-FSA-1"}); err != nil {
+				return err
+			}
+		}
+		for _, c := range []bank.TPPContact{{TPPID: "NO-FSA-2", Email: "b@example.com"}, {TPPID: "NO-FSA-1", Email: "a@example.com"}} {
+			if err := tx.PutTPPContact(c); err != nil {
+				return err
+			}
+		}
+		if err := tx.PutUse(bank.UseCount{Day: day, Key: "k\x00b", Count: 3}); err != nil {
+			return err
+		}
+		return tx.PutUse(bank.UseCount{Day: day, Key: "k\x00a", Count: 1})
+	})
+	view(t, db, func(tx bank.Tx) error {
+		consents, err := tx.Consents()
+		if err != nil || len(consents) != 2 || consents[0].ID != bank.FormatID(bank.KindConsent, 0, 1) {
+			t.Errorf("consents %+v, %v", consents, err)
+		}
+		psus, err := tx.PSUs()
+		if err != nil || len(psus) != 2 || psus[0].ID != "p1" {
+			t.Errorf("PSUs %+v, %v", psus, err)
+		}
+		contacts, err := tx.TPPContacts()
+		if err != nil || len(contacts) != 2 || contacts[0].Email != "a@example.com" {
+			t.Errorf("contacts %+v, %v", contacts, err)
+		}
+		uses, err := tx.Uses()
+		want := []bank.UseCount{{Day: day, Key: "k\x00a", Count: 1}, {Day: day, Key: "k\x00b", Count: 3}}
+		if err != nil || len(uses) != 2 || uses[0] != want[0] || uses[1] != want[1] {
+			t.Errorf("uses %+v, %v; want %+v", uses, err, want)
+		}
+		return nil
+	})
+	var n int
+	update(t, db, func(tx bank.Tx) (err error) {
+		n, err = tx.CountUse(day, "k\x00b")
+		return err
+	})
+	if n != 4 {
+		t.Errorf("CountUse after PutUse of 3 counts %d, want 4", n)
+	}
+}

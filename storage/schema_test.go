@@ -347,6 +347,7 @@ func sameAsRead(what string, want, got any) error {
 // schemaNoRecord lists the bank.Tx Put methods that store no record value.
 var schemaNoRecord = map[string]string{
 	"PutDuplicate": "an index entry: the key is the logical key, the creation time and the payment's seq; the value is empty",
+	"PutUse":       "a usage counter, as CountUse keeps it: the key is the day and the counter's key; the value a 4-byte count",
 }
 
 // schemaIndexBuckets lists the top-level buckets that hold no record but

@@ -531,6 +531,10 @@ func (t *txn) TPPContact(tppID string) (bank.TPPContact, error) {
 	return getJSON[bank.TPPContact](t.b(bktTPPContacts), []byte(tppID))
 }
 
+func (t *txn) TPPContacts() ([]bank.TPPContact, error) {
+	return listJSON[bank.TPPContact](t.b(bktTPPContacts))
+}
+
 func (t *txn) PutTPPContact(c bank.TPPContact) error {
 	return putJSON(t.b(bktTPPContacts), []byte(c.TPPID), c)
 }

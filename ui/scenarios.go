@@ -86,7 +86,11 @@ func (s *scenariosScreen) showDetail() {
 		s.detail.SetText("Select a scenario file.")
 		return
 	}
-	text := fmt.Sprintf("%s\n%s, %d bytes, changed %s\n\n", f.Name, f.Path, f.Size, f.Modified.Format(time.DateTime))
+	text := fmt.Sprintf("%s\n%s, %d bytes, changed %s\n", f.Name, f.Path, f.Size, f.Modified.Format(time.DateTime))
+	if f.Format != "" {
+		text += "Format " + f.Format + "\n"
+	}
+	text += "\n"
 	if f.Err != nil {
 		text += "This file cannot be loaded; nothing will be read from it:\n" + f.Err.Error()
 	} else {
@@ -102,7 +106,7 @@ func (s *scenariosScreen) load() {
 	if !ok || f.Err != nil {
 		return
 	}
-	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? Settings, certificates and TPP contacts stay.", f.Name, f.Summary()), "Load", func() {
+	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? %s", f.Name, f.Summary(), f.Replaces()), "Load", func() {
 		start := time.Now()
 		var n bank.Counts
 		s.u.progressWork("Loading "+f.Name, s.importProgress, func() (err error) {
@@ -113,8 +117,9 @@ func (s *scenariosScreen) load() {
 				s.u.showError(err)
 				return
 			}
-			text := fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions.",
-				f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions)
+			text := fmt.Sprintf("%s loaded in %s: %d customers, %d accounts, %d card accounts, %d transactions, %d payments, %d baskets, %d consents, %d grants.",
+				f.Name, time.Since(start).Round(time.Millisecond), n.Customers, n.Accounts, n.CardAccounts, n.Transactions+n.CardTransactions,
+				n.Payments, n.Baskets, n.Consents, n.Grants)
 			if len(n.Warnings) > 0 {
 				text += "\n\nWith warnings:\n" + warningLines(n.Warnings)
 			}

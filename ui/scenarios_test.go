@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2/test"
+
+	"sandbank/bank"
 )
 
 // waitForFile waits until the watched scenarios folder lists a file, and
@@ -34,7 +36,7 @@ func TestScenarios_ExamplesAndWatchedFolder(t *testing.T) {
 	for _, f := range s.files {
 		names = append(names, f.Name)
 	}
-	if strings.Join(names, ",") != "account-100k-transactions.json,corporate-two-approvers.json,empty-bank.json" {
+	if strings.Join(names, ",") != "account-100k-transactions.json,corporate-two-approvers.json,empty-bank.json,payments-in-every-status.json" {
 		t.Fatalf("the example scenarios are %v", names)
 	}
 	for _, f := range s.files {
@@ -101,6 +103,7 @@ func TestScenarios_BrokenFileIsListedAndNotLoaded(t *testing.T) {
 		"broken.json":     `{"format": "sandbank-scenario/1", "customers": [`,
 		"wrong-kind.json": `{"hello": "world"}`,
 		"bad-rule.json":   `{"format": "sandbank-scenario/1", "customers": [{"customerNumber": "x", "name": "Bad", "type": "private"}], "accounts": [], "cardAccounts": [], "agreements": []}`,
+		"future.json":     `{"format": "sandbank-scenario/3", "customers": []}`,
 	} {
 		if err := os.WriteFile(filepath.Join(h.core.ScenarioDir(), name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
@@ -109,11 +112,15 @@ func TestScenarios_BrokenFileIsListedAndNotLoaded(t *testing.T) {
 	h.waitForFile("wrong-kind.json")
 	h.waitForFile("broken.json")
 	h.waitForFile("bad-rule.json")
+	h.waitForFile("future.json")
 	for i, f := range s.files {
 		switch f.Name {
-		case "broken.json", "wrong-kind.json":
+		case "broken.json", "wrong-kind.json", "future.json":
 			if f.Err == nil {
 				t.Fatalf("%s is listed as loadable", f.Name)
+			}
+			if f.Name == "future.json" && !strings.Contains(f.Err.Error(), `reads "sandbank-scenario/1" and "sandbank-scenario/2"`) {
+				t.Fatalf("a newer version is listed with %v", f.Err)
 			}
 			s.list.Select(i)
 			if !s.loadBtn.Disabled() || !strings.Contains(s.detail.Text, "cannot be loaded") {
@@ -130,5 +137,60 @@ func TestScenarios_BrokenFileIsListedAndNotLoaded(t *testing.T) {
 				t.Fatal("a refused scenario changed the data")
 			}
 		}
+	}
+}
+
+// The window saves and loads the whole sandbox: a payment with its
+// reservation, the settings and the clock come back as they were saved,
+// and the list shows what a file holds.
+func TestScenarios_SaveAndLoadCarryPaymentsAndClock(t *testing.T) {
+	h := newHarness(t, false)
+	s := h.u.scenarios
+	h.bankingMorning()
+	p := h.pay("123", true)
+	if p.Status != bank.StatusACTC || p.Items[0].PendingTxID == "" {
+		t.Fatalf("payment %+v", p)
+	}
+	saved := h.core.Bank.Ops.Clock().Now
+	balance := func() string {
+		a, err := h.core.Bank.Sandbox.Account("enc!!BMqoT2eLQOgt-DAQsuGXRQ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Balances.Expected.String()
+	}
+	reserved := balance()
+	test.Tap(widgetIn(t, h.u.tabs, "Save current as…"))
+	h.typeInto("File name", "case 7")
+	test.Tap(h.modal().submit)
+	h.u.work.Wait()
+	h.waitForFile("case 7.json")
+
+	if _, err := h.core.Bank.Sandbox.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.core.Bank.Ops.JumpClock(5); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range s.files {
+		if f.Name == "case 7.json" {
+			s.list.Select(i)
+		}
+	}
+	if !strings.Contains(s.detail.Text, "Format sandbank-scenario/2") || !strings.Contains(s.detail.Text, "1 payment") || !strings.Contains(s.detail.Text, "settings") || !strings.Contains(s.detail.Text, "clock at "+saved.Format("2006-01-02 15:04")) {
+		t.Fatalf("detail %q", s.detail.Text)
+	}
+	test.Tap(s.loadBtn)
+	test.Tap(h.modal().submit)
+	h.u.work.Wait()
+	back, err := h.core.Bank.Ops.Payment(p.ID)
+	if err != nil || back.Status != bank.StatusACTC || back.Items[0].PendingTxID != p.Items[0].PendingTxID {
+		t.Fatalf("after loading: %+v, %v", back, err)
+	}
+	if got := balance(); got != reserved {
+		t.Fatalf("expected balance %s after loading, %s when saved", got, reserved)
+	}
+	if now := h.core.Bank.Ops.Clock().Now; now.Sub(saved).Abs() > time.Minute {
+		t.Fatalf("the clock is at %v after loading, %v when saved", now, saved)
 	}
 }

@@ -1,0 +1,910 @@
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The parts of a version-2 scenario: the bank's records besides the
+// sandbox data, as it stores them, with their ids and times, so that after
+// an import every read answers as it did before the export. Each record is
+// checked, with the path of each finding, and references are checked where
+// the bank keeps them whole: a reference the bank itself may leave behind
+// (a payment of an account deleted since, a consent pruned after its
+// grant) is checked for its form only.
+
+// ScenarioClock is the sandbox clock of a scenario. Import sets the clock
+// so that the sandbox's "now" is Now, and the batch schedule so that the
+// next scheduled run is the first after LastBatchRun: the batch runs a
+// restored sandbox makes are the ones the exported one would have made.
+type ScenarioClock struct {
+	// Now is the sandbox time at the export.
+	Now time.Time `json:"now"`
+	// LastBatchRun is the last scheduled batch run made before the export.
+	LastBatchRun time.Time `json:"lastBatchRun,omitzero"`
+}
+
+// ScenarioPayment is a payment with its items, approvals, reservations
+// and status history, and the request body the TPP sent.
+type ScenarioPayment struct {
+	Payment
+	Body PaymentRequest `json:"request"`
+}
+
+// ScenarioAuthorisation is an authorisation (SCA process). The secret of
+// its SCA page and its form tokens are not part of a scenario: import gives
+// each authorisation new ones, so that an SCA page of one sandbox never
+// opens in another (the window's Consents & sessions screen opens the
+// page of an open authorisation).
+type ScenarioAuthorisation struct {
+	Authorisation
+}
+
+// ScenarioUse is a usage counter: how many times a TPP read balances,
+// transactions or transaction details of a PSU's account without the PSU
+// present, on a day.
+type ScenarioUse struct {
+	Day        Date   `json:"day"`
+	TPPID      string `json:"tppId"`
+	CustomerID string `json:"customerId"`
+	AccountID  string `json:"accountId"`
+	Kind       string `json:"kind"`
+	Count      int    `json:"count"`
+}
+
+// The statuses and kinds the records of a scenario may have.
+var (
+	scaStatuses     = []string{ScaReceived, ScaIdentified, ScaAuthenticated, ScaFinalised, ScaFailed, ScaExempted}
+	authKinds       = []string{AuthConsent, AuthUsers, AuthPayment, AuthBasket}
+	consentStatuses = []string{ConsentReceived, ConsentRejected, ConsentValid, ConsentExpired, ConsentTerminated, ConsentRevoked}
+	useKinds        = []string{UseBalances, UseTransactions, UseDetails}
+	batchTriggers   = []string{TriggerSchedule, TriggerCatchUp, TriggerManual}
+)
+
+// v2Parts names the parts a version-1 scenario may not have.
+func (sc Scenario) v2Parts() []string {
+	var out []string
+	for _, p := range []struct {
+		name string
+		set  bool
+	}{
+		{"clock", sc.Clock != nil}, {"settings", sc.Settings != nil}, {"payments", len(sc.Payments) > 0},
+		{"baskets", len(sc.Baskets) > 0}, {"consents", len(sc.Consents) > 0}, {"authorisations", len(sc.Authorisations) > 0},
+		{"grants", len(sc.Grants) > 0}, {"sessions", len(sc.Sessions) > 0}, {"psus", len(sc.PSUs) > 0},
+		{"usage", len(sc.Usage) > 0}, {"batchRuns", len(sc.BatchRuns) > 0}, {"tppContacts", len(sc.TPPContacts) > 0},
+	} {
+		if p.set {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
+// checkVersion refuses a version-1 scenario with parts of version 2, which
+// version 1 does not restore.
+func (sc Scenario) checkVersion() error {
+	if sc.Format != ScenarioFormatV1 {
+		return nil
+	}
+	var v Violations
+	for _, p := range sc.v2Parts() {
+		v.Format(p, "is a part of %s, not of %s; set format to %q to restore it", ScenarioFormat, ScenarioFormatV1, ScenarioFormat)
+	}
+	return v.Err()
+}
+
+// exportRecords adds the parts of version 2 to a scenario, within the
+// export's read transaction. The caller holds the batch lock.
+func (s *core) exportRecords(tx Tx, sc *Scenario) error {
+	st, err := settingsIn(tx)
+	if err != nil {
+		return err
+	}
+	sc.Settings = &st
+	last, err := s.scheduleAt(tx)
+	if err != nil {
+		return err
+	}
+	sc.Clock = &ScenarioClock{Now: s.Now().In(Oslo), LastBatchRun: last.In(Oslo)}
+	payments, _, err := tx.Payments(PaymentQuery{Limit: math.MaxInt})
+	if err != nil {
+		return err
+	}
+	sc.Payments = make([]ScenarioPayment, 0, len(payments))
+	for _, p := range slices.Backward(payments) { // oldest first
+		req, err := tx.PaymentRequest(p.ID)
+		if err != nil {
+			return err
+		}
+		sc.Payments = append(sc.Payments, ScenarioPayment{Payment: p, Body: req})
+	}
+	if sc.Baskets, err = tx.Baskets(); err != nil {
+		return err
+	}
+	if sc.Consents, err = tx.Consents(); err != nil {
+		return err
+	}
+	auths, err := tx.Authorisations()
+	if err != nil {
+		return err
+	}
+	sc.Authorisations = make([]ScenarioAuthorisation, len(auths))
+	for i, a := range auths {
+		a.Secret, a.Token, a.Cookie = "", "", ""
+		sc.Authorisations[i] = ScenarioAuthorisation{a}
+	}
+	if sc.Grants, err = tx.Grants(); err != nil {
+		return err
+	}
+	if sc.Sessions, err = tx.Sessions(); err != nil {
+		return err
+	}
+	if sc.PSUs, err = tx.PSUs(); err != nil {
+		return err
+	}
+	uses, err := tx.Uses()
+	if err != nil {
+		return err
+	}
+	for _, u := range uses {
+		parts := strings.Split(u.Key, "\x00")
+		if len(parts) != 4 {
+			continue // not a counter of useKey's
+		}
+		sc.Usage = append(sc.Usage, ScenarioUse{Day: u.Day, TPPID: parts[0], CustomerID: parts[1], AccountID: parts[2], Kind: parts[3], Count: u.Count})
+	}
+	runs, _, err := tx.BatchRuns(0, MaxBatchRunsKept)
+	if err != nil {
+		return err
+	}
+	slices.Reverse(runs) // oldest first
+	sc.BatchRuns = runs
+	sc.TPPContacts, err = tx.TPPContacts()
+	return err
+}
+
+// scheduleAt is where the batch schedule stands: the last scheduled run
+// made, or the one the data file remembers. The caller holds the batch
+// lock.
+func (s *core) scheduleAt(tx Tx) (time.Time, error) {
+	if !s.lastRun.IsZero() {
+		return s.lastRun, nil
+	}
+	var state batchState
+	if err := tx.Setting(batchStateKey, &state); err != nil && !errors.Is(err, ErrNotFound) {
+		return time.Time{}, err
+	}
+	return state.LastRun, nil
+}
+
+// restoredState is what an import sets besides records: the settings in
+// force after it (nil when they stay), the batch schedule (zero when it
+// stays) and the sandbox's today, by which records are checked.
+type restoredState struct {
+	settings *Settings
+	seq      uint64
+	lastRun  time.Time
+	today    Date
+}
+
+// restoreState works out and stores the settings and the clock of a
+// scenario, in the import's transaction, before Reset. The settings are
+// taken whole from the file, but for the clock offset: with a clock, the
+// offset that puts the sandbox's now at clock.now; without one, the
+// offset in force.
+func (s *core) restoreState(tx Tx, sc Scenario) (restoredState, error) {
+	r := restoredState{today: s.Today()}
+	if sc.Clock == nil && sc.Settings == nil {
+		return r, nil
+	}
+	st, err := settingsIn(tx)
+	if err != nil {
+		return r, err
+	}
+	offset := st.ClockOffsetSeconds
+	var v Violations
+	if c := sc.Clock; c != nil {
+		offset = s.offsetTo(c.Now)
+		switch {
+		case c.Now.IsZero():
+			v.Format("clock.now", "is required: the sandbox time the scenario was exported at (RFC 3339)")
+		case offset > maxClockOffset || offset < -maxClockOffset:
+			v.Format("clock.now", "%s is more than 100 years away; the sandbox clock may be moved at most 100 years either way", c.Now.Format(time.RFC3339))
+		case c.LastBatchRun.After(c.Now):
+			v.Format("clock.lastBatchRun", "is after clock.now; the last batch run was made before the export")
+		}
+		r.lastRun = c.LastBatchRun
+		if r.lastRun.IsZero() {
+			r.lastRun = c.Now // the schedule starts at the restored now
+		}
+		r.today = DateOf(c.Now)
+	}
+	if sc.Settings != nil {
+		st = *sc.Settings
+	}
+	st.ClockOffsetSeconds = offset
+	if err := st.Check(); err != nil {
+		e, _ := AsError(err)
+		v.Merge("settings", e)
+	}
+	if err := v.Err(); err != nil {
+		return r, err
+	}
+	if err := tx.PutSetting(settingsKey, st); err != nil {
+		return r, err
+	}
+	if !r.lastRun.IsZero() {
+		if err := tx.PutSetting(batchStateKey, batchState{LastRun: r.lastRun}); err != nil {
+			return r, err
+		}
+	}
+	r.settings, r.seq = &st, s.settingsSeq.Add(1)
+	return r, nil
+}
+
+// applyRestored puts the settings and the schedule of an import in force,
+// once it committed. Holding the batch lock, no batch run sees the new
+// clock with the old schedule.
+func (s *core) applyRestored(r restoredState) {
+	s.batch.Lock()
+	defer s.batch.Unlock()
+	s.applyMu.Lock()
+	if r.seq > s.appliedSeq {
+		s.appliedSeq = r.seq
+		s.apply(*r.settings)
+	}
+	s.applyMu.Unlock()
+	if !r.lastRun.IsZero() {
+		s.lastRun = r.lastRun
+	}
+}
+
+// restore creates the records of a version-2 scenario's parts, after the
+// sandbox data, each checked, in the order their references need. The
+// first record that breaks a rule stops the import with its findings.
+func (l loader) restore(sc Scenario, n *Counts) error {
+	steps := []func(Scenario, *Counts) error{
+		l.restorePayments, l.restoreBaskets, l.restoreConsents, l.restoreAuthorisations,
+		l.restoreGrants, l.restoreSessions, l.restorePSUs, l.restoreUsage, l.restoreBatchRuns, l.restoreContacts,
+	}
+	for _, step := range steps {
+		if err := step(sc, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// done counts one record restored, for the import's progress.
+func (l loader) done() { l.progress.done.Add(1) }
+
+// restoredID checks the id of a restored record: an id of kind without a
+// parent, within the numbers a scenario may bring. Its number is reserved,
+// so that no new record gets it.
+func restoredID(tx Tx, v *Violations, path string, kind Kind, id string) error {
+	seq, ok := SeqOf(kind, id)
+	if !ok || seq > maxImportedSeq {
+		v.Format(JoinPath(path, "id"), "%q is not a Sandbank id of this kind of record; keep the id the export wrote", clip(id))
+		return nil
+	}
+	return tx.ReserveSeq(kind, seq)
+}
+
+// checkIDRef checks the form of a reference to a record of kind, which
+// may be empty unless required.
+func checkIDRef(v *Violations, path string, kind Kind, id string, required bool) bool {
+	if id == "" {
+		if required {
+			v.Format(path, "is required")
+		}
+		return false
+	}
+	if _, ok := SeqOf(kind, id); !ok {
+		v.Format(path, "%q is not a Sandbank id of the kind this field names", clip(id))
+		return false
+	}
+	return true
+}
+
+// checkAccountIDRef checks a reference to an account or a card account.
+func checkAccountIDRef(v *Violations, path, id string) {
+	_, account := SeqOf(KindAccount, id)
+	_, card := SeqOf(KindCardAccount, id)
+	if !account && !card {
+		v.Format(path, "%q is not the id of an account or a card account", clip(id))
+	}
+}
+
+// checkContext checks a PSU's context: PRIVATE, an agreement's id, or
+// empty when allowed.
+func checkContext(v *Violations, path, context string, required bool) {
+	if context == ContextPrivate || (context == "" && !required) {
+		return
+	}
+	checkIDRef(v, path, KindAgreement, context, true)
+}
+
+// checkTime checks a required time.
+func checkTime(v *Violations, path string, t time.Time) {
+	if t.IsZero() {
+		v.Format(path, "is required: an RFC 3339 date-time")
+	}
+}
+
+// checkTPP checks the id of the TPP a record belongs to.
+func checkTPP(v *Violations, path, id string) {
+	checkText(v, path, id, 1, 200)
+}
+
+// restorePayments restores the payments with their request bodies, and
+// the index of logical duplicates their creation kept.
+func (l loader) restorePayments(sc Scenario, n *Counts) error {
+	for i, sp := range sc.Payments {
+		path := fmt.Sprintf("payments[%d]", i)
+		p := sp.Payment
+		p.Request = sp.Body
+		var v Violations
+		if err := restoredID(l.tx, &v, path, KindPayment, p.ID); err != nil {
+			return err
+		}
+		if err := checkPaymentRecord(l.tx, &v, path, p); err != nil {
+			return err
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if _, err := l.tx.Payment(p.ID); err == nil {
+			return PathError(CodeConflict, JoinPath(path, "id"), "two payments have the id "+p.ID)
+		}
+		if err := l.tx.PutPayment(p); err != nil {
+			return err
+		}
+		if p.Service != ServiceBulk {
+			if err := l.tx.PutDuplicate(duplicateKey(p), p.ID, p.Created); err != nil {
+				return err
+			}
+		}
+		n.Payments++
+		l.done()
+	}
+	return nil
+}
+
+// checkPaymentRecord checks a stored payment: its service, product and
+// status, its history, which ends in its status, and its items, whose
+// pending items and bookings must be the debtor's (and creditor's)
+// transactions of the scenario, so that balances and reservations come
+// back as they were.
+func checkPaymentRecord(tx Tx, v *Violations, path string, p Payment) error {
+	f := func(field string) string { return JoinPath(path, field) }
+	checkTPP(v, f("tppId"), p.TPPID)
+	if checkOneOf(v, f("service"), p.Service, Services) && checkOneOf(v, f("product"), p.Product, Products) {
+		if err := CheckProduct(p.Service, p.Product); err != nil {
+			e, _ := AsError(err)
+			v.Format(f("product"), "%s", e.Message)
+		}
+	}
+	checkOneOf(v, f("status"), p.Status, PaymentStatuses)
+	checkTime(v, f("created"), p.Created)
+	checkIDRef(v, f("customerId"), KindCustomer, p.CustomerID, false)
+	checkContext(v, f("context"), p.Context, false)
+	if p.ExecutionDate.IsZero() {
+		v.Format(f("executionDate"), "is required")
+	}
+	if p.Fee.IsNegative() {
+		v.Format(f("fee"), "must not be negative")
+	}
+	for j, a := range p.Approvals {
+		checkIDRef(v, f(fmt.Sprintf("approvals[%d].customerId", j)), KindCustomer, a.CustomerID, true)
+		checkTime(v, f(fmt.Sprintf("approvals[%d].time", j)), a.Time)
+	}
+	for j, id := range p.Authorisations {
+		checkIDRef(v, f(fmt.Sprintf("authorisations[%d]", j)), KindAuthorisation, id, true)
+	}
+	checkIDRef(v, f("basketId"), KindBasket, p.BasketID, false)
+	if len(p.History) == 0 {
+		v.Format(f("history"), "is required: the payment's status changes, the first to %s", StatusRCVD)
+	}
+	for j, c := range p.History {
+		h := func(field string) string { return f(fmt.Sprintf("history[%d].%s", j, field)) }
+		checkTime(v, h("time"), c.Time)
+		checkOneOf(v, h("to"), c.To, PaymentStatuses)
+		if c.From != "" {
+			checkOneOf(v, h("from"), c.From, PaymentStatuses)
+		}
+		checkText(v, h("by"), c.By, 1, 200)
+	}
+	if last := len(p.History) - 1; last >= 0 && p.History[last].To != p.Status && slices.Contains(PaymentStatuses, p.Status) {
+		v.Format(f("status"), "is %s, but the history's last change is to %s; the status is where the history ends", p.Status, p.History[last].To)
+	}
+	if len(p.Items) == 0 {
+		v.Format(f("items"), "is required: the payment's credit transfers, at least one")
+	}
+	debtor, err := paymentDebtor(tx, v, path, p)
+	if err != nil {
+		return err
+	}
+	for j, it := range p.Items {
+		if err := checkPaymentItem(tx, v, f(fmt.Sprintf("items[%d]", j)), p, it, debtor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// paymentDebtor checks a payment's debtor account and returns it, or nil
+// when the scenario does not have it: an account deleted after the
+// payment was made, which its debtorAccount must not name either.
+func paymentDebtor(tx Tx, v *Violations, path string, p Payment) (*Account, error) {
+	f := func(field string) string { return JoinPath(path, field) }
+	checkAccountRef(v, f("debtorAccount"), p.DebtorAccount)
+	if !checkIDRef(v, f("debtorAccountId"), KindAccount, p.DebtorAccountID, true) {
+		return nil, nil
+	}
+	a, err := tx.Account(p.DebtorAccountID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if named, ok := sandboxAccount(tx, p.DebtorAccount); ok {
+			v.Format(f("debtorAccountId"), "names no account of this scenario, but debtorAccount is account %s (%s); give that account's id, or the debtor account with this id", named.ID, named.IBAN)
+		}
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !refersTo(p.DebtorAccount, a):
+		v.Format(f("debtorAccount"), "does not name account %s (%s), the payment's debtorAccountId", a.ID, a.IBAN)
+	}
+	return &a, nil
+}
+
+// checkPaymentItem checks one credit transfer of a payment: its amount and
+// status and what it holds of the debtor account: a pending item (and a
+// pending fee) while it is not settled, booked under the same id once it
+// settled (ACSC), and the credit of a sandbox creditor account.
+func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentItem, debtor *Account) error {
+	f := func(field string) string { return JoinPath(path, field) }
+	if !it.Amount.IsPositive() {
+		v.Format(f("amount"), "must be more than 0")
+	}
+	checkCurrency(v, f("currency"), it.Currency)
+	if it.CreditorAccount.IsZero() {
+		v.Format(f("creditorAccount"), "is required: an object with iban or bban")
+	}
+	if it.Status != "" {
+		checkOneOf(v, f("status"), it.Status, []string{StatusACSC, StatusRJCT})
+	}
+	if it.Reserved.IsNegative() {
+		v.Format(f("reserved"), "must not be negative")
+	}
+	if it.PendingTxID == "" && !it.Reserved.IsZero() {
+		v.Format(f("reserved"), "must be 0: the item has no pending item (pendingTxId) that holds money")
+	}
+	checkIDRef(v, f("creditorAccountId"), KindAccount, it.CreditorAccountID, false)
+	settled := it.Status == StatusACSC
+	why := map[bool]string{true: "the item is not settled, so it holds a reservation", false: "the item settled (ACSC)"}[!settled]
+	for _, t := range []struct {
+		field, id string
+		on        *Account
+		pending   bool
+		why       string
+	}{
+		{"pendingTxId", it.PendingTxID, debtor, !settled, why},
+		{"pendingFeeTxId", it.PendingFeeTxID, debtor, true, "a fee is held until its item settles"},
+		{"creditorTxId", it.CreditorTxID, nil, false, "it is the credit of a settled item"},
+	} {
+		if t.id == "" {
+			continue
+		}
+		if _, _, ok := ParseID(KindTransaction, t.id); !ok {
+			v.Format(f(t.field), "%q is not the id of a transaction", clip(t.id))
+			continue
+		}
+		acct := t.on
+		if t.field == "creditorTxId" && it.CreditorAccountID != "" {
+			if a, err := tx.Account(it.CreditorAccountID); err == nil {
+				acct = &a
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		if acct == nil {
+			continue // the account was deleted, and its transactions with it
+		}
+		tr, err := tx.Transaction(acct.ID, t.id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			v.Format(f(t.field), "account %s (%s) has no transaction %s in this scenario; list it among the account's transactions", acct.ID, acct.IBAN, clip(t.id))
+		case err != nil:
+			return err
+		case tr.Pending != t.pending:
+			state := map[bool]string{true: "pending", false: "booked"}
+			v.Format(f(t.field), "transaction %s of account %s is %s; it must be %s: %s", t.id, acct.IBAN, state[tr.Pending], state[t.pending], t.why)
+		}
+	}
+	return nil
+}
+
+// restoreBaskets restores the signing baskets, whose payments must be the
+// basket's TPP's payments of the scenario that name the basket back.
+func (l loader) restoreBaskets(sc Scenario, n *Counts) error {
+	for i, b := range sc.Baskets {
+		path := fmt.Sprintf("baskets[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		if err := restoredID(l.tx, &v, path, KindBasket, b.ID); err != nil {
+			return err
+		}
+		checkTPP(&v, f("tppId"), b.TPPID)
+		checkTime(&v, f("created"), b.Created)
+		if len(b.PaymentIDs) == 0 || len(b.PaymentIDs) > MaxBasketPayments {
+			v.Format(f("paymentIds"), "must hold 1 to %d payment ids", MaxBasketPayments)
+		}
+		for j, id := range b.PaymentIDs {
+			p, err := l.tx.Payment(id)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario", clip(id))
+			case err != nil:
+				return err
+			case p.TPPID != b.TPPID || p.BasketID != b.ID:
+				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "payment %s is not in this basket: it names basket %q and TPP %s; a basket's payments name it as their basketId", id, p.BasketID, p.TPPID)
+			}
+		}
+		for j, id := range b.Authorisations {
+			checkIDRef(&v, f(fmt.Sprintf("authorisations[%d]", j)), KindAuthorisation, id, true)
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if _, err := l.tx.Basket(b.ID); err == nil {
+			return PathError(CodeConflict, f("id"), "two baskets have the id "+b.ID)
+		}
+		if err := l.tx.PutBasket(b); err != nil {
+			return err
+		}
+		n.Baskets++
+		l.done()
+	}
+	for i, p := range sc.Payments {
+		if p.BasketID == "" {
+			continue
+		}
+		b, err := l.tx.Basket(p.BasketID)
+		if errors.Is(err, ErrNotFound) || (err == nil && !slices.Contains(b.PaymentIDs, p.ID)) {
+			return PathError(CodeFormatError, fmt.Sprintf("payments[%d].basketId", i), fmt.Sprintf("basket %s of this scenario does not hold payment %s; list the payment in the basket's paymentIds, or leave basketId out", p.BasketID, p.ID))
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restoreConsents restores the TPPs' consent resources.
+func (l loader) restoreConsents(sc Scenario, n *Counts) error {
+	for i, c := range sc.Consents {
+		path := fmt.Sprintf("consents[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		if err := restoredID(l.tx, &v, path, KindConsent, c.ID); err != nil {
+			return err
+		}
+		checkTPP(&v, f("tppId"), c.TPPID)
+		checkTime(&v, f("created"), c.Created)
+		checkOneOf(&v, f("status"), c.Status, consentStatuses)
+		for j, id := range c.AuthorisationIDs {
+			checkIDRef(&v, f(fmt.Sprintf("authorisationIds[%d]", j)), KindAuthorisation, id, true)
+		}
+		granted := c.Status != ConsentReceived && c.Status != ConsentRejected && c.GrantID != ""
+		checkIDRef(&v, f("grantId"), KindGrant, c.GrantID, c.Status == ConsentValid)
+		checkIDRef(&v, f("customerId"), KindCustomer, c.CustomerID, granted)
+		checkContext(&v, f("context"), c.Context, granted)
+		for j, id := range c.Accounts {
+			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
+		}
+		if granted {
+			checkTime(&v, f("granted"), c.Granted)
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if _, err := l.tx.Consent(c.ID); err == nil {
+			return PathError(CodeConflict, f("id"), "two consents have the id "+c.ID)
+		}
+		if err := l.tx.PutConsent(c); err != nil {
+			return err
+		}
+		n.Consents++
+		l.done()
+	}
+	return nil
+}
+
+// restoreAuthorisations restores the authorisations, each with a new
+// secret and new form tokens. Their redirect URIs are checked as when a
+// TPP starts SCA, so a scenario sends no PSU anywhere a TPP could not.
+func (l loader) restoreAuthorisations(sc Scenario, n *Counts) error {
+	for i, sa := range sc.Authorisations {
+		a := sa.Authorisation
+		path := fmt.Sprintf("authorisations[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		if err := restoredID(l.tx, &v, path, KindAuthorisation, a.ID); err != nil {
+			return err
+		}
+		checkTPP(&v, f("tppId"), a.TPPID)
+		checkText(&v, f("tppName"), a.TPPName, 1, 200)
+		checkOneOf(&v, f("kind"), a.Kind, authKinds)
+		checkOneOf(&v, f("status"), a.Status, scaStatuses)
+		checkTime(&v, f("created"), a.Created)
+		checkText(&v, f("sessionId"), a.SessionID, 1, 200)
+		for _, u := range []struct{ field, uri string }{{"redirectUri", a.RedirectURI}, {"redirect", a.Redirect}} {
+			if u.uri == "" && u.field == "redirect" {
+				continue
+			}
+			if err := checkRedirectURI(u.uri); err != nil {
+				e, _ := AsError(err)
+				v.Format(f(u.field), "%s", e.Messages[0].Text)
+			}
+		}
+		for _, secret := range []struct{ field, value string }{{"secret", a.Secret}, {"token", a.Token}, {"cookie", a.Cookie}} {
+			if secret.value != "" {
+				v.Format(f(secret.field), "is not part of a scenario; leave it out: an imported authorisation gets a new one")
+			}
+		}
+		if a.Attempts < 0 {
+			v.Format(f("attempts"), "must not be negative")
+		}
+		checkIDRef(&v, f("customerId"), KindCustomer, a.CustomerID, false)
+		checkIDRef(&v, f("psuRequired"), KindCustomer, a.PSURequired, false)
+		checkContext(&v, f("context"), a.Context, false)
+		for j, id := range a.Accounts {
+			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
+		}
+		checkText(&v, f("failMessage"), a.FailMessage, 0, 500)
+		for j, id := range a.PaymentIDs {
+			if p, err := l.tx.Payment(id); errors.Is(err, ErrNotFound) || (err == nil && p.TPPID != a.TPPID) {
+				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario of TPP %s", clip(id), clip(a.TPPID))
+			} else if err != nil {
+				return err
+			}
+		}
+		if a.BasketID != "" {
+			if b, err := l.tx.Basket(a.BasketID); errors.Is(err, ErrNotFound) || (err == nil && b.TPPID != a.TPPID) {
+				v.Format(f("basketId"), "%q is not a basket of this scenario of TPP %s", clip(a.BasketID), clip(a.TPPID))
+			} else if err != nil {
+				return err
+			}
+		}
+		if a.ConsentID != "" {
+			if c, err := l.tx.Consent(a.ConsentID); errors.Is(err, ErrNotFound) || (err == nil && c.TPPID != a.TPPID) {
+				v.Format(f("consentId"), "%q is not a consent of this scenario of TPP %s", clip(a.ConsentID), clip(a.TPPID))
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if _, err := l.tx.Authorisation(a.ID); err == nil {
+			return PathError(CodeConflict, f("id"), "two authorisations have the id "+a.ID)
+		}
+		a.Secret, a.Token, a.Cookie = newToken(), newToken(), newToken()
+		if err := l.tx.PutAuthorisation(a); err != nil {
+			return err
+		}
+		n.Authorisations++
+		l.done()
+	}
+	return nil
+}
+
+// restoreGrants restores the grants: one per TPP, PSU and context, for a
+// customer of the scenario (deleting a customer deletes their grants).
+func (l loader) restoreGrants(sc Scenario, n *Counts) error {
+	for i, g := range sc.Grants {
+		path := fmt.Sprintf("grants[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		if err := restoredID(l.tx, &v, path, KindGrant, g.ID); err != nil {
+			return err
+		}
+		checkTPP(&v, f("tppId"), g.TPPID)
+		if err := checkCustomer(l.tx, &v, f("customerId"), g.CustomerID); err != nil {
+			return err
+		}
+		checkContext(&v, f("context"), g.Context, true)
+		if len(g.Accounts) == 0 {
+			v.Format(f("accounts"), "is required: the granted accounts, at least one")
+		}
+		for j, id := range g.Accounts {
+			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
+		}
+		checkTime(&v, f("created"), g.Created)
+		checkIDRef(&v, f("consentId"), KindConsent, g.ConsentID, false)
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if old, err := l.tx.Grant(g.TPPID, g.CustomerID, g.Context); err == nil {
+			return PathError(CodeConflict, path, fmt.Sprintf("grant %s is for the same TPP, PSU and context already; a TPP holds one grant per PSU and context", old.ID))
+		}
+		if err := l.tx.PutGrant(g); err != nil {
+			return err
+		}
+		n.Grants++
+		l.done()
+	}
+	return nil
+}
+
+// checkCustomer checks a required reference to a customer of the
+// scenario.
+func checkCustomer(tx Tx, v *Violations, path, id string) error {
+	if !checkIDRef(v, path, KindCustomer, id, true) {
+		return nil
+	}
+	if _, err := tx.Customer(id); errors.Is(err, ErrNotFound) {
+		v.Format(path, "%q is not a customer of this scenario", clip(id))
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// restoreSessions restores the SCA sessions: one per TPP and PSU, for a
+// customer of the scenario.
+func (l loader) restoreSessions(sc Scenario, _ *Counts) error {
+	for i, ss := range sc.Sessions {
+		path := fmt.Sprintf("sessions[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		checkTPP(&v, f("tppId"), ss.TPPID)
+		if err := checkCustomer(l.tx, &v, f("customerId"), ss.CustomerID); err != nil {
+			return err
+		}
+		checkText(&v, f("sessionId"), ss.SessionID, 1, 200)
+		checkTime(&v, f("expires"), ss.Expires)
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if _, err := l.tx.Session(ss.TPPID, ss.CustomerID); err == nil {
+			return PathError(CodeConflict, path, "two sessions are for the same TPP and PSU; a TPP holds one SCA session per PSU")
+		}
+		if err := l.tx.PutSession(ss); err != nil {
+			return err
+		}
+		l.done()
+	}
+	return nil
+}
+
+// restorePSUs restores the PSU ids given to TPPs. An id is the one the bank
+// derives from the TPP, the customer and the agreement (PSUID,
+// CorporateID); the customer may have been deleted since.
+func (l loader) restorePSUs(sc Scenario, _ *Counts) error {
+	for i, p := range sc.PSUs {
+		path := fmt.Sprintf("psus[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		checkTPP(&v, f("tppId"), p.TPPID)
+		checkIDRef(&v, f("customerId"), KindCustomer, p.CustomerID, true)
+		want := PSUID(p.TPPID, p.CustomerID)
+		if p.AgreementID != "" && checkIDRef(&v, f("agreementId"), KindAgreement, p.AgreementID, true) {
+			want = CorporateID(p.TPPID, p.CustomerID, p.AgreementID)
+		}
+		if p.ID != want {
+			v.Format(f("id"), "%q is not the id the bank gives this TPP for this customer%s: that is %s", clip(p.ID), map[bool]string{true: " and agreement"}[p.AgreementID != ""], want)
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if _, err := l.tx.PSU(p.ID); err == nil {
+			return PathError(CodeConflict, f("id"), "two PSU ids are "+p.ID)
+		}
+		if err := l.tx.PutPSU(p); err != nil {
+			return err
+		}
+		l.done()
+	}
+	return nil
+}
+
+// restoreUsage restores the usage counters of PSU-not-present calls.
+func (l loader) restoreUsage(sc Scenario, _ *Counts) error {
+	seen := map[string]bool{}
+	for i, u := range sc.Usage {
+		path := fmt.Sprintf("usage[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		if u.Day.IsZero() {
+			v.Format(f("day"), "is required: the day of the calls, YYYY-MM-DD")
+		}
+		checkTPP(&v, f("tppId"), u.TPPID)
+		checkIDRef(&v, f("customerId"), KindCustomer, u.CustomerID, true)
+		checkAccountIDRef(&v, f("accountId"), u.AccountID)
+		checkOneOf(&v, f("kind"), u.Kind, useKinds)
+		if u.Count < 1 {
+			v.Format(f("count"), "must be 1 or more")
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		key := useKey(u.TPPID, u.CustomerID, u.AccountID, u.Kind)
+		if seen[u.Day.String()+key] {
+			return PathError(CodeConflict, path, "two counters are for the same day, TPP, PSU, account and kind")
+		}
+		seen[u.Day.String()+key] = true
+		if err := l.tx.PutUse(UseCount{Day: u.Day, Key: key, Count: u.Count}); err != nil {
+			return err
+		}
+		l.done()
+	}
+	return nil
+}
+
+// restoreBatchRuns restores the batch run reports, oldest first; the data
+// file keeps the newest MaxBatchRunsKept.
+func (l loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
+	seen := map[string]bool{}
+	for i, r := range sc.BatchRuns {
+		path := fmt.Sprintf("batchRuns[%d]", i)
+		f := func(field string) string { return JoinPath(path, field) }
+		var v Violations
+		if err := restoredID(l.tx, &v, path, KindBatchRun, r.ID); err != nil {
+			return err
+		}
+		checkTime(&v, f("time"), r.Time)
+		checkOneOf(&v, f("trigger"), r.Trigger, batchTriggers)
+		if r.Duration < 0 {
+			v.Format(f("duration"), "must not be negative")
+		}
+		for status, count := range r.Counts {
+			if !slices.Contains(PaymentStatuses, status) || count < 0 {
+				v.Format(f("counts."+clip(status)), "must be a payment status with a count of 0 or more")
+			}
+		}
+		for j, o := range r.Outcomes {
+			checkIDRef(&v, f(fmt.Sprintf("outcomes[%d].paymentId", j)), KindPayment, o.PaymentID, true)
+			checkOneOf(&v, f(fmt.Sprintf("outcomes[%d].to", j)), o.To, PaymentStatuses)
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if seen[r.ID] {
+			return PathError(CodeConflict, f("id"), "two batch runs have the id "+r.ID)
+		}
+		seen[r.ID] = true
+		if err := l.tx.PutBatchRun(r); err != nil {
+			return err
+		}
+		l.done()
+	}
+	return nil
+}
+
+// restoreContacts restores the TPPs' contact addresses. A TPP the scenario
+// does not name keeps its own: contacts, like certificates, belong to the
+// TPP rather than to the test data.
+func (l loader) restoreContacts(sc Scenario, _ *Counts) error {
+	seen := map[string]bool{}
+	for i, c := range sc.TPPContacts {
+		path := fmt.Sprintf("tppContacts[%d]", i)
+		var v Violations
+		checkTPP(&v, JoinPath(path, "tppId"), c.TPPID)
+		checkEmail(&v, JoinPath(path, "email"), c.Email)
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if seen[c.TPPID] {
+			return PathError(CodeConflict, JoinPath(path, "tppId"), "two contacts are for TPP "+c.TPPID)
+		}
+		seen[c.TPPID] = true
+		if err := l.tx.PutTPPContact(c); err != nil {
+			return err
+		}
+		l.done()
+	}
+	return nil
+}
