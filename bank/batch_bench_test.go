@@ -9,6 +9,33 @@ import (
 	"sandbank/bank"
 )
 
+// fundedPair returns the known state's accounts NO1615030123465, given
+// amount as its booked and expected balance, and NO3815030123457: a
+// debtor with cover for every payment and a creditor.
+func fundedPair(tb testing.TB, s *bank.Bank, amount int64) (from, to bank.AccountDetail) {
+	tb.Helper()
+	accounts, err := s.Sandbox.Accounts()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, a := range accounts {
+		switch a.IBAN {
+		case "NO1615030123465":
+			from = a
+		case "NO3815030123457":
+			to = a
+		}
+	}
+	big := bank.NumberOf(decimal.NewFromInt(amount))
+	if _, err := s.Sandbox.SetAccountBalances(from.ID, []bank.BalanceInput{
+		{BalanceType: "expected", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}},
+		{BalanceType: "closingBooked", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}},
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return from, to
+}
+
 // BenchmarkBatchRun_100kDuePayments measures one batch run that settles
 // 100,000 due NDCT payments between the known state's accounts, each with
 // its pending debit, cover check, two booked transactions and two balance
@@ -20,23 +47,7 @@ func BenchmarkBatchRun_100kDuePayments(b *testing.B) {
 		b.StopTimer()
 		s, db := newBank(b)
 		db.SetNoSync(true)
-		accounts, err := s.Sandbox.Accounts()
-		if err != nil {
-			b.Fatal(err)
-		}
-		var from, to bank.AccountDetail
-		for _, a := range accounts {
-			switch a.IBAN {
-			case "NO1615030123465":
-				from = a
-			case "NO3815030123457":
-				to = a
-			}
-		}
-		big := bank.NumberOf(decimal.NewFromInt(1_000_000_000))
-		if _, err := s.Sandbox.SetAccountBalances(from.ID, []bank.BalanceInput{{BalanceType: "expected", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}}}); err != nil {
-			b.Fatal(err)
-		}
+		from, to := fundedPair(b, s, 1_000_000_000)
 		fromSeq, _ := bank.SeqOf(bank.KindAccount, from.ID)
 		today := bank.DateOf(s.Ops.Now())
 		for done := 0; done < n; done += 5000 {

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"sandbank/bank"
 	"sandbank/storage"
 )
@@ -30,26 +28,7 @@ func timeTravelBank(tb testing.TB, path string) (*bank.Bank, *storage.DB) {
 	if _, err := s.Sandbox.Initialize(); err != nil {
 		tb.Fatal(err)
 	}
-	accounts, err := s.Sandbox.Accounts()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var from, to bank.AccountDetail
-	for _, a := range accounts {
-		switch a.IBAN {
-		case "NO1615030123465":
-			from = a
-		case "NO3815030123457":
-			to = a
-		}
-	}
-	big := bank.NumberOf(decimal.NewFromInt(100_000_000))
-	if _, err := s.Sandbox.SetAccountBalances(from.ID, []bank.BalanceInput{
-		{BalanceType: "expected", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}},
-		{BalanceType: "closingBooked", BalanceAmount: bank.AmountInput{Amount: big, Currency: "NOK"}},
-	}); err != nil {
-		tb.Fatal(err)
-	}
+	from, to := fundedPair(tb, s, 100_000_000)
 	pay := func(service, date string, i int) {
 		tb.Helper()
 		remittance := fmt.Sprint("Betaling ", i)
