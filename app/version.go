@@ -35,3 +35,7 @@ func Version() string {
 	}
 	return "devel-" + rev
 }
+
+// Version is Sandbank's version (the package's Version), for the desktop
+// app's About dialog.
+func (a *App) Version() string { return Version() }

@@ -51,6 +51,9 @@ type Host interface {
 	// returns its path.
 	SaveScenario(name, note string) (path string, err error)
 
+	// Version is Sandbank's version, for the About dialog.
+	Version() string
+
 	// CACertPEM returns the local CA's certificate, PEM encoded.
 	CACertPEM() []byte
 	// IssueTPP issues a TPP test certificate from the local CA and writes

@@ -53,6 +53,7 @@ const usage = `Sandbank headless bank.
 
 Usage:
   sandbankd [serve] [flags]         serve the bank (flags below)
+  sandbankd --version               print the version
   sandbankd call METHOD PATH [...]  sign and send one request, like curl
   sandbankd cert new [...]          issue a TPP test certificate and key
   sandbankd cert ca [...]           print the CA certificate (trust it for HTTPS)
@@ -100,6 +101,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q; see sandbankd -h", errUsage, fs.Arg(0))
+	}
+	if flags.Version() {
+		fmt.Fprintln(stdout, "sandbankd", app.Version())
+		return nil
 	}
 	cfg, err := flags.Config(stderr)
 	if err != nil {
