@@ -94,3 +94,26 @@ func TestServe_PublicURL(t *testing.T) {
 		t.Fatalf("a bad --public-url: %d %s", code, stderr)
 	}
 }
+
+// sandbankd health is the health check of a container without curl: 0
+// when the bank answers /healthz, 1 when nothing listens, 2 on a bad
+// command line.
+func TestHealth_ExitsZeroOnlyWhenTheBankServes(t *testing.T) {
+	d := startDaemon(t, filepath.Join(t.TempDir(), "sandbank.db"))
+	out, stderr, code := sandbankd(t, "", "health", "--url", d.URLs[0]+"/")
+	if code != 0 || out != d.URLs[0]+"/healthz: {\"status\":\"ok\"}\n" {
+		t.Fatalf("health of a running bank: %d %q %q", code, out, stderr)
+	}
+	if err := d.Stop(t); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = sandbankd(t, "", "health", "--url", d.URLs[0], "--timeout", "30s")
+	if code != 1 || !strings.Contains(stderr, "is the bank running") {
+		t.Fatalf("health of a stopped bank: %d %q", code, stderr)
+	}
+	for _, args := range [][]string{{"health", "extra"}, {"health", "--url", "::"}, {"health", "--timeout", "0s"}} {
+		if _, stderr, code := sandbankd(t, "", args...); code != 2 {
+			t.Errorf("sandbankd %v: %d %q", args, code, stderr)
+		}
+	}
+}
