@@ -92,12 +92,19 @@ func checkPE(t *testing.T, path string, subsystem uint16, dlls ...string) *pe.Fi
 	if opt.Subsystem != subsystem {
 		t.Errorf("%s: subsystem %d, want %d", path, opt.Subsystem, subsystem)
 	}
-	libs, err := f.ImportedLibraries()
+	// debug/pe lists imports as "symbol:dll".
+	syms, err := f.ImportedSymbols()
 	if err != nil {
 		t.Fatal(err)
 	}
+	libs := map[string]bool{}
+	for _, s := range syms {
+		if _, dll, ok := strings.Cut(s, ":"); ok {
+			libs[strings.ToLower(dll)] = true
+		}
+	}
 	for _, dll := range dlls {
-		if !slices.ContainsFunc(libs, func(l string) bool { return strings.EqualFold(l, dll) }) {
+		if !libs[strings.ToLower(dll)] {
 			t.Errorf("%s does not import %s: %v", path, dll, libs)
 		}
 	}
@@ -254,14 +261,31 @@ func TestDist_DesktopLinux(t *testing.T) {
 		t.Errorf("%s: %q", desktop, files[desktop])
 	}
 
+	// The README's install: make install with the archive's Makefile.
+	unpacked, dest := t.TempDir(), t.TempDir()
+	for name, body := range files {
+		path := filepath.Join(unpacked, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, body, os.FileMode(modes[name]&0o777)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("make", "-C", filepath.Join(unpacked, "sandbank"), "install", "DESTDIR="+dest, "PREFIX=/usr/local").CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	installed := filepath.Join(dest, "usr", "local", "bin", "sandbank")
+	for _, path := range []string{installed, filepath.Join(dest, "usr", "local", "share", "applications", filepath.Base(desktop)), filepath.Join(dest, "usr", "local", "share", "pixmaps", filepath.Base(png))} {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("make install: %v", err)
+		}
+	}
+
 	// The desktop app: x86-64, linked with OpenGL (cgo), and it says its
 	// version without opening a window.
-	tmp := filepath.Join(t.TempDir(), "sandbank")
-	if err := os.WriteFile(tmp, files[bin], 0o755); err != nil {
-		t.Fatal(err)
-	}
-	checkELF(t, tmp, elf.EM_X86_64, "libGL.so.1")
-	if got := run(t, tmp, "--version"); got != "sandbank "+version+"\n" {
+	checkELF(t, installed, elf.EM_X86_64, "libGL.so.1")
+	if got := run(t, installed, "--version"); got != "sandbank "+version+"\n" {
 		t.Errorf("sandbank --version: %q, want the version %q", got, version)
 	}
 }
