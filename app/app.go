@@ -149,6 +149,11 @@ func Open(cfg Config) (*App, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = bank.SystemClock{}
 	}
+	public, err := ParsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.PublicURL = public
 	db, err := storage.OpenReadOnly(cfg.DataPath, 100*time.Millisecond)
 	if err != nil {
 		return nil, err

@@ -63,3 +63,19 @@ func TestSecurity_NonLoopbackWarningNamesHostsAndPublicURL(t *testing.T) {
 		t.Fatalf("banner with --public-url: %q %v", banner.String(), err)
 	}
 }
+
+// Open checks a public URL given in code as the flag does, and keeps it
+// in its one form.
+func TestOpen_PublicURL(t *testing.T) {
+	if _, err := app.Open(app.Config{DataPath: t.TempDir() + "/sandbank.db", PublicURL: "bank.example"}); !errors.Is(err, app.ErrUsage) {
+		t.Fatalf("Open with a public URL without a scheme: %v", err)
+	}
+	a := open(t, app.Config{Addr: "127.0.0.1:0", PublicURL: "HTTPS://Bank.Example:8443/"})
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var banner bytes.Buffer
+	if err := a.Banner(&banner); err != nil || !strings.Contains(banner.String(), "scaRedirect links point at https://bank.example:8443 (--public-url)") {
+		t.Fatalf("banner %q %v", banner.String(), err)
+	}
+}
