@@ -9,13 +9,18 @@ import (
 	"debug/macho"
 	"debug/pe"
 	"encoding/hex"
+	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"sandbank/app/apptest"
 )
 
 // dist is the folder make dist wrote, and version the version it linked
@@ -287,6 +292,37 @@ func TestDist_DesktopLinux(t *testing.T) {
 	checkELF(t, installed, elf.EM_X86_64, "libGL.so.1")
 	if got := run(t, installed, "--version"); got != "sandbank "+version+"\n" {
 		t.Errorf("sandbank --version: %q, want the version %q", got, version)
+	}
+
+	// In a display (.ci/run runs this in Xvfb), the installed app opens its
+	// window and its bank serves, with the version on GET /.
+	if os.Getenv("DISPLAY") == "" {
+		t.Log("DISPLAY is not set: the installed desktop app was not started (scripts/with-display starts Xvfb)")
+		return
+	}
+	p := apptest.StartProcess(t, installed, []string{"LANG=en_US.UTF-8", "HOME=" + t.TempDir()},
+		"--data", filepath.Join(t.TempDir(), "sandbank.db"), "--addr", "127.0.0.1:0", "--tls-addr", "")
+	resp, err := http.Get(p.URLs[0] + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var landing struct{ Version string }
+	err = json.NewDecoder(resp.Body).Decode(&landing)
+	_ = resp.Body.Close()
+	if err != nil || landing.Version != version {
+		t.Errorf("the desktop app's GET / version %q (%v), want %q", landing.Version, err, version)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, _ := exec.Command("xwininfo", "-name", "Sandbank").CombinedOutput()
+		if bytes.Contains(out, []byte("Map State: IsViewable")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no Sandbank window within 60 s: %s\n%s", out, p.Stderr())
+		}
+	}
+	if err := p.Stop(t); err != nil {
+		t.Fatalf("the desktop app on SIGTERM: %v\n%s", err, p.Stderr())
 	}
 }
 
