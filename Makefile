@@ -59,3 +59,15 @@ deps-desktop:
 
 clean:
 	rm -rf $(BIN)
+
+.PHONY: dist image
+
+## dist: the release files in dist/: sandbankd for Linux, macOS and Windows, the desktop app for Linux (tar.xz) and Windows (.exe), SHA256SUMS
+dist:
+	@scripts/install-dist-deps
+	scripts/dist
+
+## image: the container image dist/sandbankd-image.tar, built without a container engine (docker load / podman load it)
+image:
+	@scripts/install-dist-deps
+	scripts/dist image

@@ -70,6 +70,11 @@ type Config struct {
 	DataPath string // the bbolt data file
 	Addr     string // HTTP listen address; empty disables
 	TLSAddr  string // HTTPS listen address; empty disables
+	// PublicURL is the URL TPPs and PSUs reach the bank at when it is not
+	// the listener's own (a proxy, a container's published port), like
+	// https://bank.example:8443 (see ParsePublicURL); empty: each link
+	// names the Host its request came with.
+	PublicURL string
 	// Trust overrides the stored trust mode when not empty.
 	Trust string
 	// RequireSignature overrides the stored setting when not nil.
@@ -100,6 +105,7 @@ type App struct {
 	requests *reqlog.Log
 	logger   *slog.Logger
 	timeouts Timeouts
+	public   string // Config.PublicURL
 	verifier *httpsig.Verifier
 	trust    *trustStore
 	handler  http.Handler
@@ -145,13 +151,18 @@ func Open(cfg Config) (*App, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = bank.SystemClock{}
 	}
+	public, err := ParsePublicURL(cfg.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.PublicURL = public
 	db, err := storage.OpenReadOnly(cfg.DataPath, 100*time.Millisecond)
 	if err != nil {
 		return nil, err
 	}
 	a := &App{
 		DB: db, Bank: bank.New(db, cfg.Clock), requests: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
-		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr, timeouts: cfg.Timeouts,
+		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr, timeouts: cfg.Timeouts, public: cfg.PublicURL,
 	}
 	if a.timeouts.Read <= 0 {
 		a.timeouts.Read = DefaultTimeouts.Read
@@ -222,7 +233,7 @@ func (a *App) prepare(cfg Config) error {
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
 		Bank: a.Bank, Verifier: a.verifier, BankSigner: creds.bank, Authority: creds.ca,
-		Logger: a.logger, Now: time.Now, Version: Version(), RequestLog: a.requests,
+		Logger: a.logger, Now: time.Now, Version: Version(), RequestLog: a.requests, PublicURL: cfg.PublicURL,
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
 	a.unsub = a.Bank.Ops.Subscribe(func(e bank.Event) {
@@ -265,9 +276,6 @@ func (a *App) Ops() *bank.Ops { return a.Bank.Ops }
 
 // RequestLog keeps the recent requests for the traffic screen.
 func (a *App) RequestLog() *reqlog.Log { return a.requests }
-
-// Version is Sandbank's version (the package's Version).
-func (a *App) Version() string { return Version() }
 
 // DataDir is the folder of the data file; the trust and scenarios folders
 // are in it.
@@ -387,7 +395,7 @@ func (a *App) Start() error {
 	}
 	for _, ln := range lns {
 		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-			a.logger.Warn("the bank listens on "+ln.Addr().String()+", not on loopback only: other machines can reach it, and anyone who can may read and change the sandbox data and get certificates from its CA; use 127.0.0.1 unless you mean this", "addr", ln.Addr().String())
+			a.logger.Warn(nonLoopbackWarning(ln.Addr().String(), a.public), "addr", ln.Addr().String())
 		}
 	}
 	for i, ln := range lns {
@@ -407,6 +415,17 @@ func (a *App) Start() error {
 		a.running = append(a.running, l)
 	}
 	return errors.Join(errs...)
+}
+
+// nonLoopbackWarning is the warning of a listener on addr beyond
+// loopback: who can reach it, which Host names it answers to and where its
+// scaRedirect links point.
+func nonLoopbackWarning(addr, public string) string {
+	links := "scaRedirect links name the Host each request came with; give --public-url (like https://bank.example:8443) when TPPs and PSUs reach the bank at another address, through a proxy or a container's published port"
+	if public != "" {
+		links = "scaRedirect links point at " + public + " (--public-url)"
+	}
+	return "the bank listens on " + addr + ", not on loopback only: other machines can reach it, and anyone who can may read and change the sandbox data and get certificates from its CA; use 127.0.0.1 unless you mean this. This listener answers to every Host name; " + links
 }
 
 // Running reports whether the bank serves.

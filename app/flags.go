@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
 )
 
 // ErrUsage marks a mistake in the command line.
@@ -22,10 +25,13 @@ type Flags struct {
 	strict     *bool
 	watchScen  *bool
 	logLevel   *string
+	publicURL  *string
+	version    *bool
 }
 
-// AddFlags adds --data, --addr, --tls-addr, --trust, --require-signature,
-// --strict, --watch-scenarios and --log-level to fs.
+// AddFlags adds --data, --addr, --tls-addr, --public-url, --trust,
+// --require-signature, --strict, --watch-scenarios, --log-level and
+// --version to fs.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	def, err := DefaultDataPath()
 	if err != nil {
@@ -41,8 +47,13 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer)"),
 		watchScen:  fs.Bool("watch-scenarios", false, "list and watch the scenarios folder next to the data file (the desktop app's window always does)"),
 		logLevel:   fs.String("log-level", "info", "log level: debug (adds the signing string the bank rebuilt for each refused signature), info, warn or error"),
+		publicURL:  fs.String("public-url", "", "the URL TPPs and PSUs reach the bank at, e.g. https://bank.example:8443 behind a proxy or in a container: scaRedirect links use it, and every listener also answers to its host name"),
+		version:    fs.Bool("version", false, "print the version and exit"),
 	}
 }
+
+// Version reports whether --version was given: print Version() and exit.
+func (f *Flags) Version() bool { return *f.version }
 
 // Given reports whether a flag was set on the command line.
 func (f *Flags) Given(name string) bool {
@@ -62,8 +73,12 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
 		return Config{}, fmt.Errorf("%w: --log-level must be debug, info, warn or error", ErrUsage)
 	}
+	public, err := ParsePublicURL(*f.publicURL)
+	if err != nil {
+		return Config{}, err
+	}
 	cfg := Config{
-		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr, WatchScenarios: *f.watchScen,
+		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr, WatchScenarios: *f.watchScen, PublicURL: public,
 		Logger: slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),
 	}
 	if f.Given("trust") {
@@ -76,6 +91,28 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 		cfg.Strict = f.strict
 	}
 	return cfg, nil
+}
+
+// ParsePublicURL checks the value of --public-url: empty, or an http or
+// https URL of a host and an optional port, without a path, query or
+// user. It returns the URL without a trailing slash.
+func ParsePublicURL(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return "", fmt.Errorf("%w: --public-url must be an http or https URL with a host name, like https://bank.example:8443, not %q", ErrUsage, raw)
+	}
+	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", fmt.Errorf("%w: --public-url names only the scheme, host and port the bank is reached at, like https://bank.example:8443; the bank serves from / and takes no path, query or user in %q", ErrUsage, raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("%w: the port of --public-url must be 1 to 65535, not %q", ErrUsage, p)
+		}
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host), nil
 }
 
 // Banner writes what the bank serves: the data file, the trust mode, and
@@ -105,6 +142,9 @@ func (a *App) Banner(w io.Writer) error {
 			fmt.Fprintln(w, "  no listener: none could start (the reasons are on standard error)")
 		}
 		return nil
+	}
+	if a.public != "" {
+		fmt.Fprintf(w, "  scaRedirect links point at %s (--public-url)\n", a.public)
 	}
 	fmt.Fprintf(w, "  %s/healthz\n", urls[0])
 	return nil

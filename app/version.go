@@ -35,3 +35,7 @@ func Version() string {
 	}
 	return "devel-" + rev
 }
+
+// Version is Sandbank's version (the package's Version), for the desktop
+// app's About dialog and the request log's HAR export.
+func (a *App) Version() string { return Version() }

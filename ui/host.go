@@ -18,7 +18,8 @@ type Host interface {
 	Ops() *bank.Ops
 	// RequestLog keeps the recent requests for the traffic screen.
 	RequestLog() *reqlog.Log
-	// Version is Sandbank's version, the creator's in a HAR export.
+	// Version is Sandbank's version, for the About dialog and as the
+	// creator's in a HAR export.
 	Version() string
 
 	// Addrs returns the HTTP and HTTPS listen addresses of the next Start.

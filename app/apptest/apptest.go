@@ -41,6 +41,8 @@ type Options struct {
 	Clock            bank.Clock
 	// DataPath reuses a data file instead of a new temp one.
 	DataPath string
+	// PublicURL is the bank's --public-url.
+	PublicURL string
 }
 
 // Start runs a bank on 127.0.0.1:0 over a new data file and stops it when
@@ -53,7 +55,7 @@ func Start(tb testing.TB, opts Options) *Bank {
 	}
 	a, err := app.Open(app.Config{
 		DataPath: path, Addr: "127.0.0.1:0", Trust: opts.Trust,
-		RequireSignature: opts.RequireSignature, Clock: opts.Clock,
+		RequireSignature: opts.RequireSignature, Clock: opts.Clock, PublicURL: opts.PublicURL,
 	})
 	if err != nil {
 		tb.Fatalf("start the bank: %v", err)

@@ -32,9 +32,13 @@ func aisRequest(r *http.Request) bank.AISRequest {
 
 var hostPattern = regexp.MustCompile(`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
 
-// scaURL is the SCA page of an authorisation on the listener the request
-// came in on: its id and its secret.
-func scaURL(r *http.Request, a bank.Authorisation) string {
+// scaURL is the SCA page of an authorisation, its id and its secret: on
+// the public URL when there is one, else on the listener the request came
+// in on.
+func (h *psd2API) scaURL(r *http.Request, a bank.Authorisation) string {
+	if h.publicURL != "" {
+		return h.publicURL + a.PagePath() // ids and secrets are URL-safe
+	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
@@ -45,7 +49,7 @@ func scaURL(r *http.Request, a bank.Authorisation) string {
 			host = addr.String()
 		}
 	}
-	return scheme + "://" + host + a.PagePath() // ids and secrets are URL-safe
+	return scheme + "://" + host + a.PagePath()
 }
 
 // scaRequestOf reads the redirect headers of a request that starts SCA,
@@ -88,7 +92,7 @@ func (h *psd2API) freshSCA(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	return scaURL(r, a)
+	return h.scaURL(r, a)
 }
 
 type scaStarted struct {
@@ -134,7 +138,7 @@ func (h *psd2API) startConsent(w http.ResponseWriter, r *http.Request) error {
 	self := "/v1/consents/" + cn.ID
 	out := consentCreated{ConsentID: cn.ID, ConsentStatus: cn.Status, scaStarted: scaStarted{
 		AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
-			"scaRedirect": linkTo(scaURL(r, a), "GET"), "self": linkTo(self, "GET", "DELETE"),
+			"scaRedirect": linkTo(h.scaURL(r, a), "GET"), "self": linkTo(self, "GET", "DELETE"),
 			"status": linkTo(self+"/status", "GET"), "scaStatus": linkTo(self+"/authorisations/"+a.ID, "GET"),
 		},
 	}}
@@ -172,7 +176,7 @@ func (h *psd2API) identifyUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	created(w, "", true)
-	writeJSON(w, http.StatusCreated, scaStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{"scaRedirect": linkTo(scaURL(r, a), "GET")}})
+	writeJSON(w, http.StatusCreated, scaStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{"scaRedirect": linkTo(h.scaURL(r, a), "GET")}})
 	return nil
 }
 

@@ -92,7 +92,7 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 		if a.Status == bank.ScaExempted {
 			out.PSUMessage = "No SCA needed: a transfer between the PSU's own accounts is exempt."
 		} else {
-			out.Links["scaRedirect"] = linkTo(scaURL(r, a), "GET")
+			out.Links["scaRedirect"] = linkTo(h.scaURL(r, a), "GET")
 			out.PSUMessage = "Approve the payment with Sandbank's SCA."
 		}
 		if product == bank.ProductNCBCT {
@@ -231,7 +231,7 @@ func (h *psd2API) startPaymentAuthorisation(service string) handlerFunc {
 		status := paymentPath(service, product, id) + "/authorisations/" + a.ID
 		created(w, status, true)
 		writeJSON(w, http.StatusCreated, authorisationStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
-			"scaRedirect": linkTo(scaURL(r, a), "GET"), "scaStatus": linkTo(status, "GET"),
+			"scaRedirect": linkTo(h.scaURL(r, a), "GET"), "scaStatus": linkTo(status, "GET"),
 		}})
 		return nil
 	}
@@ -307,7 +307,7 @@ func (h *psd2API) startBasketAuthorisation(w http.ResponseWriter, r *http.Reques
 	status := "/v1/signing-baskets/" + id + "/authorisations/" + a.ID
 	created(w, status, true)
 	writeJSON(w, http.StatusCreated, authorisationStarted{AuthorisationID: a.ID, ScaStatus: a.Status, Links: map[string]link{
-		"scaRedirect": linkTo(scaURL(r, a), "GET"), "scaStatus": linkTo(status, "GET"),
+		"scaRedirect": linkTo(h.scaURL(r, a), "GET"), "scaStatus": linkTo(status, "GET"),
 	}})
 	return nil
 }

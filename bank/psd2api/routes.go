@@ -18,6 +18,8 @@ type psd2API struct {
 	bank *bank.PSD2
 	// fail answers an error that is not the bank's with the error body.
 	fail func(w http.ResponseWriter, r *http.Request, err error)
+	// publicURL is Config.PublicURL, where SCA links point when set.
+	publicURL string
 }
 
 // sandboxAPI answers the sandbox data routes and the certificate routes.

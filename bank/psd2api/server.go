@@ -14,6 +14,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -57,6 +58,10 @@ type Config struct {
 	// serves it (GET /v1/sandbox/requests); nil gives the server a log of
 	// its own, of the default size.
 	RequestLog *reqlog.Log
+	// PublicURL, when set, is the scheme, host and port TPPs and PSUs
+	// reach the bank at, like https://bank.example:8443: scaRedirect links
+	// point there, and every listener answers to its host name.
+	PublicURL string
 }
 
 type server struct {
@@ -68,6 +73,9 @@ type server struct {
 	sandbox  *sandboxAPI
 	ops      *opsAPI
 	requests *requestsAPI
+	// publicHost is the host name of PublicURL, lower case; empty when
+	// there is none.
+	publicHost string
 	// requestIDs notes an X-Request-ID a TPP sends again.
 	requestIDs requestIDs
 	// openAPIDoc builds the document of GET /v1/openapi.json from the
@@ -87,7 +95,10 @@ func NewServer(cfg Config) http.Handler {
 		cfg.RequestLog = reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
 	}
 	s := &server{Config: cfg, mux: http.NewServeMux()}
-	s.psd2 = &psd2API{bank: cfg.Bank.PSD2, fail: s.fail}
+	if u, err := url.Parse(cfg.PublicURL); err == nil {
+		s.publicHost = strings.ToLower(u.Hostname())
+	}
+	s.psd2 = &psd2API{bank: cfg.Bank.PSD2, fail: s.fail, publicURL: strings.TrimSuffix(cfg.PublicURL, "/")}
 	s.sandbox = &sandboxAPI{bank: cfg.Bank.Sandbox, signer: cfg.BankSigner, authority: cfg.Authority, now: cfg.Now}
 	s.ops = &opsAPI{bank: cfg.Bank.Ops}
 	s.requests = &requestsAPI{log: cfg.RequestLog, version: cfg.Version}
@@ -119,7 +130,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	func() {
-		if err := checkHost(r); err != nil {
+		if err := checkHost(r, s.publicHost); err != nil {
 			s.fail(rec, r, err)
 			return
 		}
@@ -156,11 +167,12 @@ func absoluteURL(r *http.Request) string {
 }
 
 // checkHost refuses a request that reached a loopback listener under a
-// Host that is not a loopback name. A web page that rebinds its own DNS
-// name to 127.0.0.1 could otherwise use the bank from the tester's
-// browser as if it were the page's own origin; browsers always send the
-// page's name as Host.
-func checkHost(r *http.Request) error {
+// Host that is neither a loopback name nor public, the host name of
+// PublicURL. A web page that rebinds its own DNS name to 127.0.0.1 could
+// otherwise use the bank from the tester's browser as if it were the
+// page's own origin; browsers always send the page's name as Host. A
+// listener on another address answers to every name.
+func checkHost(r *http.Request, public string) error {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || r.Host == "" {
 		return nil
@@ -172,14 +184,17 @@ func checkHost(r *http.Request) error {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	if h := strings.ToLower(host); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || (public != "" && host == public) {
 		return nil
 	}
-	return bank.Errorf(bank.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]), not %q; to serve other names, listen on another address (--addr)", r.Host)
+	if public != "" {
+		return bank.Errorf(bank.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]) or to %s (--public-url), not %q; to serve other names, listen on another address (--addr) or change --public-url", public, r.Host)
+	}
+	return bank.Errorf(bank.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]), not %q; to serve other names, give the name TPPs use as --public-url, or listen on another address (--addr)", r.Host)
 }
 
 // fault applies the simulated faults of the settings to a /v1 request:

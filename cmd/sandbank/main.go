@@ -60,6 +60,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if flags.Version() {
+		fmt.Fprintln(stdout, "sandbank", app.Version())
+		return 0
+	}
 	cfg, err := flags.Config(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "sandbank:", err)
@@ -115,6 +119,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		a.Quit()
 	}
 	w.SetCloseIntercept(quit)
+	w.SetMainMenu(u.MainMenu(quit))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

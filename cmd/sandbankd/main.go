@@ -1,7 +1,7 @@
 // Command sandbankd is Sandbank's headless bank: it serves the signed PSD2
 // API of the sandbox bank for CI pipelines, and carries the tools a TPP
-// developer needs: call (sign and send one request) and cert (test
-// certificates).
+// developer needs: call (sign and send one request), cert (test
+// certificates) and health (a container's health check).
 package main
 
 import (
@@ -57,9 +57,11 @@ const usage = `Sandbank headless bank.
 
 Usage:
   sandbankd [serve] [flags]         serve the bank (flags below)
+  sandbankd --version               print the version
   sandbankd call METHOD PATH [...]  sign and send one request, like curl
   sandbankd cert new [...]          issue a TPP test certificate and key
   sandbankd cert ca [...]           print the CA certificate (trust it for HTTPS)
+  sandbankd health [--url BASE]     exit 0 when the bank at BASE answers /healthz
 
 Run "sandbankd call -h" or "sandbankd cert new -h" for their flags.
 
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runCall(ctx, args[1:], stdin, stdout, stderr)
 		case "cert":
 			return runCert(ctx, args[1:], stdout, stderr)
+		case "health":
+			return runHealth(ctx, args[1:], stdout, stderr)
 		case "serve":
 			args = args[1:]
 		}
@@ -104,6 +108,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q; see sandbankd -h", errUsage, fs.Arg(0))
+	}
+	if flags.Version() {
+		fmt.Fprintln(stdout, "sandbankd", app.Version())
+		return nil
 	}
 	cfg, err := flags.Config(stderr)
 	if err != nil {
