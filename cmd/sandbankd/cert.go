@@ -89,9 +89,9 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	issuer := "of " + c.where
+	issuer := "of the bank at " + c.base
 	if c.app != nil {
-		issuer = "in " + c.where
+		issuer = "in the data file " + *bf.data
 	}
 	certPath, keyPath, err := app.WriteTPPFiles(*out, cert, key)
 	if err != nil {

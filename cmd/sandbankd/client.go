@@ -114,7 +114,7 @@ func (f *bankFlags) connect(stderr io.Writer, r reach) (*bankClient, error) {
 	return &bankClient{
 		base:   localBase,
 		http:   &http.Client{Transport: handlerTransport{a.Handler()}, CheckRedirect: keepRedirect},
-		signer: signer, app: a, where: "the data file " + *f.data,
+		signer: signer, app: a, where: "the bank in the data file " + *f.data,
 	}, nil
 }
 

@@ -75,6 +75,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runCall(ctx, args[1:], stdin, stdout, stderr)
 		case "cert":
 			return runCert(ctx, args[1:], stdout, stderr)
+		case "settings":
+			return runSettings(ctx, args[1:], stdout, stderr)
 		case "serve":
 			args = args[1:]
 		}
