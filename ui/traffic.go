@@ -2,13 +2,11 @@ package ui
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,32 +151,8 @@ func (s *trafficScreen) showDetail() {
 	}
 	s.steps.SetText(e.Detail().Explain())
 	enable(s.grantBtn, e.GrantID != "")
-	s.request.SetText(fmt.Sprintf("%s %s\n%s\n%s", e.Method, e.Path, headerText(e.RequestHeader), prettyBody(e.RequestBody)))
-	s.response.SetText(fmt.Sprintf("%d %s\n%s\n%s", e.Status, http.StatusText(e.Status), headerText(e.ResponseHeader), prettyBody(e.ResponseBody)))
-}
-
-func headerText(h http.Header) string {
-	names := make([]string, 0, len(h))
-	for name := range h {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	for _, name := range names {
-		for _, v := range h[name] {
-			fmt.Fprintf(&b, "%s: %s\n", name, v)
-		}
-	}
-	return b.String()
-}
-
-// prettyBody indents a JSON body; anything else is shown as it is.
-func prettyBody(body []byte) string {
-	var out bytes.Buffer
-	if json.Indent(&out, body, "", "  ") == nil {
-		return out.String()
-	}
-	return string(body)
+	s.request.SetText(fmt.Sprintf("%s %s\n%s\n%s", e.Method, e.Path, reqlog.HeaderText(e.RequestHeader), reqlog.PrettyBody(e.RequestBody)))
+	s.response.SetText(fmt.Sprintf("%d %s\n%s\n%s", e.Status, http.StatusText(e.Status), reqlog.HeaderText(e.ResponseHeader), reqlog.PrettyBody(e.ResponseBody)))
 }
 
 // clearLog clears the request log; the screen follows at once, as it does

@@ -1,11 +1,14 @@
 package reqlog
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -134,6 +137,26 @@ func (d Detail) Explain() string {
 		fmt.Fprintf(&b, "\nDigest of the body as the bank computed it: %s\n", v.Digest)
 	}
 	return b.String()
+}
+
+// HeaderText writes headers one a line, "Name: value", sorted by name.
+func HeaderText(h http.Header) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[name] {
+			fmt.Fprintf(&b, "%s: %s\n", name, v)
+		}
+	}
+	return b.String()
+}
+
+// PrettyBody indents a JSON body; anything else is as it is.
+func PrettyBody(body []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, body, "", "  ") == nil {
+		return out.String()
+	}
+	return string(body)
 }
 
 func message(h http.Header, body []byte, size int64) Message {

@@ -156,7 +156,13 @@ func (f *bankFlags) remote(signer *httpsig.Signer, unreachable string) (*bankCli
 	}
 	client.Timeout = 0 // a scenario of 256 MiB takes its time; Ctrl-C ends the command
 	base := strings.TrimRight(*f.url, "/")
-	return &bankClient{base: base, http: client, signer: signer, selfSigned: self, where: "the bank at " + base, unreachable: unreachable}, nil
+	var again string
+	for _, name := range []string{"data", "url"} {
+		if f.given(name) {
+			again += " --" + name + " " + f.fs.Lookup(name).Value.String()
+		}
+	}
+	return &bankClient{base: base, http: client, signer: signer, selfSigned: self, where: "the bank at " + base, unreachable: unreachable, again: again}, nil
 }
 
 // operatorSigner makes a key and a certificate for it from the data
@@ -189,8 +195,9 @@ type bankClient struct {
 	// that no CA issued.
 	selfSigned bool
 	// where names the bank in messages; unreachable says what to do when
-	// it does not answer.
-	where, unreachable string
+	// it does not answer; again is the flags that name it once more, for
+	// a command the messages suggest.
+	where, unreachable, again string
 }
 
 // Close closes the data file the client opened, if any.
@@ -317,10 +324,7 @@ func (c *bankClient) refusal(resp *http.Response, data []byte) *apiError {
 	case c.selfSigned && strings.HasPrefix(e.body.Code, "CERTIFICATE_"):
 		e.hint = "this command signed with a self-signed certificate; a bank in trust mode store wants one from its CA: --cert FILE --key FILE (sandbankd cert new makes a pair)"
 	case c.app == nil && e.body.ID != "":
-		e.hint = "sandbankd log " + e.body.ID + " shows what the bank saw and decided"
-		if c.base != defaultURL {
-			e.hint = "sandbankd log " + e.body.ID + " --url " + c.base + " shows what the bank saw and decided"
-		}
+		e.hint = "sandbankd log " + e.body.ID + c.again + " shows what the bank saw and decided"
 	}
 	return e
 }
