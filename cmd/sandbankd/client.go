@@ -313,7 +313,11 @@ func (c *bankClient) callJSON(ctx context.Context, warn io.Writer, method, path 
 
 // refusal turns an answer other than 2xx into an *apiError.
 func (c *bankClient) refusal(resp *http.Response, data []byte) *apiError {
-	e := &apiError{method: resp.Request.Method, path: resp.Request.URL.RequestURI(), status: resp.Status, where: c.where}
+	path := resp.Request.URL.Path // as it was written, ids unescaped
+	if q := resp.Request.URL.RawQuery; q != "" {
+		path += "?" + q
+	}
+	e := &apiError{method: resp.Request.Method, path: path, status: resp.Status, where: c.where}
 	if json.Unmarshal(data, &e.body) != nil || e.body.Code == "" {
 		e.body.Message = strings.TrimSpace(string(data))
 		if len(e.body.Message) > 500 {

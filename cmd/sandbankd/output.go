@@ -62,8 +62,7 @@ func printJSON(w io.Writer, body []byte) error {
 		_, err = w.Write(body)
 		return err
 	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(append(bytes.TrimRight(b.Bytes(), "\n"), '\n'))
 	return err
 }
 

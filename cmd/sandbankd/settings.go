@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"sandbank/bank"
 )
 
 const settingsUsage = `Show and change the bank's settings: those of the Server screen
@@ -31,7 +33,8 @@ VALUE takes the type of the value it replaces:
 A value of another type goes to the bank as text, which the bank refuses
 with what it expects. set sends all pairs in one merge patch (PATCH
 /v1/sandbox/settings): the bank takes all of them or, when it refuses one,
-none. A KEY that is not a setting is refused before anything is sent.
+none. A KEY that is not a setting is refused before anything is sent (the
+bank would ignore it with a warning).
 
 Examples:
   sandbankd settings
@@ -173,7 +176,13 @@ func settingsSet(ctx context.Context, o *opCmd, pairs []string) error {
 		}
 		names = append(names, strings.Join(path, "."))
 	}
-	answer, _, err := c.call(ctx, o.stderr, http.MethodPatch, "/v1/sandbox/settings", mustJSON(patch))
+	// A member the settings document does not have (requestLog.maxCont)
+	// the bank would ignore with a warning; it is refused here instead.
+	body = mustJSON(patch)
+	if odd, err := bank.DecodeTolerant(body, &bank.SettingsDoc{}); err == nil && len(odd) > 0 {
+		return o.usageError("%s", notSetting(doc, odd[0].Path, strings.Split(odd[0].Path, ".")))
+	}
+	answer, _, err := c.call(ctx, o.stderr, http.MethodPatch, "/v1/sandbox/settings", body)
 	if err != nil {
 		return err
 	}
