@@ -1,7 +1,9 @@
 // Command sandbankd is Sandbank's headless bank: it serves the signed PSD2
 // API of the sandbox bank for CI pipelines, and carries the tools a TPP
 // developer needs: call (sign and send one request) and cert (test
-// certificates).
+// certificates), and the desktop window's work for a pipeline or a support
+// engineer: settings, scenario, payments, batch, clock, log and grants,
+// each a client of the bank's signed operator API.
 package main
 
 import (

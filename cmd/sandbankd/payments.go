@@ -511,6 +511,9 @@ func grantsRevoke(ctx context.Context, o *opCmd, id string) error {
 	if _, _, err := c.call(ctx, o.stderr, http.MethodDelete, "/v1/sandbox/grants/"+url.PathEscape(id), nil); err != nil {
 		return err
 	}
+	if *o.json {
+		return nil // the bank answers 204, no body
+	}
 	fmt.Fprintf(o.stdout, "Revoked grant %s: the TPP's next account-information request for that PSU and context gets 401 CONSENT_INVALID\n", id)
 	return nil
 }
