@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -496,4 +497,19 @@ func (s *Ops) BatchRun(id string) (BatchRun, error) {
 		r, err := tx.BatchRun(id)
 		return r, found(err, "batch run", id)
 	})
+}
+
+// CountsText writes a batch run's counts in the order of the statuses:
+// "ACSC 3, PDNG 1"; "no payment moved" when there are none.
+func CountsText(counts map[string]int) string {
+	var parts []string
+	for _, st := range PaymentStatuses {
+		if n := counts[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", st, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "no payment moved"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -490,3 +490,19 @@ func (s *Ops) Payment(id string) (PaymentDetail, error) {
 		return d, fundsNow(newLedger(tx), &d.Payment)
 	})
 }
+
+// PaymentKind names a payment's product and service the way testers say
+// them: NDCT or NCBCT, a standing order, a bulk payment of items items.
+func PaymentKind(service, product string, items int) string {
+	k := "NDCT"
+	if product == ProductNCBCT {
+		k = "NCBCT"
+	}
+	switch service {
+	case ServicePeriodic:
+		k += " standing order"
+	case ServiceBulk:
+		k += fmt.Sprintf(" bulk (%d)", items)
+	}
+	return k
+}

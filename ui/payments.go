@@ -185,22 +185,6 @@ func (s *paymentsScreen) payment() (bank.Payment, bool) {
 	return bank.Payment{}, false
 }
 
-// paymentKind names a payment's product and service the way testers say
-// it: "NDCT", "NCBCT", "NDCT standing order", "NDCT bulk (12)".
-func paymentKind(p bank.Payment) string {
-	k := "NDCT"
-	if p.Product == bank.ProductNCBCT {
-		k = "NCBCT"
-	}
-	switch p.Service {
-	case bank.ServicePeriodic:
-		k += " standing order"
-	case bank.ServiceBulk:
-		k += fmt.Sprintf(" bulk (%d)", len(p.Items))
-	}
-	return k
-}
-
 // itemAmount is an item's amount with its currency.
 func itemAmount(it bank.PaymentItem) string {
 	return bank.FormatAmount(it.Amount, it.Currency) + " " + it.Currency
@@ -230,7 +214,7 @@ func (s *paymentsScreen) paymentCell(row, col int) string {
 	case 0:
 		return when(p.Created)
 	case 1:
-		return paymentKind(p)
+		return bank.PaymentKind(p.Service, p.Product, len(p.Items))
 	case 2:
 		return p.TPPID
 	case 3:
@@ -297,7 +281,7 @@ func historyLine(h bank.StatusChange) string {
 // detail pane.
 func (s *paymentsScreen) paymentText(p bank.Payment, pt bank.Parties) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Payment %s: %s (%s, %s)\n", p.ID, paymentKind(p), p.Service, p.Product)
+	fmt.Fprintf(&b, "Payment %s: %s (%s, %s)\n", p.ID, bank.PaymentKind(p.Service, p.Product, len(p.Items)), p.Service, p.Product)
 	fmt.Fprintf(&b, "Status %s; funds available: %s\n", p.Status, fundsText(p.FundsAvailable))
 	fmt.Fprintf(&b, "TPP %s; PSU %s", p.TPPID, partyName(pt, p.CustomerID))
 	if c := s.contextText(p.Context); c != "" {
@@ -433,24 +417,9 @@ func (s *paymentsScreen) runBatch() {
 	})
 }
 
-// countsText writes a run's counts in the order of the statuses: "ACSC 3,
-// PDNG 1".
-func countsText(counts map[string]int) string {
-	var parts []string
-	for _, st := range bank.PaymentStatuses {
-		if n := counts[st]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", st, n))
-		}
-	}
-	if len(parts) == 0 {
-		return "no payment moved"
-	}
-	return strings.Join(parts, ", ")
-}
-
 // runSummary says in a sentence or two what a batch run did.
 func runSummary(r bank.BatchRun) string {
-	text := fmt.Sprintf("The run at %s took %s ms: %s.", r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), msText(r.Duration), countsText(r.Counts))
+	text := fmt.Sprintf("The run at %s took %s ms: %s.", r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), msText(r.Duration), bank.CountsText(r.Counts))
 	if len(r.Errors) > 0 {
 		text += fmt.Sprintf("\n%s could not be processed; the next run tries again (see Batch runs).", plural(len(r.Errors), "payment", "payments"))
 	}
@@ -509,7 +478,7 @@ func (s *paymentsScreen) showBasket() {
 		if len(p.Items) > 0 {
 			creditor = " to " + p.Items[0].CreditorName
 		}
-		fmt.Fprintf(&t, "  %s  %s  %s %s%s\n", p.ID, p.Status, paymentKind(p), totalText(p), creditor)
+		fmt.Fprintf(&t, "  %s  %s  %s %s%s\n", p.ID, p.Status, bank.PaymentKind(p.Service, p.Product, len(p.Items)), totalText(p), creditor)
 	}
 	s.basketDetail.SetText(strings.TrimSuffix(t.String(), "\n"))
 }
@@ -546,7 +515,7 @@ func (s *paymentsScreen) runCell(row, col int) string {
 	case 2:
 		return msText(r.Duration)
 	case 3:
-		text := countsText(r.Counts)
+		text := bank.CountsText(r.Counts)
 		if len(r.Errors) > 0 {
 			text += fmt.Sprintf("; %s", plural(len(r.Errors), "error", "errors"))
 		}
@@ -563,7 +532,7 @@ func (s *paymentsScreen) showRun() {
 	}
 	r := s.runs[i]
 	var t strings.Builder
-	fmt.Fprintf(&t, "Run %s at %s (%s) took %s ms: %s.\n", r.ID, r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), r.Trigger, msText(r.Duration), countsText(r.Counts))
+	fmt.Fprintf(&t, "Run %s at %s (%s) took %s ms: %s.\n", r.ID, r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), r.Trigger, msText(r.Duration), bank.CountsText(r.Counts))
 	if len(r.Outcomes) == 0 {
 		t.WriteString("It moved no payment.\n")
 	} else {

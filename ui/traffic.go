@@ -2,13 +2,11 @@ package ui
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,83 +149,10 @@ func (s *trafficScreen) showDetail() {
 	if !ok {
 		return
 	}
-	s.steps.SetText(explain(e))
+	s.steps.SetText(e.Detail().Explain())
 	enable(s.grantBtn, e.GrantID != "")
-	s.request.SetText(fmt.Sprintf("%s %s\n%s\n%s", e.Method, e.Path, headerText(e.RequestHeader), prettyBody(e.RequestBody)))
-	s.response.SetText(fmt.Sprintf("%d %s\n%s\n%s", e.Status, http.StatusText(e.Status), headerText(e.ResponseHeader), prettyBody(e.ResponseBody)))
-}
-
-// explain writes the signature check of a request step by step.
-func explain(e reqlog.Entry) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s answered %d in %s ms, X-Request-ID %s\n", e.Method, e.Path, e.Status, msText(e.Duration), e.RequestID)
-	fmt.Fprintf(&b, "Id %s (an error body's id; GET %s/{id} shows this through the API)\n", e.ID, reqlog.APIPath)
-	if e.ErrorCode != "" {
-		fmt.Fprintf(&b, "Error %s\n", e.ErrorCode)
-	}
-	if e.Access != "" {
-		fmt.Fprintf(&b, "PSU and grant: %s\n", e.Access)
-	}
-	if len(e.Notes) > 0 {
-		b.WriteString("\nClient notes (accepted, as the real bank would; strict mode refuses them):\n")
-		for _, n := range e.Notes {
-			if n.Path != "" {
-				fmt.Fprintf(&b, "- %s: %s\n", n.Path, n.Text)
-			} else {
-				fmt.Fprintf(&b, "- %s\n", n.Text)
-			}
-		}
-	}
-	v := e.Verdict
-	if v == nil {
-		b.WriteString("\nThis route is not signed (the health check, the SCA page, or no such route), so no signature was checked.\n")
-		return b.String()
-	}
-	if v.Err != nil {
-		fmt.Fprintf(&b, "\nRefused at the %s step: %s\n", v.Steps[len(v.Steps)-1].Check, v.Err.Message)
-	}
-	b.WriteString("\nSignature check, step by step:\n")
-	for i, st := range v.Steps {
-		mark := "ok"
-		if !st.OK {
-			mark = "FAILED"
-		}
-		fmt.Fprintf(&b, "%d. %s: %s\n   %s\n", i+1, st.Check, mark, st.Detail)
-	}
-	if len(v.SignedHeaders) > 0 {
-		fmt.Fprintf(&b, "\nSigned headers: %s\n", strings.Join(v.SignedHeaders, " "))
-	}
-	if v.SigningString != "" {
-		fmt.Fprintf(&b, "\nSigning string (what the signature must cover, lines joined by \\n):\n%s\n", v.SigningString)
-	}
-	if v.Digest != "" {
-		fmt.Fprintf(&b, "\nDigest of the body as the bank computed it: %s\n", v.Digest)
-	}
-	return b.String()
-}
-
-func headerText(h http.Header) string {
-	names := make([]string, 0, len(h))
-	for name := range h {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	for _, name := range names {
-		for _, v := range h[name] {
-			fmt.Fprintf(&b, "%s: %s\n", name, v)
-		}
-	}
-	return b.String()
-}
-
-// prettyBody indents a JSON body; anything else is shown as it is.
-func prettyBody(body []byte) string {
-	var out bytes.Buffer
-	if json.Indent(&out, body, "", "  ") == nil {
-		return out.String()
-	}
-	return string(body)
+	s.request.SetText(fmt.Sprintf("%s %s\n%s\n%s", e.Method, e.Path, reqlog.HeaderText(e.RequestHeader), reqlog.PrettyBody(e.RequestBody)))
+	s.response.SetText(fmt.Sprintf("%d %s\n%s\n%s", e.Status, http.StatusText(e.Status), reqlog.HeaderText(e.ResponseHeader), reqlog.PrettyBody(e.ResponseBody)))
 }
 
 // clearLog clears the request log; the screen follows at once, as it does

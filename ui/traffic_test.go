@@ -265,7 +265,7 @@ func TestTraffic_ClientNotes(t *testing.T) {
 	if got := s.cell(e, 6); got != "verified, 1 note" {
 		t.Fatalf("signature column %q", got)
 	}
-	text := explain(e)
+	text := e.Detail().Explain()
 	if !strings.Contains(text, "Client notes") || !strings.Contains(text, `- PSU-IP-Address: "localhost" is not an IP address`) {
 		t.Fatalf("explanation:\n%s", text)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -55,13 +56,25 @@ func Digest(body []byte) string {
 	return "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
+// DigestReader returns the Digest header value of the body read from r to
+// its end, for a body too large to hold in memory: set it as the request's
+// Digest header and sign with SignRequest(r, nil).
+func DigestReader(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return "SHA-256=" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
 // requestHeaders are signed, in this order, whenever a request has them.
 var requestHeaders = []string{"(request-target)", "date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
 
 // SignRequest signs r, whose body is body: it sets X-Request-ID (when
 // missing), Date, Digest (when there is a body), TPP-Signature-Certificate
 // and Signature over (request-target), date, digest, x-request-id and the
-// PSU and redirect headers that r carries.
+// PSU and redirect headers that r carries. With no body, a Digest that r
+// carries already (DigestReader) is signed as it is.
 func (s *Signer) SignRequest(r *http.Request, body []byte) error {
 	if r.Header.Get("X-Request-ID") == "" {
 		r.Header.Set("X-Request-ID", uuid.NewString())

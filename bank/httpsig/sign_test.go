@@ -62,6 +62,36 @@ func toServer(r *http.Request, body []byte) *http.Request {
 	return s
 }
 
+// A body signed by its DigestReader, without being in memory, verifies as
+// one signed with SignRequest(r, body); a different body does not.
+func TestSignRequestDigestReader(t *testing.T) {
+	f := getFixture(t)
+	s := tppSigner(t, f)
+	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, time.Now)
+	body := bytes.Repeat([]byte(`{"format": "sandbank-scenario/1"} `), 5000)
+	digest, err := httpsig.DigestReader(bytes.NewReader(body))
+	if err != nil || digest != httpsig.Digest(body) {
+		t.Fatalf("DigestReader = %q, %v; Digest = %q", digest, err, httpsig.Digest(body))
+	}
+	r, err := http.NewRequest("PUT", "https://bank.example/v1/sandbox/scenario", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Digest", digest)
+	if err := s.SignRequest(r, nil); err != nil {
+		t.Fatal(err)
+	}
+	v := vf.Verify(toServer(r, body), body)
+	assertPassed(t, v)
+	if !slices.Contains(v.SignedHeaders, "digest") {
+		t.Errorf("SignedHeaders = %q, want the digest signed", v.SignedHeaders)
+	}
+	other := append(bytes.Clone(body), ' ')
+	if v := vf.Verify(toServer(r, other), other); v.Err == nil {
+		t.Error("another body verified under the streamed digest")
+	}
+}
+
 func TestSignRequestRoundTrip(t *testing.T) {
 	f := getFixture(t)
 	s := tppSigner(t, f)

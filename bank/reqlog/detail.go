@@ -1,10 +1,15 @@
 package reqlog
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -80,6 +85,78 @@ func (e Entry) Detail() Detail {
 		d.ClientNotes = []bank.Message{}
 	}
 	return d
+}
+
+// Explain writes what the bank decided about the request, for a person:
+// the answer, the client notes, and the signature check step by step with
+// the signing string the bank rebuilt. The Traffic screen and sandbankd
+// log show it.
+func (d Detail) Explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s answered %d in %.1f ms, X-Request-ID %s\n", d.Method, d.Path, d.Status, d.DurationMS, d.RequestID)
+	fmt.Fprintf(&b, "Id %s (an error body's id; GET %s/{id} shows this through the API)\n", d.ID, APIPath)
+	if d.ErrorCode != "" {
+		fmt.Fprintf(&b, "Error %s\n", d.ErrorCode)
+	}
+	if d.Access != "" {
+		fmt.Fprintf(&b, "PSU and grant: %s\n", d.Access)
+	}
+	if len(d.ClientNotes) > 0 {
+		b.WriteString("\nClient notes (accepted, as the real bank would; strict mode refuses them):\n")
+		for _, n := range d.ClientNotes {
+			if n.Path != "" {
+				fmt.Fprintf(&b, "- %s: %s\n", n.Path, n.Text)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", n.Text)
+			}
+		}
+	}
+	v := d.Verdict
+	if v == nil {
+		b.WriteString("\nThis route is not signed (the health check, the SCA page, or no such route), so no signature was checked.\n")
+		return b.String()
+	}
+	if n := len(v.Steps); n > 0 && !v.Steps[n-1].OK {
+		fmt.Fprintf(&b, "\nRefused at the %s step: %s\n", v.Steps[n-1].Check, v.Steps[n-1].Detail)
+	}
+	b.WriteString("\nSignature check, step by step:\n")
+	for i, st := range v.Steps {
+		mark := "ok"
+		if !st.OK {
+			mark = "FAILED"
+		}
+		fmt.Fprintf(&b, "%d. %s: %s\n   %s\n", i+1, st.Check, mark, st.Detail)
+	}
+	if len(v.SignedHeaders) > 0 {
+		fmt.Fprintf(&b, "\nSigned headers: %s\n", strings.Join(v.SignedHeaders, " "))
+	}
+	if v.SigningString != "" {
+		fmt.Fprintf(&b, "\nSigning string (what the signature must cover, lines joined by \\n):\n%s\n", v.SigningString)
+	}
+	if v.Digest != "" {
+		fmt.Fprintf(&b, "\nDigest of the body as the bank computed it: %s\n", v.Digest)
+	}
+	return b.String()
+}
+
+// HeaderText writes headers one a line, "Name: value", sorted by name.
+func HeaderText(h http.Header) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[name] {
+			fmt.Fprintf(&b, "%s: %s\n", name, v)
+		}
+	}
+	return b.String()
+}
+
+// PrettyBody indents a JSON body; anything else is as it is.
+func PrettyBody(body []byte) string {
+	var out bytes.Buffer
+	if json.Indent(&out, body, "", "  ") == nil {
+		return out.String()
+	}
+	return string(body)
 }
 
 func message(h http.Header, body []byte, size int64) Message {

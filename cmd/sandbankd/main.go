@@ -1,7 +1,10 @@
 // Command sandbankd is Sandbank's headless bank: it serves the signed PSD2
 // API of the sandbox bank for CI pipelines, and carries the tools a TPP
 // developer needs: call (sign and send one request), cert (test
-// certificates) and health (a container's health check).
+// certificates) and health (a container's health check), and the desktop
+// window's work for a pipeline or a support engineer: settings, scenario,
+// payments, batch, clock, log and grants, each a client of the bank's
+// signed operator API.
 package main
 
 import (
@@ -63,7 +66,21 @@ Usage:
   sandbankd cert ca [...]           print the CA certificate (trust it for HTTPS)
   sandbankd health [--url BASE]     exit 0 when the bank at BASE answers /healthz
 
-Run "sandbankd call -h" or "sandbankd cert new -h" for their flags.
+The desktop window's work, for a pipeline or a support engineer:
+  sandbankd settings [get KEY | set KEY=VALUE...]   the settings
+  sandbankd scenario save FILE | load FILE          all sandbox data as one file
+  sandbankd payments [show ID | force ID STATUS]    every TPP's payments
+  sandbankd batch run | list | show RUNID           batch runs
+  sandbankd clock [set TIME | ahead 3d | back 1d | real]   the sandbox clock
+  sandbankd log [--errors] [--har FILE] [ID]        the running bank's request log
+  sandbankd grants [revoke GRANT_ID]                what each TPP may read
+
+These work on the data file (--data) directly, or ask the running bank
+that holds it (--url); --url without --data asks that bank only. They
+print tables, or the bank's JSON with --json, and exit 1 when the bank
+refuses, with its findings on standard error.
+
+Run "sandbankd COMMAND -h" for a command's flags.
 
 Flags:
 `
@@ -79,6 +96,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runCert(ctx, args[1:], stdout, stderr)
 		case "health":
 			return runHealth(ctx, args[1:], stdout, stderr)
+		case "settings":
+			return runSettings(ctx, args[1:], stdout, stderr)
+		case "scenario":
+			return runScenario(ctx, args[1:], stdin, stdout, stderr)
+		case "payments":
+			return runPayments(ctx, args[1:], stdout, stderr)
+		case "batch":
+			return runBatch(ctx, args[1:], stdout, stderr)
+		case "clock":
+			return runClock(ctx, args[1:], stdout, stderr)
+		case "log":
+			return runLog(ctx, args[1:], stdout, stderr)
+		case "grants":
+			return runGrants(ctx, args[1:], stdout, stderr)
 		case "serve":
 			args = args[1:]
 		}

@@ -59,6 +59,13 @@ func sandbankd(t testing.TB, stdin string, args ...string) (stdout, stderr strin
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Stdin = strings.NewReader(stdin)
+	return runCommand(t, cmd)
+}
+
+// runCommand runs cmd to completion and returns what it wrote and its
+// exit code.
+func runCommand(t testing.TB, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

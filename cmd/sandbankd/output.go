@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"sandbank/bank"
+)
+
+// opCmd is one command of the bank's operator: its flags (the bank flags
+// and --json), standard output and standard error.
+type opCmd struct {
+	fs             *flag.FlagSet
+	bank           *bankFlags
+	json           *bool
+	stdout, stderr io.Writer
+}
+
+// newOpCmd makes the flag set of the command name, whose usage text is
+// usage.
+func newOpCmd(name, usage string, stdout, stderr io.Writer) *opCmd {
+	fs := flag.NewFlagSet("sandbankd "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return &opCmd{
+		fs: fs, bank: addBankFlags(fs), stdout: stdout, stderr: stderr,
+		json: fs.Bool("json", false, "print the bank's JSON answer as it came, indented, instead of a table"),
+	}
+}
+
+// parse parses args, flags anywhere among them, and returns the others.
+func (o *opCmd) parse(args []string) ([]string, error) {
+	pos, err := parseInterspersed(o.fs, args)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return pos, nil
+}
+
+// usageError is a mistake in the command line, with where to read more.
+func (o *opCmd) usageError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s; see %s -h", errUsage, fmt.Sprintf(format, args...), o.fs.Name())
+}
+
+// connect returns a client of the bank the flags name.
+func (o *opCmd) connect(r reach) (*bankClient, error) { return o.bank.connect(o.stderr, r) }
+
+// printJSON writes an answer of the bank as it came, indented.
+func printJSON(w io.Writer, body []byte) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, body, "", "  "); err != nil {
+		_, err = w.Write(body)
+		return err
+	}
+	_, err := w.Write(append(bytes.TrimRight(b.Bytes(), "\n"), '\n'))
+	return err
+}
+
+// table writes aligned columns under a header row.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, headers ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(headers...)
+	return t
+}
+
+// row adds a row; a tab or line break in a cell becomes a space.
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return ' '
+			}
+			return r
+		}, c)
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// flatRows flattens a JSON object to NAME VALUE rows in its own order: a
+// member of an inner object as NAME.MEMBER, a list of values comma
+// separated, text without quotes. Members named in skip are left out.
+func flatRows(doc []byte, skip ...string) ([][2]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var rows [][2]string
+	var walk func(name string) error
+	walk = func(name string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			for dec.More() {
+				key, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				k, _ := key.(string)
+				if name == "" && slices.Contains(skip, k) {
+					var ignored json.RawMessage
+					if err := dec.Decode(&ignored); err != nil {
+						return err
+					}
+					continue
+				}
+				if name != "" {
+					k = name + "." + k
+				}
+				if err := walk(k); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token()
+			return err
+		case json.Delim('['):
+			var items []string
+			for dec.More() {
+				var v any
+				if err := dec.Decode(&v); err != nil {
+					return err
+				}
+				items = append(items, valueText(v))
+			}
+			rows = append(rows, [2]string{name, strings.Join(items, ",")})
+			_, err = dec.Token()
+			return err
+		}
+		rows = append(rows, [2]string{name, valueText(tok)})
+		return nil
+	}
+	if err := walk(""); err != nil {
+		return nil, fmt.Errorf("read the bank's answer: %w", err)
+	}
+	return rows, nil
+}
+
+// valueText writes a decoded JSON value: text as it is, null as null, an
+// object or a list as compact JSON.
+func valueText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case bool:
+		return fmt.Sprint(v)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// printRows writes NAME VALUE rows as a table.
+func printRows(w io.Writer, headers [2]string, rows [][2]string) error {
+	t := newTable(w, headers[0], headers[1])
+	for _, r := range rows {
+		t.row(r[0], r[1])
+	}
+	return t.flush()
+}
+
+// timeText writes a moment in the bank's time zone (Europe/Oslo), to the
+// second; the zero time is empty.
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(bank.Oslo).Format(time.DateTime)
+}
+
+// offsetText writes the sandbox clock's offset from the real clock as
+// days, hours, minutes and seconds, e.g. "+3d 2h".
+func offsetText(seconds int64) string {
+	sign := "+"
+	if seconds < 0 {
+		sign, seconds = "-", -seconds
+	}
+	var parts []string
+	for _, u := range []struct {
+		n    int64
+		unit string
+	}{{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}} {
+		if seconds >= u.n {
+			parts = append(parts, fmt.Sprintf("%d%s", seconds/u.n, u.unit))
+			seconds %= u.n
+		}
+	}
+	if len(parts) == 0 {
+		return "0s"
+	}
+	return sign + strings.Join(parts, " ")
+}
