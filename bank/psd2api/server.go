@@ -307,6 +307,9 @@ func capBody(b []byte) ([]byte, bool) {
 // a refused signature one more at level debug with the failed step and
 // the signing string the bank rebuilt, for a bank without a window.
 func (s *server) log(e reqlog.Entry) {
+	if !s.Logger.Enabled(context.Background(), slog.LevelInfo) {
+		return // below level info nothing is written: build no line
+	}
 	attrs := []any{"method", e.Method, "path", e.Path, "status", e.Status, "ms", float64(e.Duration.Microseconds()) / 1000, "request_id", e.RequestID, "id", e.ID}
 	if e.TPPID != "" {
 		attrs = append(attrs, "tpp", e.TPPID)
