@@ -253,7 +253,7 @@ func (a *App) prepare(cfg Config) error {
 			a.verifier.SetPolicy(a.policy(st))
 			a.requests.SetLimits(st.RequestLog.MaxCount, st.RequestLog.MaxBytes)
 			if err := a.setSigning(st.ResponseSigning); err != nil {
-				a.logger.Error("the response signing mode did not change", "mode", st.ResponseSigning, "err", err)
+				a.logger.Error("the response signing mode did not change: the bank signs as before; check that the data file can be written, then set the mode again", "mode", st.ResponseSigning, "err", err)
 			}
 		}
 	})
@@ -280,7 +280,6 @@ func (a *App) policy(s bank.Settings) httpsig.Policy {
 
 // responseSigning is how the bank signs its responses now.
 type responseSigning struct {
-	mode   string
 	signer *httpsig.Signer
 	sign   bool
 }
@@ -289,7 +288,7 @@ type responseSigning struct {
 // the next response is the mode's. The ECDSA key and certificate are made
 // and stored in the data file the first time the mode is ecdsa.
 func (a *App) setSigning(mode string) error {
-	next := &responseSigning{mode: mode, signer: a.BankCert, sign: mode != bank.SigningOff}
+	next := &responseSigning{signer: a.BankCert, sign: mode != bank.SigningOff}
 	if mode == bank.SigningECDSA {
 		if a.bankECDSA == nil {
 			s, err := ecdsaBank(a.DB, a.Authority, time.Now())
