@@ -25,9 +25,10 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-## bench: the benchmarks of docs/BENCHMARKS.md
+## bench: the benchmarks of docs/BENCHMARKS.md (scripts/bench-prism needs node and npm; it installs Prism in a temporary folder)
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./bank/psd2api ./bank/httpsig ./storage
+	scripts/bench-prism
 	$(GO) test -run '^$$' -bench BatchRun -benchtime 1x ./bank
 	$(GO) test -run '^$$' -bench Startup -benchtime 20x ./cmd/sandbankd
 	scripts/with-display $(GO) test -run '^$$' -bench WindowStartup -benchtime 10x ./cmd/sandbank

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -81,6 +82,9 @@ type Config struct {
 	RequireSignature *bool
 	// Strict overrides the stored strict mode when not nil.
 	Strict *bool
+	// ResponseSigning overrides the stored response signing mode
+	// (bank.SigningRSA, SigningECDSA, SigningOff) when not empty.
+	ResponseSigning string
 	// WatchScenarios lists and watches the scenarios folder (the desktop
 	// app's Scenarios screen); a bank without a window leaves it alone
 	// unless asked.
@@ -99,7 +103,8 @@ type App struct {
 	DB        *storage.DB
 	Bank      *bank.Bank
 	Authority *pki.Authority
-	BankCert  *httpsig.Signer
+	// BankCert signs the bank's responses with RSA (responseSigning rsa).
+	BankCert *httpsig.Signer
 
 	// requests keeps the recent requests (RequestLog).
 	requests *reqlog.Log
@@ -114,9 +119,14 @@ type App struct {
 	bg       sync.WaitGroup // the scheduler
 	unsub    func()
 	scen     scenarios
-	// policyMu orders the verifier's policy updates: each reads the
-	// settings after the change it was told of, so the last one is newest.
+	// policyMu orders the verifier's policy and response signing
+	// updates: each reads the settings after the change it was told of,
+	// so the last one is newest.
 	policyMu sync.Mutex
+	// signing is the response signing in force (ResponseSigner);
+	// bankECDSA the ECDSA signer, made on first use.
+	signing   atomic.Pointer[responseSigning]
+	bankECDSA *httpsig.Signer
 
 	mu      sync.Mutex
 	addr    string
@@ -187,14 +197,6 @@ func (a *App) prepare(cfg Config) error {
 	if err := settings.Check(); err != nil {
 		return storage.Damaged(path, "its settings are out of range: "+err.Error())
 	}
-	creds, newKeys, err := loadCredentials(a.DB, time.Now())
-	var bad badKeys
-	if errors.As(err, &bad) {
-		return storage.Damaged(path, bad.Error())
-	}
-	if err != nil {
-		return fmt.Errorf("make certificates: %w", err)
-	}
 	want := settings
 	if cfg.Trust != "" {
 		want.TrustMode = cfg.Trust
@@ -204,6 +206,17 @@ func (a *App) prepare(cfg Config) error {
 	}
 	if cfg.Strict != nil {
 		want.Strict = *cfg.Strict
+	}
+	if cfg.ResponseSigning != "" {
+		want.ResponseSigning = cfg.ResponseSigning
+	}
+	creds, newKeys, err := loadCredentials(a.DB, time.Now(), want.ResponseSigning == bank.SigningECDSA)
+	var bad badKeys
+	if errors.As(err, &bad) {
+		return storage.Damaged(path, bad.Error())
+	}
+	if err != nil {
+		return fmt.Errorf("make certificates: %w", err)
 	}
 
 	// Only now is anything written.
@@ -220,19 +233,24 @@ func (a *App) prepare(cfg Config) error {
 			return fmt.Errorf("store certificates: %w", err)
 		}
 	}
-	if want.TrustMode != settings.TrustMode || want.RequireSignature != settings.RequireSignature || want.Strict != settings.Strict {
+	if want.TrustMode != settings.TrustMode || want.RequireSignature != settings.RequireSignature || want.Strict != settings.Strict ||
+		want.ResponseSigning != settings.ResponseSigning {
 		if settings, err = a.Bank.Ops.UpdateSettings(func(s *bank.Settings) {
 			s.TrustMode, s.RequireSignature, s.Strict = want.TrustMode, want.RequireSignature, want.Strict
+			s.ResponseSigning = want.ResponseSigning
 		}); err != nil {
 			return err
 		}
 	}
-	a.Authority, a.BankCert, a.tlsCert = creds.ca, creds.bank, creds.server
+	a.Authority, a.BankCert, a.bankECDSA, a.tlsCert = creds.ca, creds.bank, creds.bankECDSA, creds.server
+	if err := a.setSigning(settings.ResponseSigning); err != nil {
+		return err
+	}
 	a.requests.SetLimits(settings.RequestLog.MaxCount, settings.RequestLog.MaxBytes)
 	a.trust = newTrustStore(a.TrustDir(), creds.ca.Cert, a.logger)
 	a.verifier = httpsig.NewVerifier(a.policy(settings), time.Now)
 	a.handler = psd2api.NewServer(psd2api.Config{
-		Bank: a.Bank, Verifier: a.verifier, BankSigner: creds.bank, Authority: creds.ca,
+		Bank: a.Bank, Verifier: a.verifier, BankSigner: a.ResponseSigner, Authority: creds.ca,
 		Logger: a.logger, Now: time.Now, Version: Version(), RequestLog: a.requests, PublicURL: cfg.PublicURL,
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
@@ -245,6 +263,9 @@ func (a *App) prepare(cfg Config) error {
 		if st, err := a.Bank.Ops.Settings(); err == nil {
 			a.verifier.SetPolicy(a.policy(st))
 			a.requests.SetLimits(st.RequestLog.MaxCount, st.RequestLog.MaxBytes)
+			if err := a.setSigning(st.ResponseSigning); err != nil {
+				a.logger.Error("the response signing mode did not change: the bank signs as before; check that the data file can be written, then set the mode again", "mode", st.ResponseSigning, "err", err)
+			}
 		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -266,6 +287,40 @@ func (a *App) policy(s bank.Settings) httpsig.Policy {
 		p.Trust = a.trust.verify
 	}
 	return p
+}
+
+// responseSigning is how the bank signs its responses now.
+type responseSigning struct {
+	signer *httpsig.Signer
+	sign   bool
+}
+
+// setSigning puts a response signing mode in force at once: the signer of
+// the next response is the mode's. The ECDSA key and certificate are made
+// and stored in the data file the first time the mode is ecdsa.
+func (a *App) setSigning(mode string) error {
+	next := &responseSigning{signer: a.BankCert, sign: mode != bank.SigningOff}
+	if mode == bank.SigningECDSA {
+		if a.bankECDSA == nil {
+			s, err := ecdsaBank(a.DB, a.Authority, time.Now())
+			if err != nil {
+				return err
+			}
+			a.bankECDSA = s
+		}
+		next.signer = a.bankECDSA
+	}
+	a.signing.Store(next)
+	return nil
+}
+
+// ResponseSigner returns the signer of the bank's responses in force and
+// whether responses are signed (the responseSigning setting): the ECDSA
+// signer with ecdsa, else the RSA one, which with off does not sign.
+// GET /v1/sandbox/bank-certificate serves its certificate.
+func (a *App) ResponseSigner() (signer *httpsig.Signer, sign bool) {
+	s := a.signing.Load()
+	return s.signer, s.sign
 }
 
 // Sandbox is the bank's door to the test data.

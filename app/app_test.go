@@ -181,14 +181,19 @@ func TestFlags_Config(t *testing.T) {
 		return f.Config(&bytes.Buffer{})
 	}
 	cfg, err := parse()
-	if err != nil || cfg.Trust != "" || cfg.RequireSignature != nil || cfg.Addr != app.DefaultAddr || cfg.TLSAddr != app.DefaultTLSAddr {
+	if err != nil || cfg.Trust != "" || cfg.RequireSignature != nil || cfg.ResponseSigning != "" || cfg.Addr != app.DefaultAddr || cfg.TLSAddr != app.DefaultTLSAddr {
 		t.Fatalf("defaults %+v %v", cfg, err)
+	}
+	for _, mode := range []string{"rsa", "ecdsa", "off"} {
+		if cfg, err := parse("--response-signing", mode); err != nil || cfg.ResponseSigning != mode {
+			t.Errorf("--response-signing %s: %q %v", mode, cfg.ResponseSigning, err)
+		}
 	}
 	cfg, err = parse("--trust", "store", "--require-signature=false", "--addr", "", "--data", "x.db")
 	if err != nil || cfg.Trust != "store" || cfg.RequireSignature == nil || *cfg.RequireSignature || cfg.Addr != "" || cfg.DataPath != "x.db" {
 		t.Fatalf("given %+v %v", cfg, err)
 	}
-	for _, bad := range [][]string{{"--trust", "all"}, {"--log-level", "loud"}} {
+	for _, bad := range [][]string{{"--trust", "all"}, {"--log-level", "loud"}, {"--response-signing", "RSA"}, {"--response-signing", ""}, {"--response-signing", "ed25519"}} {
 		if _, err := parse(bad...); !errors.Is(err, app.ErrUsage) {
 			t.Errorf("%v: %v", bad, err)
 		}

@@ -7,8 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+
+	"sandbank/bank"
 )
 
 // ErrUsage marks a mistake in the command line.
@@ -23,6 +26,7 @@ type Flags struct {
 	trust      *string
 	requireSig *bool
 	strict     *bool
+	signing    *string
 	watchScen  *bool
 	logLevel   *string
 	publicURL  *string
@@ -30,8 +34,8 @@ type Flags struct {
 }
 
 // AddFlags adds --data, --addr, --tls-addr, --public-url, --trust,
-// --require-signature, --strict, --watch-scenarios, --log-level and
-// --version to fs.
+// --require-signature, --strict, --response-signing, --watch-scenarios,
+// --log-level and --version to fs.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	def, err := DefaultDataPath()
 	if err != nil {
@@ -45,6 +49,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		trust:      fs.String("trust", "any", "trust mode: any (any certificate whose signature verifies) or store (also a chain to a trusted CA)"),
 		requireSig: fs.Bool("require-signature", true, "refuse unsigned requests"),
 		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer)"),
+		signing:    fs.String("response-signing", bank.SigningRSA, "how the bank signs its responses: rsa (RSA-2048), ecdsa (ECDSA P-256, far cheaper, for load tests) or off (no Signature; Digest stays)"),
 		watchScen:  fs.Bool("watch-scenarios", false, "list and watch the scenarios folder next to the data file (the desktop app's window always does)"),
 		logLevel:   fs.String("log-level", "info", "log level: debug (adds the signing string the bank rebuilt for each refused signature), info, warn or error"),
 		publicURL:  fs.String("public-url", "", "the URL TPPs and PSUs reach the bank at, e.g. https://bank.example:8443 behind a proxy or in a container: scaRedirect links use it, and every listener also answers to its host name"),
@@ -63,11 +68,15 @@ func (f *Flags) Given(name string) bool {
 }
 
 // Config returns the configuration the flags ask for, logging to logOut.
-// --trust, --require-signature and --strict override the data file's
-// settings only when they are given; the stored values stand otherwise.
+// --trust, --require-signature, --strict and --response-signing override
+// the data file's settings only when they are given; the stored values
+// stand otherwise.
 func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	if *f.trust != "any" && *f.trust != "store" {
 		return Config{}, fmt.Errorf("%w: --trust must be any or store, not %q", ErrUsage, *f.trust)
+	}
+	if !slices.Contains(bank.SigningModes, *f.signing) {
+		return Config{}, fmt.Errorf("%w: --response-signing must be rsa, ecdsa or off, not %q", ErrUsage, *f.signing)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
@@ -89,6 +98,9 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	}
 	if f.Given("strict") {
 		cfg.Strict = f.strict
+	}
+	if f.Given("response-signing") {
+		cfg.ResponseSigning = *f.signing
 	}
 	return cfg, nil
 }
@@ -129,6 +141,12 @@ func (a *App) Banner(w io.Writer) error {
 	mode := ""
 	if st.Strict {
 		mode = ", strict"
+	}
+	switch st.ResponseSigning {
+	case bank.SigningECDSA:
+		mode += ", responses signed with ECDSA"
+	case bank.SigningOff:
+		mode += ", responses unsigned"
 	}
 	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s%s)\n", a.DB.Path(), st.TrustMode, sig, mode)
 	urls := a.URLs()

@@ -29,6 +29,9 @@ type Settings struct {
 	// Strict refuses every oddity the bank otherwise accepts with a
 	// warning, as the real bank does (docs/TPP-GUIDE.md 9); off by default.
 	Strict bool `json:"strict"`
+	// ResponseSigning is how the bank signs its responses: SigningRSA,
+	// SigningECDSA or SigningOff.
+	ResponseSigning string `json:"responseSigning"`
 	// ClockOffsetSeconds moves the sandbox clock away from the real one.
 	ClockOffsetSeconds int64 `json:"clockOffsetSeconds"`
 	// LegacyDate, when set, makes the API behave as on that date: the
@@ -87,6 +90,17 @@ func (st *Settings) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// Response signing modes (the responseSigning setting, docs/SANDBOX-API.md
+// 4.1).
+const (
+	SigningRSA   = "rsa"   // the bank's RSA-2048 certificate, as a real bank signs
+	SigningECDSA = "ecdsa" // an ECDSA P-256 certificate: far cheaper, for load tests
+	SigningOff   = "off"   // no Signature on responses; Digest stays
+)
+
+// SigningModes are the values of the responseSigning setting.
+var SigningModes = []string{SigningRSA, SigningECDSA, SigningOff}
 
 // Batch modes (the batchMode setting).
 const (
@@ -157,7 +171,7 @@ func DefaultFX() map[string]decimal.Decimal {
 // DefaultSettings are the settings of a new data file.
 func DefaultSettings() Settings {
 	return Settings{
-		TrustMode: TrustAny, RequireSignature: true,
+		TrustMode: TrustAny, RequireSignature: true, ResponseSigning: SigningRSA,
 		BatchTimes: []string{"06:00", "09:00", "12:00", "15:00", "18:00"}, CoverRetryDays: 3,
 		NCBCTFee: decimal.RequireFromString("250"), FX: DefaultFX(), Exemption: ExemptNever,
 		BatchMode:  BatchSchedule,
@@ -171,6 +185,7 @@ const settingsKey = "settings"
 func (st Settings) Check() error {
 	var v Violations
 	checkOneOf(&v, "trustMode", st.TrustMode, []string{TrustAny, TrustStore})
+	checkOneOf(&v, "responseSigning", st.ResponseSigning, SigningModes)
 	if st.ClockOffsetSeconds > maxClockOffset || st.ClockOffsetSeconds < -maxClockOffset {
 		v.Format("offsetSeconds", "the clock may be moved at most 100 years either way")
 	}

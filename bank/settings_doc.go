@@ -28,6 +28,7 @@ type SettingsDoc struct {
 	TrustMode        *string               `json:"trustMode"`
 	RequireSignature *bool                 `json:"requireSignature"`
 	Strict           *bool                 `json:"strict"`
+	ResponseSigning  *string               `json:"responseSigning"`
 	LegacyDate       *string               `json:"legacyDate"`
 	ExemptionPolicy  *string               `json:"exemptionPolicy"`
 	BatchTimes       []string              `json:"batchTimes"`
@@ -61,7 +62,7 @@ func (st Settings) Doc() SettingsDoc {
 	}
 	times := append([]string{}, st.BatchTimes...)
 	return SettingsDoc{
-		TrustMode: &st.TrustMode, RequireSignature: &st.RequireSignature, Strict: &st.Strict,
+		TrustMode: &st.TrustMode, RequireSignature: &st.RequireSignature, Strict: &st.Strict, ResponseSigning: &st.ResponseSigning,
 		LegacyDate: legacy, ExemptionPolicy: &st.Exemption, BatchTimes: times,
 		CoverRetryDays: &st.CoverRetryDays, NCBCTFee: &AmountText{Text: FormatAmount(st.NCBCTFee, "NOK")},
 		FXRates: fx, BatchMode: &st.BatchMode,
@@ -232,6 +233,7 @@ func (d SettingsDoc) applyTo(st *Settings, v *Violations) {
 	setIf(&st.TrustMode, d.TrustMode)
 	setIf(&st.RequireSignature, d.RequireSignature)
 	setIf(&st.Strict, d.Strict)
+	setIf(&st.ResponseSigning, d.ResponseSigning)
 	setIf(&st.Exemption, d.ExemptionPolicy)
 	setIf(&st.CoverRetryDays, d.CoverRetryDays)
 	setIf(&st.BatchMode, d.BatchMode)

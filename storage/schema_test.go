@@ -1093,8 +1093,9 @@ func TestSchema_OldSettingsKeepFXAndExemption(t *testing.T) {
 	if st.Exemption != bank.ExemptOwnAccounts || st.TrustMode != bank.TrustStore || st.NCBCTFee.String() != "175" || st.CoverRetryDays != 2 {
 		t.Fatalf("the old settings read as %+v", st)
 	}
-	if st.BatchMode != bank.BatchSchedule || st.RequestLog != (bank.RequestLogLimits{MaxCount: bank.DefaultRequestLogCount, MaxBytes: bank.DefaultRequestLogBytes}) {
-		t.Fatalf("the settings added since: %q %+v", st.BatchMode, st.RequestLog)
+	if st.BatchMode != bank.BatchSchedule || st.RequestLog != (bank.RequestLogLimits{MaxCount: bank.DefaultRequestLogCount, MaxBytes: bank.DefaultRequestLogBytes}) ||
+		st.ResponseSigning != bank.SigningRSA {
+		t.Fatalf("the settings added since: %q %+v %q", st.BatchMode, st.RequestLog, st.ResponseSigning)
 	}
 	// The next save writes today's names, and keeps the table.
 	if _, err := b.Ops.UpdateSettings(func(s *bank.Settings) { s.Strict = true }); err != nil {

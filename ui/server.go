@@ -44,6 +44,7 @@ type serverScreen struct {
 	trust        *widget.RadioGroup
 	requireSig   *widget.Check
 	strict       *widget.Check
+	signing      *widget.Select
 	loading      bool
 
 	clockForm  *form
@@ -95,6 +96,10 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.settingsForm.add("Signatures", "requireSignature", s.requireSig)
 	s.strict = widget.NewCheck("Strict: refuse what the bank accepts with a warning (client notes)", func(bool) { s.saveSettings() })
 	s.settingsForm.add("Strict mode", "strict", s.strict)
+	s.signing = widget.NewSelect(bank.SigningModes, func(string) { s.saveSettings() })
+	s.settingsForm.add("Response signatures", "responseSigning", container.NewVBox(s.signing, helpText(
+		"rsa: the bank's RSA-2048 certificate, as a real bank signs. ecdsa: an ECDSA P-256 certificate (algorithm ecdsa-sha256), far cheaper, for load tests. off: no Signature on responses; Digest stays. "+
+			"The next answer follows the change; GET /v1/sandbox/bank-certificate serves the certificate of the mode (RSA while off).")))
 	trustHelp := helpText("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.host.TrustDir() + " (watched: a file dropped there is trusted at once).")
 
 	s.clockNow = widget.NewLabel("")
@@ -197,6 +202,7 @@ func (s *serverScreen) reloadSettings() {
 	s.trust.SetSelected(st.TrustMode)
 	s.requireSig.SetChecked(st.RequireSignature)
 	s.strict.SetChecked(st.Strict)
+	s.signing.SetSelected(st.ResponseSigning)
 	s.loading = false
 	c := s.u.ops.Clock()
 	text := "Now: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
@@ -252,8 +258,8 @@ func (s *serverScreen) saveSettings() {
 	if s.loading {
 		return
 	}
-	trust, require, strict := s.trust.Selected, s.requireSig.Checked, s.strict.Checked
-	_, _, err := s.u.ops.ChangeSettings(bank.SettingsDoc{TrustMode: &trust, RequireSignature: &require, Strict: &strict})
+	trust, require, strict, signing := s.trust.Selected, s.requireSig.Checked, s.strict.Checked, s.signing.Selected
+	_, _, err := s.u.ops.ChangeSettings(bank.SettingsDoc{TrustMode: &trust, RequireSignature: &require, Strict: &strict, ResponseSigning: &signing})
 	s.settingsForm.show(err)
 }
 

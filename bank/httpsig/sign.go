@@ -2,6 +2,8 @@ package httpsig
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -18,11 +20,25 @@ import (
 	"github.com/google/uuid"
 )
 
-// Signer signs HTTP messages with a certificate's RSA key. It is what
-// `sandbankd call` and the tests use to sign requests the way a TPP must.
+// Signature algorithms. Requests are signed with RSA (rsa-sha256; the
+// bank also takes rsa-sha512); the bank signs its responses with RSA or,
+// with the responseSigning setting ecdsa, with ECDSA P-256
+// (ecdsa-sha256).
+const (
+	AlgorithmRSA   = "rsa-sha256"
+	AlgorithmECDSA = "ecdsa-sha256"
+)
+
+// Signer signs HTTP messages with a certificate's key. It is what
+// `sandbankd call` and the tests use to sign requests the way a TPP must,
+// and what the bank signs its responses with.
 type Signer struct {
 	Cert *x509.Certificate
 	Key  crypto.Signer
+	// keyID and algorithm are worked out once, by NewSigner and
+	// NewResponseSigner; a Signer built by hand works them out each time.
+	keyID     string
+	algorithm string
 }
 
 // NewSigner returns a signer for cert and key, checking that the key is
@@ -35,12 +51,52 @@ func NewSigner(cert *x509.Certificate, key crypto.Signer) (*Signer, error) {
 	if kp, ok := key.Public().(*rsa.PublicKey); !ok || !kp.Equal(pub) {
 		return nil, errors.New("the private key does not belong to the certificate")
 	}
-	return &Signer{Cert: cert, Key: key}, nil
+	return newSigner(cert, key, AlgorithmRSA), nil
+}
+
+// NewResponseSigner returns a signer of the bank's responses for cert
+// and key: an RSA key (rsa-sha256) or an ECDSA P-256 key (ecdsa-sha256,
+// the signature value being the ASN.1 DER of the ECDSA signature, as
+// openssl dgst -sha256 -sign writes it). Its SignRequest works with an
+// RSA key only.
+func NewResponseSigner(cert *x509.Certificate, key crypto.Signer) (*Signer, error) {
+	pub, ok := cert.PublicKey.(*ecdsa.PublicKey)
+	if !ok {
+		return NewSigner(cert, key)
+	}
+	if pub.Curve != elliptic.P256() {
+		return nil, fmt.Errorf("the certificate's key is on %s; ECDSA signatures need P-256", pub.Curve.Params().Name)
+	}
+	if kp, ok := key.Public().(*ecdsa.PublicKey); !ok || !kp.Equal(pub) {
+		return nil, errors.New("the private key does not belong to the certificate")
+	}
+	return newSigner(cert, key, AlgorithmECDSA), nil
+}
+
+func newSigner(cert *x509.Certificate, key crypto.Signer, algorithm string) *Signer {
+	s := &Signer{Cert: cert, Key: key, algorithm: algorithm}
+	s.keyID = s.KeyID()
+	return s
+}
+
+// Algorithm is the algorithm parameter of the signer's signatures:
+// AlgorithmRSA or AlgorithmECDSA.
+func (s *Signer) Algorithm() string {
+	if s.algorithm != "" {
+		return s.algorithm
+	}
+	if _, ok := s.Key.Public().(*ecdsa.PublicKey); ok {
+		return AlgorithmECDSA
+	}
+	return AlgorithmRSA
 }
 
 // KeyID returns the keyId of the signer's certificate:
 // SN=<serial in upper-case hex>,CA=<issuer DN>.
 func (s *Signer) KeyID() string {
+	if s.keyID != "" {
+		return s.keyID
+	}
 	return fmt.Sprintf("SN=%X,CA=%s", s.Cert.SerialNumber, FormatDN(s.Cert.Issuer))
 }
 
@@ -52,8 +108,13 @@ func (s *Signer) CertificateHeader() string {
 
 // Digest returns the Digest header value of a body: SHA-256=<base64>.
 func Digest(body []byte) string {
+	return string(appendDigest(make([]byte, 0, 52), body))
+}
+
+// appendDigest appends the Digest header value of body to b.
+func appendDigest(b, body []byte) []byte {
 	sum := sha256.Sum256(body)
-	return "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
+	return base64.StdEncoding.AppendEncode(append(b, "SHA-256="...), sum[:])
 }
 
 // DigestReader returns the Digest header value of the body read from r to
@@ -76,6 +137,9 @@ var requestHeaders = []string{"(request-target)", "date", "digest", "x-request-i
 // PSU and redirect headers that r carries. With no body, a Digest that r
 // carries already (DigestReader) is signed as it is.
 func (s *Signer) SignRequest(r *http.Request, body []byte) error {
+	if alg := s.Algorithm(); alg != AlgorithmRSA {
+		return fmt.Errorf("request signatures need an RSA key; the bank refuses %s on a request", alg)
+	}
 	if r.Header.Get("X-Request-ID") == "" {
 		r.Header.Set("X-Request-ID", uuid.NewString())
 	}
@@ -106,7 +170,13 @@ func (s *Signer) sign(r *http.Request, names []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(signing))
+	return s.signatureHeader([]byte(signing), strings.Join(names, " "))
+}
+
+// signatureHeader signs a signing string and returns the Signature
+// header value naming headers.
+func (s *Signer) signatureHeader(signing []byte, headers string) (string, error) {
+	sum := sha256.Sum256(signing)
 	sig, err := s.Key.Sign(rand.Reader, sum[:], crypto.SHA256)
 	if err != nil {
 		return "", fmt.Errorf("sign: %w", err)
@@ -114,28 +184,65 @@ func (s *Signer) sign(r *http.Request, names []string) (string, error) {
 	// The keyId goes in as it is, its DN's backslashes being its own
 	// (docs/TPP-GUIDE.md 2.4): FormatDN escapes every '"' and '\' of a value, so no
 	// quote in it ends the parameter early.
-	return fmt.Sprintf(`keyId="%s",algorithm="rsa-sha256",headers="%s",signature="%s"`,
-		s.KeyID(), strings.Join(names, " "), base64.StdEncoding.EncodeToString(sig)), nil
+	keyID, alg := s.KeyID(), s.Algorithm()
+	out := make([]byte, 0, len(keyID)+len(alg)+len(headers)+base64.StdEncoding.EncodedLen(len(sig))+50)
+	out = append(out, `keyId="`...)
+	out = append(out, keyID...)
+	out = append(out, `",algorithm="`...)
+	out = append(out, alg...)
+	out = append(out, `",headers="`...)
+	out = append(out, headers...)
+	out = append(out, `",signature="`...)
+	out = base64.StdEncoding.AppendEncode(out, sig)
+	out = append(out, '"')
+	return string(out), nil
 }
 
 // responseHeaders are the headers a response signature covers.
 var responseHeaders = []string{"date", "digest", "x-request-id"}
 
+// responseHeaderList is the headers parameter of a response signature.
+const responseHeaderList = "date digest x-request-id"
+
 // SignResponse sets Date, Digest and Signature on response headers h for
 // body (README, "Point your TPP at Sandbank"). h must hold X-Request-ID.
+// It builds the signing string in one buffer, as SigningString would
+// over h.
 func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
-	h.Set("Date", now.UTC().Format(http.TimeFormat))
-	h.Set("Digest", Digest(body))
-	sig, err := s.sign(&http.Request{Header: h}, responseHeaders)
+	ids := h.Values("X-Request-Id")
+	if ids == nil {
+		return errors.New("headers lists x-request-id, but the response has no x-request-id header")
+	}
+	b := make([]byte, 0, 128+len(ids[0]))
+	b = append(b, "date: "...)
+	start := len(b)
+	b = now.UTC().AppendFormat(b, http.TimeFormat)
+	date := string(b[start:])
+	b = append(b, "\ndigest: "...)
+	start = len(b)
+	b = appendDigest(b, body)
+	digest := string(b[start:])
+	b = append(b, "\nx-request-id: "...)
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, id...)
+	}
+	sig, err := s.signatureHeader(b, responseHeaderList)
 	if err != nil {
 		return err
 	}
-	h.Set("Signature", sig)
+	h["Date"] = []string{date}
+	h["Digest"] = []string{digest}
+	h["Signature"] = []string{sig}
 	return nil
 }
 
 // VerifyResponse checks a response signed by the bank with bankCert: the
-// Digest of body and the Signature over date, digest and x-request-id.
+// Digest of body and the Signature over date, digest and x-request-id,
+// with the algorithm of the certificate's key: rsa-sha256 for an RSA key,
+// ecdsa-sha256 (an ASN.1 DER signature) for an ECDSA P-256 key.
 func VerifyResponse(h http.Header, body []byte, bankCert *x509.Certificate) error {
 	if want := Digest(body); h.Get("Digest") != want {
 		return fmt.Errorf("response Digest %q does not match the body (%s)", h.Get("Digest"), want)
@@ -161,12 +268,23 @@ func VerifyResponse(h http.Header, body []byte, bankCert *x509.Certificate) erro
 	if err != nil {
 		return errors.New("response signature is not base64")
 	}
-	pub, ok := bankCert.PublicKey.(*rsa.PublicKey)
-	if !ok {
-		return errors.New("the bank certificate holds no RSA key")
-	}
 	sum := sha256.Sum256([]byte(signing))
-	if err := rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], sig); err != nil {
+	var ok bool
+	switch pub := bankCert.PublicKey.(type) {
+	case *rsa.PublicKey:
+		if !strings.EqualFold(p.Algorithm, AlgorithmRSA) {
+			return fmt.Errorf("the response signature's algorithm is %q, but the bank certificate holds an RSA key (%s); fetch the certificate of the responseSigning mode in force", p.Algorithm, AlgorithmRSA)
+		}
+		ok = rsa.VerifyPKCS1v15(pub, crypto.SHA256, sum[:], sig) == nil
+	case *ecdsa.PublicKey:
+		if !strings.EqualFold(p.Algorithm, AlgorithmECDSA) {
+			return fmt.Errorf("the response signature's algorithm is %q, but the bank certificate holds an ECDSA key (%s); fetch the certificate of the responseSigning mode in force", p.Algorithm, AlgorithmECDSA)
+		}
+		ok = ecdsa.VerifyASN1(pub, sum[:], sig)
+	default:
+		return fmt.Errorf("the bank certificate holds a %s key; responses are signed with RSA or ECDSA", keyType(bankCert))
+	}
+	if !ok {
 		return errors.New("the response signature does not verify with the bank certificate")
 	}
 	return nil

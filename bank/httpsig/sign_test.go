@@ -3,6 +3,8 @@ package httpsig_test
 import (
 	"bytes"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -355,9 +357,30 @@ func bankSigner(t *testing.T, f *fixture) *httpsig.Signer {
 	return s
 }
 
+// TestSignResponseRoundTrip signs responses with the bank's RSA key and
+// with an ECDSA P-256 key (responseSigning ecdsa), and checks them with
+// VerifyResponse, tampered in every way.
 func TestSignResponseRoundTrip(t *testing.T) {
 	f := getFixture(t)
-	s := bankSigner(t, f)
+	ec, err := httpsig.NewResponseSigner(f.ec, f.ecKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		s         *httpsig.Signer
+		algorithm string
+	}{{"rsa", bankSigner(t, f), "rsa-sha256"}, {"ecdsa", ec, "ecdsa-sha256"}} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.s.Algorithm() != c.algorithm {
+				t.Fatalf("Algorithm() = %q, want %q", c.s.Algorithm(), c.algorithm)
+			}
+			signResponseRoundTrip(t, f, c.s)
+		})
+	}
+}
+
+func signResponseRoundTrip(t *testing.T, f *fixture, s *httpsig.Signer) {
 	now := time.Date(2025, 1, 7, 10, 0, 0, 0, time.FixedZone("CET", 3600))
 	body := []byte(`{"transactionStatus":"RCVD"}`)
 	signed := func(t *testing.T, body []byte) http.Header {
@@ -378,19 +401,19 @@ func TestSignResponseRoundTrip(t *testing.T) {
 		t.Errorf("Digest = %q, want %q", got, want)
 	}
 	p, err := httpsig.ParseSignature(h.Get("Signature"))
-	if err != nil || !slices.Equal(p.Headers, []string{"date", "digest", "x-request-id"}) || p.KeyID != s.KeyID() {
+	if err != nil || !slices.Equal(p.Headers, []string{"date", "digest", "x-request-id"}) || p.KeyID != s.KeyID() || p.Algorithm != s.Algorithm() {
 		t.Errorf("Signature = %+v, %v", p, err)
 	}
-	if err := httpsig.VerifyResponse(h, body, f.bank); err != nil {
+	if err := httpsig.VerifyResponse(h, body, s.Cert); err != nil {
 		t.Fatalf("VerifyResponse: %v", err)
 	}
-	if err := httpsig.VerifyResponse(signed(t, nil), nil, f.bank); err != nil {
+	if err := httpsig.VerifyResponse(signed(t, nil), nil, s.Cert); err != nil {
 		t.Errorf("VerifyResponse of an empty body: %v", err)
 	}
 	// Headers not signed may change.
 	h2 := h.Clone()
 	h2.Set("Content-Type", "text/plain")
-	if err := httpsig.VerifyResponse(h2, body, f.bank); err != nil {
+	if err := httpsig.VerifyResponse(h2, body, s.Cert); err != nil {
 		t.Errorf("VerifyResponse after changing an unsigned header: %v", err)
 	}
 
@@ -437,6 +460,11 @@ func TestSignResponseRoundTrip(t *testing.T) {
 			h.Set("Signature", strings.Replace(h.Get("Signature"), `headers="date digest x-request-id"`, `headers="digest date x-request-id"`, 1))
 			return body
 		}, "does not verify"},
+		{"algorithm of the other key type", func(h http.Header) []byte {
+			other := map[string]string{"rsa-sha256": "ecdsa-sha256", "ecdsa-sha256": "rsa-sha256"}[s.Algorithm()]
+			h.Set("Signature", strings.Replace(h.Get("Signature"), `algorithm="`+s.Algorithm()+`"`, `algorithm="`+other+`"`, 1))
+			return body
+		}, "algorithm"},
 		{"keyId of another certificate", func(h http.Header) []byte {
 			h.Set("Signature", strings.Replace(h.Get("Signature"), s.KeyID(), keyID(f.tpp), 1))
 			return body
@@ -446,7 +474,7 @@ func TestSignResponseRoundTrip(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := signed(t, body)
 			b := tc.change(h)
-			err := httpsig.VerifyResponse(h, b, f.bank)
+			err := httpsig.VerifyResponse(h, b, s.Cert)
 			if err == nil {
 				t.Fatal("VerifyResponse passed")
 			}
@@ -464,7 +492,7 @@ func TestSignResponseRoundTrip(t *testing.T) {
 	other := signed(t, body)
 	r := &http.Request{Header: other}
 	handSign(t, r, f.tppKey, crypto.SHA256, s.KeyID(), "rsa-sha256", []string{"date", "digest", "x-request-id"})
-	if err := httpsig.VerifyResponse(other, body, f.bank); err == nil {
+	if err := httpsig.VerifyResponse(other, body, s.Cert); err == nil {
 		t.Error("VerifyResponse of a signature by another key passed")
 	}
 
@@ -487,6 +515,57 @@ func TestVerifyResponseRequiresHeaders(t *testing.T) {
 	handSign(t, &http.Request{Header: h}, f.bankKey, crypto.SHA256, s.KeyID(), "rsa-sha256", []string{"x-request-id"})
 	if err := httpsig.VerifyResponse(h, body, f.bank); err == nil {
 		t.Error("VerifyResponse accepted a signature that covers neither date nor digest")
+	}
+}
+
+// TestNewResponseSigner: the bank's response signer takes an RSA or an
+// ECDSA P-256 key that belongs to the certificate; an ECDSA signer does
+// not sign requests, which the bank verifies with RSA only.
+func TestNewResponseSigner(t *testing.T) {
+	f := getFixture(t)
+	if s, err := httpsig.NewResponseSigner(f.bank, f.bankKey); err != nil || s.Algorithm() != httpsig.AlgorithmRSA {
+		t.Errorf("RSA: %v", err)
+	}
+	if _, err := httpsig.NewResponseSigner(f.ec, f.tppKey); err == nil || !strings.Contains(err.Error(), "does not belong") {
+		t.Errorf("ECDSA certificate, RSA key: %v", err)
+	}
+	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := httpsig.NewResponseSigner(f.ec, other); err == nil || !strings.Contains(err.Error(), "does not belong") {
+		t.Errorf("another ECDSA key: %v", err)
+	}
+	p384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := f.ca.IssueBank(p384, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := httpsig.NewResponseSigner(cert, p384); err == nil || !strings.Contains(err.Error(), "P-256") {
+		t.Errorf("P-384: %v", err)
+	}
+	ec, err := httpsig.NewResponseSigner(f.ec, f.ecKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ec.KeyID() != keyID(f.ec) {
+		t.Errorf("KeyID = %q, want %q", ec.KeyID(), keyID(f.ec))
+	}
+	r, _ := http.NewRequest("GET", "https://bank.example/v1/x", nil)
+	if err := ec.SignRequest(r, nil); err == nil || !strings.Contains(err.Error(), "RSA") {
+		t.Errorf("SignRequest with ECDSA: %v, want an error about RSA", err)
+	}
+	// A Signer built by hand works its keyId and algorithm out.
+	byHand := &httpsig.Signer{Cert: f.ec, Key: f.ecKey}
+	h := http.Header{"X-Request-Id": {"by-hand"}}
+	if err := byHand.SignResponse(h, []byte("{}"), f.now); err != nil {
+		t.Fatal(err)
+	}
+	if err := httpsig.VerifyResponse(h, []byte("{}"), f.ec); err != nil || byHand.Algorithm() != httpsig.AlgorithmECDSA {
+		t.Errorf("by hand: %s, %v", byHand.Algorithm(), err)
 	}
 }
 

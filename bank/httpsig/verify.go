@@ -82,6 +82,23 @@ type Verifier struct {
 
 	mu    sync.Mutex
 	certs map[string]parsedCert
+	// keyIDs holds the keyIds that passed checkKeyID for a certificate of
+	// certs: the same TPP sends the same keyId with every request.
+	keyIDs map[keyIDKey]keyIDResult
+}
+
+// keyIDKey is one keyId checked against one certificate.
+type keyIDKey struct {
+	cert   *x509.Certificate
+	keyID  string
+	strict bool
+}
+
+// keyIDResult is what checkKeyID made of a keyId that passed: its step and
+// its notes.
+type keyIDResult struct {
+	step  Step
+	notes []bank.Message
 }
 
 // NewVerifier returns a verifier with a policy, checking certificate
@@ -104,6 +121,8 @@ type parsedCert struct {
 	roleErr string
 	decoded string
 	tppID   string
+	// validity is the validity step's text.
+	validity string
 }
 
 const certCacheSize = 1024
@@ -163,7 +182,7 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 	if hasBody && r.Header.Get("Digest") == "" {
 		return v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
 	}
-	checkSignature(v, r, hasBody, sigValue, cert, policy.Strict)
+	vf.checkSignature(v, r, hasBody, sigValue, cert, policy.Strict)
 	return v
 }
 
@@ -182,7 +201,7 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 	}
 	cert := pc.cert
 	v.Cert, v.TPPID = cert, pc.tppID
-	v.pass("certificate", "%s", pc.decoded)
+	v.Steps = append(v.Steps, Step{Check: "certificate", OK: true, Detail: pc.decoded})
 	now := vf.now()
 	if now.Before(cert.NotBefore) {
 		v.fail("validity", bank.CodeCertificateExpired, "the certificate is valid from %s, which is in the future", cert.NotBefore.UTC().Format(time.RFC3339))
@@ -192,7 +211,7 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 		v.fail("validity", bank.CodeCertificateExpired, "the certificate expired at %s; issue a new one (sandbankd cert new)", cert.NotAfter.UTC().Format(time.RFC3339))
 		return nil, false
 	}
-	v.pass("validity", "valid from %s to %s", cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339))
+	v.Steps = append(v.Steps, Step{Check: "validity", OK: true, Detail: pc.validity})
 	if policy.Trust == nil {
 		v.pass("trust", "trust mode any: any certificate is accepted when its signature verifies")
 	} else if err := policy.Trust(cert); err != nil {
@@ -230,14 +249,14 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 // checkSignature makes the signature's steps: the Signature header parses,
 // its keyId names cert, the algorithm and the signed headers are
 // acceptable, and the signature verifies over the signing string.
-func checkSignature(v *Verdict, r *http.Request, hasBody bool, sigValue string, cert *x509.Certificate, strict bool) {
+func (vf *Verifier) checkSignature(v *Verdict, r *http.Request, hasBody bool, sigValue string, cert *x509.Certificate, strict bool) {
 	p, err := ParseSignature(sigValue)
 	if err != nil {
 		v.fail("signature header", bank.CodeSignatureInvalid, "%v", err)
 		return
 	}
 	v.pass("signature header", "keyId=%q algorithm=%q headers=%q", p.KeyID, p.Algorithm, strings.Join(p.Headers, " "))
-	if !checkKeyID(v, p.KeyID, cert, strict) {
+	if !vf.checkKeyID(v, p.KeyID, cert, strict) {
 		return
 	}
 	h, ok := hashFor(p.Algorithm)
@@ -322,6 +341,7 @@ func parseCertHeader(value string) parsedCert {
 		pc.roleErr = err.Error()
 	}
 	pc.decoded = fmt.Sprintf("subject %s, issuer %s, serial %X, TPP %s", FormatDN(cert.Subject), FormatDN(cert.Issuer), cert.SerialNumber, pc.tppID)
+	pc.validity = fmt.Sprintf("valid from %s to %s", cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339))
 	return pc
 }
 
@@ -391,6 +411,36 @@ func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, body []byte) bool {
 		return false
 	}
 	v.pass("digest", "%s matches the %d-byte body", v.Digest, len(body))
+	return true
+}
+
+// checkKeyID is the package's checkKeyID, remembering a keyId that passed
+// for its certificate: the outcome depends on nothing else, and working
+// out the issuer's DN again for every request of a TPP is wasted work.
+func (vf *Verifier) checkKeyID(v *Verdict, keyID string, cert *x509.Certificate, strict bool) bool {
+	key := keyIDKey{cert: cert, keyID: keyID, strict: strict}
+	vf.mu.Lock()
+	known, ok := vf.keyIDs[key]
+	vf.mu.Unlock()
+	if ok {
+		v.Steps = append(v.Steps, known.step)
+		v.Notes = append(v.Notes, known.notes...)
+		return true
+	}
+	var fresh Verdict
+	passed := checkKeyID(&fresh, keyID, cert, strict)
+	v.Steps = append(v.Steps, fresh.Steps...)
+	v.Notes = append(v.Notes, fresh.Notes...)
+	if !passed {
+		v.Err = fresh.Err
+		return false
+	}
+	vf.mu.Lock()
+	if vf.keyIDs == nil || len(vf.keyIDs) >= certCacheSize {
+		vf.keyIDs = map[keyIDKey]keyIDResult{}
+	}
+	vf.keyIDs[key] = keyIDResult{step: fresh.Steps[len(fresh.Steps)-1], notes: fresh.Notes}
+	vf.mu.Unlock()
 	return true
 }
 

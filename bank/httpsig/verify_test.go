@@ -588,6 +588,39 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 	assertPassed(t, vf.Verify(request(keyID(f.tpp)), nil))
 }
 
+// TestVerifyKeyIDRemembered: the verifier remembers a keyId that passed
+// for its certificate; the same request verified again gives the same
+// steps and notes, and a note of one verdict is not shared with the next.
+func TestVerifyKeyIDRemembered(t *testing.T) {
+	f := getFixture(t)
+	serial := fmt.Sprintf("%X", f.tpp.SerialNumber)
+	names := []string{"(request-target)", "date", "x-request-id"}
+	request := func(kid string) *http.Request {
+		r := serverRequest("GET", "/v1/accounts", nil, "Date", "Tue, 07 Jan 2025 10:00:00 GMT", "X-Request-ID", "id-1",
+			"TPP-Signature-Certificate", certHeader(f.tpp))
+		handSign(t, r, f.tppKey, crypto.SHA256, kid, "rsa-sha256", names)
+		return r
+	}
+	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0))
+	for _, kid := range []string{keyID(f.tpp), "SN=" + serial + ",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO"} {
+		first := vf.Verify(request(kid), nil)
+		assertPassed(t, first)
+		second := vf.Verify(request(kid), nil)
+		assertPassed(t, second)
+		if !reflect.DeepEqual(first.Steps, second.Steps) || !reflect.DeepEqual(first.Notes, second.Notes) {
+			t.Fatalf("%s verified twice:\n%+v %+v\n%+v %+v", kid, first.Steps, first.Notes, second.Steps, second.Notes)
+		}
+		if len(first.Notes) > 0 {
+			first.Notes[0].Text = "changed"
+			if third := vf.Verify(request(kid), nil); third.Notes[0].Text == "changed" {
+				t.Fatal("a verdict's notes are shared with the next one")
+			}
+		}
+	}
+	// Another serial under a keyId seen before is refused.
+	assertFailed(t, vf.Verify(request("SN=1"+serial+",CA="+httpsig.FormatDN(f.tpp.Issuer)), nil), bank.CodeSignatureInvalid, "keyId", "serial")
+}
+
 func TestVerifyUnsignedAllowed(t *testing.T) {
 	f := getFixture(t)
 	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: false}, f.clock(0))

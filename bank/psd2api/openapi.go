@@ -235,7 +235,7 @@ func openAPIDocument(routes []route) ([]byte, error) {
 			"description": "A Norwegian bank's PSD2 interface (Berlin Group NextGenPSD2 1.3) as Sandbank serves it on localhost: " +
 				"the README and docs/ of its repository describe every operation and rule. Every /v1 path also answers under /api/v1 and /api-sandbox/v1. " +
 				"Every /v1 request is signed (Signature, TPP-Signature-Certificate, Digest when there is a body); " +
-				"every response carries Date, Digest and the bank's Signature. Amounts on the PSD2 API are strings " +
+				"every response carries Date, Digest and the bank's Signature (RSA, or ECDSA or none as the setting responseSigning says). Amounts on the PSD2 API are strings " +
 				"with the currency's minor units; on the sandbox API they are JSON numbers.\n\n" +
 				"Tolerance (docs/TPP-GUIDE.md, section 9): the bank refuses only what the real bank refuses. What is odd but accepted is a " +
 				"client note in the request log (the desktop app's Traffic screen, GET /v1/sandbox/requests/{id}) and, on a 2xx answer that is a JSON " +

@@ -19,6 +19,7 @@ type settingsDoc struct {
 	TrustMode        string            `json:"trustMode"`
 	RequireSignature bool              `json:"requireSignature"`
 	Strict           bool              `json:"strict"`
+	ResponseSigning  string            `json:"responseSigning"`
 	LegacyDate       *string           `json:"legacyDate"`
 	ExemptionPolicy  string            `json:"exemptionPolicy"`
 	BatchTimes       []string          `json:"batchTimes"`
@@ -54,7 +55,7 @@ func patch(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, body string) setting
 func TestOperator_SettingsReadReplaceAndPatch(t *testing.T) {
 	b, tpp := setup(t)
 	d, _ := settingsOf(t, b, tpp, "GET", nil)
-	if d.TrustMode != "any" || !d.RequireSignature || d.Strict || d.LegacyDate != nil || d.ExemptionPolicy != "never" ||
+	if d.TrustMode != "any" || !d.RequireSignature || d.Strict || d.ResponseSigning != "rsa" || d.LegacyDate != nil || d.ExemptionPolicy != "never" ||
 		strings.Join(d.BatchTimes, " ") != "06:00 09:00 12:00 15:00 18:00" || d.CoverRetryDays != 3 || d.NCBCTFee != "250.00" ||
 		d.FXRates["NOK"] != "1" || d.FXRates["EUR"] != "11.65" || len(d.FXRates) != 12 || d.BatchMode != "schedule" ||
 		d.RequestLog.MaxCount != 2000 || d.RequestLog.MaxBytes != 32<<20 {
@@ -164,6 +165,11 @@ func TestOperator_SettingsRefusedChangeNothing(t *testing.T) {
 		{"PATCH", `{"trustMode": "some"}`, "FORMAT_ERROR", []string{"trustMode"}},
 		{"PATCH", `{"exemptionPolicy": "always"}`, "FORMAT_ERROR", []string{"exemptionPolicy"}},
 		{"PATCH", `{"batchMode": "now"}`, "FORMAT_ERROR", []string{"batchMode"}},
+		{"PATCH", `{"responseSigning": "ECDSA"}`, "FORMAT_ERROR", []string{"responseSigning"}},
+		{"PATCH", `{"responseSigning": "none"}`, "FORMAT_ERROR", []string{"responseSigning"}},
+		{"PATCH", `{"responseSigning": ""}`, "FORMAT_ERROR", []string{"responseSigning"}},
+		{"PATCH", `{"responseSigning": false}`, "BAD_REQUEST", []string{"responseSigning"}},
+		{"PUT", `{"responseSigning": "ed25519"}`, "FORMAT_ERROR", []string{"responseSigning"}},
 		{"PATCH", `{"batchTimes": ["25:00"], "ncbctFee": "-1", "fxRates": {"QQQ": "1"}, "batchMode": ""}`, "FORMAT_ERROR", []string{"batchTimes[0]", "ncbctFee", "fxRates.QQQ", "batchMode"}},
 		{"PATCH", `[]`, "BAD_REQUEST", nil},
 		{"PATCH", `null`, "BAD_REQUEST", nil},

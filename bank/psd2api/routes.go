@@ -25,9 +25,10 @@ type psd2API struct {
 // sandboxAPI answers the sandbox data routes and the certificate routes.
 type sandboxAPI struct {
 	bank *bank.Sandbox
-	// signer's certificate is the bank certificate; authority is the local
-	// CA, which issues TPP test certificates.
-	signer    *httpsig.Signer
+	// signer gives the response signer in force (Config.BankSigner), whose
+	// certificate is the bank certificate; authority is the local CA,
+	// which issues TPP test certificates.
+	signer    func() (*httpsig.Signer, bool)
 	authority *pki.Authority
 	// now is the real clock, for certificate validity.
 	now func() time.Time

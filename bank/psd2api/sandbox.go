@@ -470,8 +470,11 @@ func writePEM(w http.ResponseWriter, pem []byte) {
 	_, _ = w.Write(pem)
 }
 
+// bankCertificate serves the certificate of the response signing mode in
+// force: RSA with rsa and off, ECDSA with ecdsa.
 func (h *sandboxAPI) bankCertificate(w http.ResponseWriter, r *http.Request) error {
-	writePEM(w, pki.EncodeCert(h.signer.Cert))
+	signer, _ := h.signer()
+	writePEM(w, pki.EncodeCert(signer.Cert))
 	return nil
 }
 

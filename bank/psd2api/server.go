@@ -44,8 +44,13 @@ type Config struct {
 	// sandbox routes its Sandbox door and the operator's routes its Ops.
 	Bank     *bank.Bank
 	Verifier *httpsig.Verifier
-	// BankSigner signs every response with the bank's certificate.
-	BankSigner *httpsig.Signer
+	// BankSigner returns the signer of the bank's responses in force,
+	// and whether responses are signed: with the responseSigning setting
+	// off it returns the RSA signer and false, and responses carry Date
+	// and Digest but no Signature. GET /v1/sandbox/bank-certificate serves
+	// the signer's certificate. It is called for every response. Nil:
+	// responses carry neither Digest nor Signature.
+	BankSigner func() (signer *httpsig.Signer, sign bool)
 	// Authority is the local CA: its certificate is served, and it issues
 	// TPP test certificates.
 	Authority *pki.Authority
@@ -268,8 +273,13 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 		rec.body.Reset() // the answer has no body; its Digest says so
 	}
 	if s.BankSigner != nil {
-		if err := s.BankSigner.SignResponse(h, rec.body.Bytes(), s.Now()); err != nil {
-			s.Logger.Error("sign response", "err", err, "request_id", reqID)
+		if signer, sign := s.BankSigner(); sign {
+			if err := signer.SignResponse(h, rec.body.Bytes(), s.Now()); err != nil {
+				s.Logger.Error("sign response", "err", err, "request_id", reqID)
+			}
+		} else {
+			h.Set("Date", s.Now().UTC().Format(http.TimeFormat))
+			h.Set("Digest", httpsig.Digest(rec.body.Bytes()))
 		}
 	}
 	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
@@ -312,6 +322,9 @@ func capBody(b []byte) ([]byte, bool) {
 // a refused signature one more at level debug with the failed step and
 // the signing string the bank rebuilt, for a bank without a window.
 func (s *server) log(e reqlog.Entry) {
+	if !s.Logger.Enabled(context.Background(), slog.LevelInfo) {
+		return // below level info nothing is written: build no line
+	}
 	attrs := []any{"method", e.Method, "path", e.Path, "status", e.Status, "ms", float64(e.Duration.Microseconds()) / 1000, "request_id", e.RequestID, "id", e.ID}
 	if e.TPPID != "" {
 		attrs = append(attrs, "tpp", e.TPPID)

@@ -68,7 +68,7 @@ func testServer(t *testing.T) (*httptest.Server, *pki.Authority, *syncBuffer) {
 	logs := &syncBuffer{}
 	h := NewServer(Config{
 		Bank: b, Verifier: httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, time.Now),
-		BankSigner: signer, Authority: ca, Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		BankSigner: func() (*httpsig.Signer, bool) { return signer, true }, Authority: ca, Logger: slog.New(slog.NewTextHandler(logs, nil)),
 	})
 	s := h.(*server)
 	s.mux.Handle("GET /v1/test/panic", s.signed(anyRole, jsonType, MaxBody, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {

@@ -31,8 +31,10 @@ const exitRuntimeMissing = 3
 // response signature verified by the client's own code. Each runs twice:
 // with a certificate from cert new, whose issuer is the bank's test CA,
 // and with a self-signed one whose issuer DN is not ASCII, so the keyId
-// travels RFC 2047 encoded. A missing runtime skips the language, or fails
-// it when SANDBANK_REQUIRE_EXAMPLES=1 (make test sets it).
+// travels RFC 2047 encoded; then once more against a bank that signs its
+// responses with ECDSA (--response-signing ecdsa). A missing runtime
+// skips the language, or fails it when SANDBANK_REQUIRE_EXAMPLES=1 (make
+// test sets it).
 func TestExamples_Walkthrough(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Fatal("bash is not installed")
@@ -50,6 +52,10 @@ func TestExamples_Walkthrough(t *testing.T) {
 			d := startDaemon(t, data)
 			runExample(t, lang, "a certificate from cert new", d.URLs[0], cert, key)
 			runExample(t, lang, "a self-signed certificate with a non-ASCII issuer", d.URLs[0], ownCert, ownKey)
+			// A bank that signs its responses with ECDSA P-256.
+			ecData := filepath.Join(dir, "ecdsa.db")
+			ec := startDaemon(t, ecData, "--response-signing", "ecdsa")
+			runExample(t, lang, "a bank with --response-signing ecdsa", ec.URLs[0], cert, key)
 		})
 	}
 }

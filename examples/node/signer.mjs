@@ -157,12 +157,18 @@ export async function signedFetch(signer, url, { method = 'GET', headers = {}, b
 }
 
 // The algorithms the bank may sign its responses with, and how to verify
-// each. A new algorithm (say ecdsa-sha256, with an EC bank certificate) is
-// one more entry here; anything else is refused.
+// each: rsa-sha256 (the default) and ecdsa-sha256 (the bank's setting
+// responseSigning ecdsa, with an ECDSA P-256 bank certificate). A new
+// algorithm is one more entry here; anything else is refused.
 export const RESPONSE_ALGORITHMS = {
   'rsa-sha256': (publicKey, signature, data) => {
     if (publicKey.asymmetricKeyType !== 'rsa') throw new SignatureError('rsa-sha256 needs an RSA bank certificate');
     return verify('sha256', data, publicKey, signature); // PKCS#1 v1.5 for RSA
+  },
+  'ecdsa-sha256': (publicKey, signature, data) => {
+    if (publicKey.asymmetricKeyType !== 'ec') throw new SignatureError('ecdsa-sha256 needs an ECDSA bank certificate');
+    // The signature is the ASN.1 DER of (r, s), node's default encoding.
+    return verify('sha256', data, { key: publicKey, dsaEncoding: 'der' }, signature);
   },
 };
 

@@ -20,7 +20,7 @@ import uuid
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 
 # The headers signed whenever a request carries them, in signing order.
 # The bank requires x-request-id always, digest whenever there is a body,
@@ -150,15 +150,23 @@ except ImportError:  # the signer itself needs only cryptography
 
 
 # The algorithms the bank may sign its responses with, and how to verify
-# each. A new algorithm (say ecdsa-sha256, with an EC bank certificate) is
-# one more entry here; anything else is refused.
+# each: rsa-sha256 (the default) and ecdsa-sha256 (the bank's setting
+# responseSigning ecdsa, with an ECDSA P-256 bank certificate). A new
+# algorithm is one more entry here; anything else is refused.
 def _verify_rsa_sha256(public_key, signature: bytes, data: bytes):
     if not isinstance(public_key, rsa.RSAPublicKey):
         raise SignatureError("rsa-sha256 needs an RSA bank certificate")
     public_key.verify(signature, data, padding.PKCS1v15(), hashes.SHA256())
 
 
-RESPONSE_ALGORITHMS = {"rsa-sha256": _verify_rsa_sha256}
+def _verify_ecdsa_sha256(public_key, signature: bytes, data: bytes):
+    if not isinstance(public_key, ec.EllipticCurvePublicKey):
+        raise SignatureError("ecdsa-sha256 needs an ECDSA bank certificate")
+    # The signature is the ASN.1 DER of (r, s), as cryptography expects.
+    public_key.verify(signature, data, ec.ECDSA(hashes.SHA256()))
+
+
+RESPONSE_ALGORITHMS = {"rsa-sha256": _verify_rsa_sha256, "ecdsa-sha256": _verify_ecdsa_sha256}
 
 # The headers the bank's response signature must cover.
 RESPONSE_SIGNED_HEADERS = ["date", "digest", "x-request-id"]

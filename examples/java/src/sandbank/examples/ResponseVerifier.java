@@ -7,6 +7,7 @@ import java.security.GeneralSecurityException;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
+import java.security.interfaces.ECPublicKey;
 import java.security.interfaces.RSAPublicKey;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -39,8 +40,9 @@ public final class ResponseVerifier {
 
     /**
      * The algorithms the bank may sign its responses with, and how to verify
-     * each. A new algorithm (say ecdsa-sha256, with an EC bank certificate)
-     * is one more entry here; anything else is refused.
+     * each: rsa-sha256 (the default) and ecdsa-sha256 (the bank's setting
+     * responseSigning ecdsa, with an ECDSA P-256 bank certificate). A new
+     * algorithm is one more entry here; anything else is refused.
      */
     static final Map<String, Algorithm> ALGORITHMS = Map.of(
             "rsa-sha256", (key, signature, data) -> {
@@ -51,6 +53,15 @@ public final class ResponseVerifier {
                 rsa.initVerify(key);
                 rsa.update(data);
                 return rsa.verify(signature);
+            },
+            "ecdsa-sha256", (key, signature, data) -> {
+                if (!(key instanceof ECPublicKey)) {
+                    throw new SignatureException("ecdsa-sha256 needs an ECDSA bank certificate");
+                }
+                Signature ecdsa = Signature.getInstance("SHA256withECDSA"); // the signature is the ASN.1 DER of (r, s)
+                ecdsa.initVerify(key);
+                ecdsa.update(data);
+                return ecdsa.verify(signature);
             });
 
     /** The headers the bank's response signature must cover. */
