@@ -204,7 +204,8 @@ func (s *core) use(tx Tx, r AISRequest, a Access, accountID, kind string) error 
 
 // aisRead runs fn on the access a request has. A call that counts
 // (counted) without the PSU present runs in a write transaction, to count
-// its use; every other call reads only.
+// its use, and fn may then run more than once (see core.update); every
+// other call reads only.
 func (s *core) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Access) error) (Access, error) {
 	var a Access
 	run := s.view
@@ -225,6 +226,7 @@ func (s *core) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Acce
 func (s *PSD2) Accounts(r AISRequest) ([]Account, Access, error) {
 	var out []Account
 	a, err := s.aisRead(r, "list accounts", false, func(tx Tx, a Access) error {
+		out = nil
 		for _, id := range a.Grant.Accounts {
 			acct, err := tx.Account(id)
 			if errors.Is(err, ErrNotFound) {
@@ -304,6 +306,7 @@ func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Acc
 		return page, Access{}, err
 	}
 	a, err := s.aisRead(r, "list transactions", true, func(tx Tx, a Access) error {
+		page = AISTxPage{}
 		if err := granted(a, id); err != nil {
 			return err
 		}
@@ -311,6 +314,7 @@ func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Acc
 		if page.Account, err = tx.Account(id); err != nil {
 			return found(err, "account", id)
 		}
+		q := q // the query of this run: historyFrom sets its start
 		if err := s.historyFrom(&q, a); err != nil {
 			return err
 		}
@@ -379,6 +383,7 @@ func (s *PSD2) Transaction(r AISRequest, accountID, txID string) (Account, Trans
 func (s *PSD2) CardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 	var out []CardAccount
 	a, err := s.aisRead(r, "list card accounts", false, func(tx Tx, a Access) error {
+		out = nil
 		for _, id := range a.Grant.Accounts {
 			c, err := tx.CardAccount(id)
 			if errors.Is(err, ErrNotFound) {
@@ -433,6 +438,7 @@ func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPag
 		return page, Access{}, err
 	}
 	a, err := s.aisRead(r, "list card transactions", true, func(tx Tx, a Access) error {
+		page = AISCardPage{}
 		if err := granted(a, id); err != nil {
 			return err
 		}
@@ -440,6 +446,7 @@ func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPag
 		if page.Card, err = tx.CardAccount(id); err != nil {
 			return found(err, "card account", id)
 		}
+		q := q // the query of this run: historyFrom sets its start
 		if err := s.historyFrom(&q, a); err != nil {
 			return err
 		}

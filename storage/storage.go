@@ -44,6 +44,8 @@ type DB struct {
 	// damage is set once a transaction found the file damaged; writes are
 	// refused from then on.
 	damage atomic.Pointer[error]
+	// group runs the functions given to Batch.
+	group group
 }
 
 // Open opens the data file at path for reading and writing, creating it
@@ -290,9 +292,10 @@ func (db *DB) View(fn func(bank.Tx) error) error {
 	})
 }
 
-// Update runs fn in a read-write transaction, committed only when fn
-// returns nil. Once a transaction has found the file damaged, Update
-// refuses to write with an error wrapping ErrDamaged.
+// Update runs fn alone in a read-write transaction, once, committed only
+// when fn returns nil. Once a transaction has found the file damaged,
+// Update refuses to write with an error wrapping ErrDamaged. Batch lets
+// concurrent writes share a commit.
 func (db *DB) Update(fn func(bank.Tx) error) error {
 	if err := db.damage.Load(); err != nil {
 		return *err
