@@ -306,12 +306,12 @@ func refOf(a bank.AccountRef) *accountRefView {
 }
 
 type aisBalance struct {
-	BalanceType              string         `json:"balanceType"`
-	BalanceAmount            any            `json:"balanceAmount"`
-	CreditLimitIncluded      *bool          `json:"creditLimitIncluded,omitempty"`
-	ReferenceDate            *bank.Date     `json:"referenceDate,omitempty"`
-	LastChangeDateTime       *time.Time     `json:"lastChangeDateTime,omitempty"`
-	LastCommittedTransaction string         `json:"lastCommittedTransaction,omitempty"`
+	BalanceType              string     `json:"balanceType"`
+	BalanceAmount            any        `json:"balanceAmount"`
+	CreditLimitIncluded      *bool      `json:"creditLimitIncluded,omitempty"`
+	ReferenceDate            *bank.Date `json:"referenceDate,omitempty"`
+	LastChangeDateTime       *time.Time `json:"lastChangeDateTime,omitempty"`
+	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
 }
 
 // aisBalances writes an account's balances: closingBooked, expected, and
