@@ -211,7 +211,8 @@ func useKey(tppID, customerID, accountID, kind string) string {
 
 // aisRead runs fn on the access a request has. A call that counts
 // (counted) without the PSU present runs in a write transaction, to count
-// its use; every other call reads only.
+// its use, and fn may then run more than once (see core.update); every
+// other call reads only.
 func (s *core) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Access) error) (Access, error) {
 	var a Access
 	run := s.view
@@ -232,6 +233,7 @@ func (s *core) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Acce
 func (s *PSD2) Accounts(r AISRequest) ([]Account, Access, error) {
 	var out []Account
 	a, err := s.aisRead(r, "list accounts", false, func(tx Tx, a Access) error {
+		out = nil
 		for _, id := range a.Grant.Accounts {
 			acct, err := tx.Account(id)
 			if errors.Is(err, ErrNotFound) {
@@ -311,6 +313,7 @@ func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Acc
 		return page, Access{}, err
 	}
 	a, err := s.aisRead(r, "list transactions", true, func(tx Tx, a Access) error {
+		page = AISTxPage{}
 		if err := granted(a, id); err != nil {
 			return err
 		}
@@ -318,6 +321,7 @@ func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Acc
 		if page.Account, err = tx.Account(id); err != nil {
 			return found(err, "account", id)
 		}
+		q := q // the query of this run: historyFrom sets its start
 		if err := s.historyFrom(&q, a); err != nil {
 			return err
 		}
@@ -386,6 +390,7 @@ func (s *PSD2) Transaction(r AISRequest, accountID, txID string) (Account, Trans
 func (s *PSD2) CardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 	var out []CardAccount
 	a, err := s.aisRead(r, "list card accounts", false, func(tx Tx, a Access) error {
+		out = nil
 		for _, id := range a.Grant.Accounts {
 			c, err := tx.CardAccount(id)
 			if errors.Is(err, ErrNotFound) {
@@ -440,6 +445,7 @@ func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPag
 		return page, Access{}, err
 	}
 	a, err := s.aisRead(r, "list card transactions", true, func(tx Tx, a Access) error {
+		page = AISCardPage{}
 		if err := granted(a, id); err != nil {
 			return err
 		}
@@ -447,6 +453,7 @@ func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPag
 		if page.Card, err = tx.CardAccount(id); err != nil {
 			return found(err, "card account", id)
 		}
+		q := q // the query of this run: historyFrom sets its start
 		if err := s.historyFrom(&q, a); err != nil {
 			return err
 		}

@@ -326,10 +326,14 @@ func (s *core) runBatch(at time.Time, trigger string, state *batchState, ids []s
 		}
 	}
 	touched := map[string]bool{} // accounts whose balances moved
-	// process runs payments in one storage transaction.
+	// process runs payments in one storage transaction. The transaction
+	// may run more than once (see core.update): what it found is kept
+	// from its last run only.
 	process := func(ids []string) ([]BatchOutcome, error) {
 		var outcomes []BatchOutcome
+		var moved []string
 		err := s.update("batch run", func(tx Tx) error {
+			outcomes, moved = nil, nil
 			l := newLedger(tx)
 			for _, id := range ids {
 				o, err := s.processPayment(l, id, at)
@@ -338,13 +342,17 @@ func (s *core) runBatch(at time.Time, trigger string, state *batchState, ids []s
 				}
 				outcomes = append(outcomes, o...)
 			}
-			moved, err := l.flush()
-			for _, id := range moved {
-				touched[id] = true
-			}
+			var err error
+			moved, err = l.flush()
 			return err
 		})
-		return outcomes, err
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range moved {
+			touched[id] = true
+		}
+		return outcomes, nil
 	}
 	for start := 0; start < len(ids); start += batchChunk {
 		chunk := ids[start:min(len(ids), start+batchChunk)]

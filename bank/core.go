@@ -72,9 +72,11 @@ type core struct {
 	// write is refused as busy until it ends.
 	importing atomic.Pointer[ImportProgress]
 	faults    atomic.Pointer[Faults]
-	// settingsSeq numbers settings updates in the order they commit (the
-	// store serialises writes); appliedSeq is the number of the update
-	// whose settings are in force, guarded by applyMu.
+	// settingsSeq numbers settings updates in the order they commit: it
+	// is taken inside the write transaction, which the store serialises
+	// (a run that is rolled back and run again takes a new number).
+	// appliedSeq is the number of the update whose settings are in force,
+	// guarded by applyMu.
 	settingsSeq atomic.Uint64
 	applyMu     sync.Mutex
 	appliedSeq  uint64
@@ -128,13 +130,18 @@ func read[T any](s *core, what string, fn func(Tx) (T, error)) (T, error) {
 }
 
 // update runs fn in a write transaction; fn's errors roll everything back.
-// While a scenario import runs, it refuses at once as busy
-// rather than wait behind the import (an Error with RetryAfter set).
+// Concurrent updates share a transaction and its commit (Store.Batch), so
+// fn may run more than once: it must keep its effects in the transaction,
+// and assign (not append to) what it hands out, so that the last run's
+// results are the ones returned. Events, counters and settings in memory
+// change after update returned. While a scenario import runs, it refuses
+// at once as busy rather than wait behind the import (an Error with
+// RetryAfter set).
 func (s *core) update(what string, fn func(Tx) error) error {
 	if p := s.importing.Load(); p != nil {
 		return p.busy()
 	}
-	return wrapStorage(what, s.store.Update(fn))
+	return wrapStorage(what, s.store.Batch(fn))
 }
 
 // wrapStorage leaves bank errors as they are and gives any other error the

@@ -50,7 +50,18 @@ func (d Date) String() string {
 	if d.IsZero() {
 		return ""
 	}
-	return fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
+	var b [10]byte
+	return string(d.appendTo(b[:0]))
+}
+
+// appendTo appends d as YYYY-MM-DD, as fmt's %04d-%02d-%02d writes it.
+func (d Date) appendTo(b []byte) []byte {
+	if d.Year < 0 || d.Year > 9999 || d.Month < 1 || d.Month > 12 || d.Day < 0 || d.Day > 99 {
+		return fmt.Appendf(b, "%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
+	}
+	y, m := d.Year, int(d.Month)
+	return append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d.Day/10), byte('0'+d.Day%10))
 }
 
 // IsZero reports whether d is the zero Date.
@@ -108,7 +119,9 @@ func (d Date) MarshalJSON() ([]byte, error) {
 	if d.IsZero() {
 		return []byte("null"), nil
 	}
-	return []byte(`"` + d.String() + `"`), nil
+	b := make([]byte, 0, 12)
+	b = append(b, '"')
+	return append(d.appendTo(b), '"'), nil
 }
 
 // UnmarshalJSON reads "YYYY-MM-DD" or null. It is used for stored records;

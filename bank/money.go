@@ -22,7 +22,43 @@ func FormatAmount(d decimal.Decimal, currency string) string {
 	if minor < 0 {
 		minor = 2
 	}
+	if s, ok := formatFixed(d, minor); ok {
+		return s
+	}
 	return d.StringFixed(int32(minor))
+}
+
+// formatFixed writes d with minor digits after the point, as StringFixed
+// does, without math/big: for an amount that needs no rounding (at most
+// minor decimals) and has at most 18 digits at that scale, which every
+// sandbox amount has. ok is false for any other.
+func formatFixed(d decimal.Decimal, minor int) (string, bool) {
+	exp := int(d.Exponent())
+	if exp < -minor || minor > 18 || d.NumDigits()+exp+minor > 18 {
+		return "", false
+	}
+	c := d.CoefficientInt64()
+	for range exp + minor { // scale to minor digits; cannot overflow, see above
+		c *= 10
+	}
+	var buf [24]byte
+	b := buf[:0]
+	if c < 0 {
+		b, c = append(b, '-'), -c
+	}
+	var digits [20]byte
+	i := len(digits)
+	for n := 0; c > 0 || n <= minor; n++ { // at least one digit before the point
+		i--
+		digits[i] = byte('0' + c%10)
+		c /= 10
+	}
+	whole := len(digits) - i - minor
+	b = append(b, digits[i:i+whole]...)
+	if minor > 0 {
+		b = append(append(b, '.'), digits[i+whole:]...)
+	}
+	return string(b), true
 }
 
 // ParseAmount parses a PSD2 amount string: an optional minus sign, digits

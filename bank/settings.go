@@ -264,7 +264,9 @@ func settingsIn(tx Tx) (Settings, error) {
 // UpdateSettings changes the stored settings with change and returns them.
 // Nothing is stored when the result is out of range. The new settings are
 // in force before the change is announced, and when updates race, the one
-// that committed last stays in force.
+// that committed last stays in force. change may be called more than once,
+// each time on the settings as stored (see core.update): it must only set
+// fields of the settings it is given.
 func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
 	st, _, err := s.editSettings(func(st *Settings, _ *Violations) error {
 		change(st)

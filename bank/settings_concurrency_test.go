@@ -16,8 +16,8 @@ type pausingStore struct {
 	after func()
 }
 
-func (p *pausingStore) Update(fn func(bank.Tx) error) error {
-	err := p.Store.Update(fn)
+func (p *pausingStore) Batch(fn func(bank.Tx) error) error {
+	err := p.Store.Batch(fn)
 	if hook := p.after; hook != nil {
 		p.after = nil
 		hook()

@@ -3,11 +3,19 @@ package bank
 import "time"
 
 // Store is the bank's storage. Every service call runs in one transaction:
-// View for reads, Update for writes. When fn returns an error, Update
-// changes nothing.
+// View for reads, Batch (or Update) for writes. When fn returns an error,
+// Batch and Update change nothing.
 type Store interface {
 	View(fn func(Tx) error) error
+	// Update runs fn alone in a write transaction, once.
 	Update(fn func(Tx) error) error
+	// Batch runs fn in a write transaction that concurrent Batch calls may
+	// share, with one commit for all. fn may run more than once, in
+	// transactions that are rolled back but for the last: it must change
+	// nothing outside the transaction that the next run does not set
+	// again. When fn fails, its error is the answer and it is not run
+	// again; the others run again without it.
+	Batch(fn func(Tx) error) error
 }
 
 // Tx is one storage transaction. Lookups of a missing record return

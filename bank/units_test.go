@@ -2,6 +2,8 @@ package bank_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -119,6 +121,53 @@ func TestAmount_ParseAndFormat(t *testing.T) {
 	} {
 		if got := bank.FormatAmount(decimal.RequireFromString(c.amount), c.currency); got != c.want {
 			t.Errorf("FormatAmount(%s %s) = %s, want %s", c.amount, c.currency, got, c.want)
+		}
+	}
+}
+
+// TestFormatAmount_AsStringFixed checks the formatting of amounts against
+// decimal's StringFixed, which it avoids for speed: amounts of every
+// scale and size, negative, zero, with more decimals than the currency
+// has (rounded) and too large for 64 bits, in currencies of 0, 2 and 3
+// minor digits and in one that is unknown (2).
+func TestFormatAmount_AsStringFixed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	currencies := map[string]int32{"NOK": 2, "JPY": 0, "BHD": 3, "XXZ": 2}
+	check := func(d decimal.Decimal) {
+		t.Helper()
+		for c, minor := range currencies {
+			if got, want := bank.FormatAmount(d, c), d.StringFixed(minor); got != want {
+				t.Fatalf("FormatAmount(%s, %s) = %s, want %s", d, c, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"0", "-0.00", "0.001", "-0.005", "0.005", "1", "-1", "100.3", "999999999999999.99", "-999999999999999.99",
+		"9999999999999999.99", "99999999999999999999.99", "123456789012345678901234567890.12345", "1e3", "-1.5e-1", "1e17", "1e18"} {
+		check(decimal.RequireFromString(s))
+	}
+	for range 20_000 {
+		coefficient := rng.Int64N(1 << uint(rng.IntN(63)))
+		if rng.IntN(2) == 0 {
+			coefficient = -coefficient
+		}
+		check(decimal.New(coefficient, int32(rng.IntN(25)-20)))
+	}
+}
+
+// TestDate_StringAsFmt checks the formatting of dates against fmt, which
+// it avoids for speed.
+func TestDate_StringAsFmt(t *testing.T) {
+	for _, d := range []bank.Date{
+		{Year: 2026, Month: 11, Day: 22}, {Year: 1, Month: 1, Day: 1}, {Year: 9999, Month: 12, Day: 31}, {Year: 999, Month: 2, Day: 3},
+		{Year: 10000, Month: 1, Day: 1}, {Year: -5, Month: 1, Day: 1}, {Year: 2026, Month: 13, Day: 1}, {Year: 2026, Month: 0, Day: 7},
+		{Year: 2026, Month: 1, Day: 100}, {Year: 2026, Month: 1, Day: -1}, {Year: 0, Month: 0, Day: 1},
+	} {
+		want := fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
+		if got := d.String(); got != want {
+			t.Errorf("%#v.String() = %s, want %s", d, got, want)
+		}
+		if got, err := d.MarshalJSON(); err != nil || string(got) != `"`+want+`"` {
+			t.Errorf("%#v.MarshalJSON() = %s, %v", d, got, err)
 		}
 	}
 }

@@ -99,7 +99,8 @@ func TestOpen_FullCheckFindsWhatTheWalkCannot(t *testing.T) {
 
 // TestRun_DamageFoundLaterRefusesWrites damages every page of keys under
 // an open data file, as a disk might: the next transaction fails with
-// ErrDamaged instead of a panic, and writes are refused from then on.
+// ErrDamaged instead of a panic, and writes, alone or grouped, are refused
+// from then on.
 func TestRun_DamageFoundLaterRefusesWrites(t *testing.T) {
 	path := knownStateFile(t)
 	db, err := storage.Open(path, time.Second)
@@ -124,12 +125,12 @@ func TestRun_DamageFoundLaterRefusesWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := apptest.Sum(t, path)
-	err = db.Update(func(tx bank.Tx) error {
+	err = db.Batch(func(tx bank.Tx) error { // the bank's writes
 		_, err := tx.CustomerByNumber("13039319955")
 		return err
 	})
 	if !errors.Is(err, storage.ErrDamaged) {
-		t.Fatalf("Update over damaged pages: %v, want ErrDamaged", err)
+		t.Fatalf("Batch over damaged pages: %v, want ErrDamaged", err)
 	}
 	apptest.CheckRefusal(t, path, err)
 	err = db.View(func(tx bank.Tx) error {
@@ -143,6 +144,10 @@ func TestRun_DamageFoundLaterRefusesWrites(t *testing.T) {
 	err = db.Update(func(tx bank.Tx) error { called = true; return nil })
 	if !errors.Is(err, storage.ErrDamaged) || called {
 		t.Errorf("Update after the damage was found: %v (ran: %v), want a refusal", err, called)
+	}
+	err = db.Batch(func(tx bank.Tx) error { called = true; return nil })
+	if !errors.Is(err, storage.ErrDamaged) || called {
+		t.Errorf("Batch after the damage was found: %v (ran: %v), want a refusal", err, called)
 	}
 	if apptest.Sum(t, path) != before {
 		t.Error("the file changed after the damage was found")

@@ -2,7 +2,7 @@
 Package storage keeps the bank's data in one bbolt file and implements
 bank.Store.
 
-# Bucket layout (schema version 1)
+# Bucket layout (schema version 2)
 
 One bbolt file holds everything. Keys are chosen so that the queries the
 bank makes are cursor seeks. "seq" is the 8-byte big-endian sequence number
@@ -84,9 +84,10 @@ Consents and SCA (values JSON):
 Payments (values JSON, except the status index):
 
 	payments           <seq>                   -> bank.Payment (status, items, history; no request)
-	paymentRequests    <seq>                   -> bank.PaymentRequest, as the TPP sent it (written once)
-	paymentStatus      <seq>                   -> 4-byte status, to move the index entry
-	paymentsByStatus   <status, 4 bytes><seq>  -> (empty): a batch run's due payments in creation order
+	                   <seq>r                  -> bank.PaymentRequest, as the TPP sent it (written once)
+	paymentsByStatus   <status, 4 bytes><seq>  -> (empty): a batch run's due payments in creation order;
+	                                              a status change deletes the old entry, found by
+	                                              trying each status (a seek each)
 	paymentDuplicates  <32-hex logical key><created, 8 bytes><seq> -> (empty); entries older
 	                                              than 24 hours are dropped as the key is used
 	baskets            <seq>                   -> bank.Basket
@@ -102,6 +103,31 @@ offset.
 Every index entry is written in the same transaction as its record; a
 service call is one transaction, so a failed call leaves nothing behind.
 Deleting an account or card account drops its transaction sub-bucket.
+
+A payment's request body sits beside it in the payments bucket, so that
+creating a payment writes one bucket's pages for both. Schema version 1
+kept the request bodies in a bucket of their own (paymentRequests, keyed
+<seq>) and each payment's status in another (paymentStatus), which cost
+five more page writes per payment created. Writable brings a version 1
+file to version 2 in one transaction (migrate): the request bodies move,
+both buckets go, the schema record says 2. Until then, PaymentRequest
+reads a version 1 file's bucket. A Sandbank of version 1 refuses a
+version 2 file as made by a newer Sandbank.
+
+# Writes
+
+The bank writes through Batch. A write on an idle file runs at once, in
+its own transaction, as with Update. Writes that come while a commit is
+being synced queue, and the next transaction runs them all, in order, with
+one commit: at 32 concurrent clients creating payments, a commit serves
+about 16 of them, and a payment costs about 2 page writes where one
+written alone costs about 16 (see BenchmarkPaymentWrites and
+docs/BENCHMARKS.md). A call returns only after
+its transaction's commit was synced. When one write of a group fails, the
+transaction is rolled back and the others run again without it: so a write
+function may run more than once and must change nothing outside its
+transaction (see Batch). Update runs a function alone, once: the scenario
+import, which reports its progress as it goes, uses it.
 
 # Opening a file
 

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -26,8 +27,19 @@ func (t *txn) PaymentRequest(id string) (bank.PaymentRequest, error) {
 	if !ok {
 		return bank.PaymentRequest{}, bank.ErrNotFound
 	}
-	return getJSON[bank.PaymentRequest](t.b(bktPaymentRequests), k)
+	if old := t.b(bktPaymentRequestsV1); old != nil { // a file that Writable has yet to migrate
+		return getJSON[bank.PaymentRequest](old, k)
+	}
+	return getJSON[bank.PaymentRequest](t.b(bktPayments), requestKey(k))
 }
+
+// requestKey is the key of a payment's request body in the payments
+// bucket: the payment's key and 'r'.
+func requestKey(k []byte) []byte { return cat(k, []byte{'r'}) }
+
+// isPaymentKey tells a payment's key in the payments bucket from the key
+// of its request body.
+func isPaymentKey(k []byte) bool { return len(k) == 8 }
 
 // statusKey is the 4-byte form of a payment status in the index.
 func statusKey(status string) []byte {
@@ -36,29 +48,45 @@ func statusKey(status string) []byte {
 	return k
 }
 
+// has reports whether a bucket holds key k (whose value may be empty).
+func has(b *bolt.Bucket, k []byte) bool {
+	got, _ := b.Cursor().Seek(k)
+	return bytes.Equal(got, k)
+}
+
+// PutPayment stores the request body with a new payment, and moves the
+// payment's entry in the status index when its status changed: the entry
+// of the new status is missing then, and the one of the old status, which
+// the index alone knows, is deleted by trying each.
 func (t *txn) PutPayment(p bank.Payment) error {
 	k, ok := seqKey(bank.KindPayment, p.ID)
 	if !ok {
 		return errBadID("payment", p.ID)
 	}
-	statuses, index := t.b(bktPaymentStatus), t.b(bktPaymentsByStatus)
-	if old := statuses.Get(k); old != nil {
-		if string(old) == string(statusKey(p.Status)) {
-			return putJSON(t.b(bktPayments), k, p)
-		}
-		if err := index.Delete(cat(old, k)); err != nil {
+	payments, index := t.b(bktPayments), t.b(bktPaymentsByStatus)
+	entry := cat(statusKey(p.Status), k)
+	switch {
+	case payments.Get(k) == nil:
+		if err := putJSON(payments, requestKey(k), p.Request); err != nil {
 			return err
 		}
-	} else if err := putJSON(t.b(bktPaymentRequests), k, p.Request); err != nil {
-		return err
+		if err := index.Put(entry, nil); err != nil {
+			return err
+		}
+	case !has(index, entry):
+		for _, status := range bank.PaymentStatuses {
+			if status == p.Status {
+				continue
+			}
+			if err := index.Delete(cat(statusKey(status), k)); err != nil {
+				return err
+			}
+		}
+		if err := index.Put(entry, nil); err != nil {
+			return err
+		}
 	}
-	if err := statuses.Put(k, statusKey(p.Status)); err != nil {
-		return err
-	}
-	if err := index.Put(cat(statusKey(p.Status), k), nil); err != nil {
-		return err
-	}
-	return putJSON(t.b(bktPayments), k, p)
+	return putJSON(payments, k, p)
 }
 
 func (t *txn) PaymentIDs(status string) ([]string, error) {
@@ -78,7 +106,10 @@ func (t *txn) Payments(q bank.PaymentQuery) ([]bank.Payment, int, error) {
 	if status := q.Status; status == "" {
 		keys = func(yield func([]byte) bool) {
 			c := payments.Cursor()
-			for k, _ := c.Last(); k != nil && yield(k); k, _ = c.Prev() {
+			for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
+				if isPaymentKey(k) && !yield(k) {
+					return
+				}
 			}
 		}
 	} else {

@@ -42,7 +42,7 @@ const schemaDir = "testdata/schema"
 // leaves them out, so the store must keep them in another way. The round
 // trip checks that it does.
 var schemaKeptElsewhere = map[string]string{
-	"Payment.Request": "the paymentRequests bucket (golden file paymentRequest.json); Payment does not return it, PaymentRequest does",
+	"Payment.Request": "the payments bucket beside the payment, under <seq>r (golden file paymentRequest.json); Payment does not return it, PaymentRequest does",
 	"Transaction.ID":  "the key: <booking date><tx seq> in b, <tx seq> in p, under the account's sub-bucket",
 }
 
@@ -296,7 +296,7 @@ func schemaRecords(t *testing.T, f *schemaFills) []schemaRecord {
 			},
 			stored: []storedValue{
 				{"payment.json", bucketPath(bktPayments), key},
-				{"paymentRequest.json", bucketPath(bktPaymentRequests), key},
+				{"paymentRequest.json", bucketPath(bktPayments), requestKey(key)},
 			},
 		},
 		{
@@ -363,7 +363,6 @@ var schemaIndexBuckets = map[string]string{
 	"accountsByOwner":       "index: owner seq + account seq -> empty",
 	"cardAccountsByOwner":   "index: owner seq + card account seq -> empty",
 	"usage":                 "counters: day + key -> 4-byte count",
-	"paymentStatus":         "payment seq -> 4-byte status, to move the index entry",
 	"paymentsByStatus":      "index: 4-byte status + payment seq -> empty",
 	"paymentDuplicates":     "index: logical key + creation time + payment seq -> empty",
 }

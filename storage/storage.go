@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -20,8 +21,10 @@ import (
 )
 
 // SchemaVersion is the version of the bucket layout this code reads and
-// writes. A data file with a higher version was made by a newer Sandbank.
-const SchemaVersion = 1
+// writes. A data file with a higher version was made by a newer Sandbank;
+// one with a lower version is brought up to this one by Writable (see
+// migrate).
+const SchemaVersion = 2
 
 // ErrInUse is returned by Open when another process holds the data file.
 var ErrInUse = errors.New("the data file is in use by another Sandbank; stop that one first, or start this one with another --data file")
@@ -44,6 +47,8 @@ type DB struct {
 	// damage is set once a transaction found the file damaged; writes are
 	// refused from then on.
 	damage atomic.Pointer[error]
+	// group runs the functions given to Batch.
+	group group
 }
 
 // Open opens the data file at path for reading and writing, creating it
@@ -213,6 +218,8 @@ func (db *DB) inspect(tx *bolt.Tx) error {
 	}
 	if v == nil {
 		db.created, db.needPrepare = true, true
+	} else if binary.BigEndian.Uint64(v) < SchemaVersion {
+		db.needPrepare = true
 	}
 	for _, name := range allBuckets {
 		if tx.Bucket(name) == nil {
@@ -243,8 +250,8 @@ func checkSchema(tx *bolt.Tx, v []byte) error {
 	return nil
 }
 
-// prepare writes the schema record of a new file and makes every
-// top-level bucket.
+// prepare writes the schema record of a new file, migrates a file of an
+// earlier schema version, and makes every top-level bucket.
 func (db *DB) prepare(tx *bolt.Tx) error {
 	meta, err := tx.CreateBucketIfNotExists(bktMeta)
 	if err != nil {
@@ -254,16 +261,45 @@ func (db *DB) prepare(tx *bolt.Tx) error {
 	if err := checkSchema(tx, v); err != nil {
 		return err
 	}
-	if v == nil {
-		db.created = true
-		if err := meta.Put(keySchema, u64(SchemaVersion)); err != nil {
-			return err
-		}
-	}
 	for _, name := range allBuckets {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err
 		}
+	}
+	switch {
+	case v == nil:
+		db.created = true
+	case binary.BigEndian.Uint64(v) < SchemaVersion:
+		if err := migrate(tx); err != nil {
+			return fmt.Errorf("bring the data file to schema version %d: %w", SchemaVersion, err)
+		}
+	default:
+		return nil
+	}
+	return meta.Put(keySchema, u64(SchemaVersion))
+}
+
+// migrate brings a file of schema version 1 to the current layout: the
+// request bodies of payments move from their own bucket into the payments
+// bucket beside their payment (key <seq>r), and the paymentStatus bucket,
+// which the status index made redundant, goes. Both save page writes on
+// every payment written (see doc.go). It runs in the transaction of
+// prepare: a file is migrated whole or not at all.
+func migrate(tx *bolt.Tx) error {
+	if old := tx.Bucket(bktPaymentRequestsV1); old != nil {
+		payments := tx.Bucket(bktPayments)
+		err := old.ForEach(func(k, v []byte) error {
+			return payments.Put(requestKey(k), bytes.Clone(v))
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteBucket(bktPaymentRequestsV1); err != nil {
+			return err
+		}
+	}
+	if tx.Bucket(bktPaymentStatusV1) != nil {
+		return tx.DeleteBucket(bktPaymentStatusV1)
 	}
 	return nil
 }
@@ -290,9 +326,10 @@ func (db *DB) View(fn func(bank.Tx) error) error {
 	})
 }
 
-// Update runs fn in a read-write transaction, committed only when fn
-// returns nil. Once a transaction has found the file damaged, Update
-// refuses to write with an error wrapping ErrDamaged.
+// Update runs fn alone in a read-write transaction, once, committed only
+// when fn returns nil. Once a transaction has found the file damaged,
+// Update refuses to write with an error wrapping ErrDamaged. Batch lets
+// concurrent writes share a commit.
 func (db *DB) Update(fn func(bank.Tx) error) error {
 	if err := db.damage.Load(); err != nil {
 		return *err
@@ -363,8 +400,6 @@ var (
 	bktPSUs              = []byte("psus")
 	bktUsage             = []byte("usage")
 	bktPayments          = []byte("payments")
-	bktPaymentRequests   = []byte("paymentRequests")
-	bktPaymentStatus     = []byte("paymentStatus")
 	bktPaymentsByStatus  = []byte("paymentsByStatus")
 	bktPaymentDupes      = []byte("paymentDuplicates")
 	bktBaskets           = []byte("baskets")
@@ -378,6 +413,10 @@ var (
 	subByCTID  = []byte("i")
 
 	keySchema = []byte("schema")
+
+	// buckets of schema version 1 that migrate empties and deletes
+	bktPaymentRequestsV1 = []byte("paymentRequests")
+	bktPaymentStatusV1   = []byte("paymentStatus")
 )
 
 // sandboxBuckets hold the sandbox data that Reset clears.
@@ -387,7 +426,7 @@ var sandboxBuckets = [][]byte{
 	bktAccounts, bktAccountsByIBAN, bktAccountsByBBAN, bktAccountsByOwner,
 	bktCards, bktCardsByOwner, bktTransactions, bktCardTransactions,
 	bktAuthorisations, bktConsents, bktGrants, bktSessions, bktPSUs, bktUsage,
-	bktPayments, bktPaymentRequests, bktPaymentStatus, bktPaymentsByStatus, bktPaymentDupes, bktBaskets, bktBatchRuns,
+	bktPayments, bktPaymentsByStatus, bktPaymentDupes, bktBaskets, bktBatchRuns,
 }
 
 var allBuckets = append([][]byte{bktSettings, bktTPPContacts}, sandboxBuckets...)

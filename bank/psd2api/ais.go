@@ -267,14 +267,33 @@ func (h *psd2API) getConsentAuthorisation(w http.ResponseWriter, r *http.Request
 }
 
 // amount writes a PSD2 amount: a string with the currency's minor digits
-// (amount-as-string), or a JSON number before that fix.
-func amount(d decimal.Decimal, currency string, f bank.Fixes) map[string]any {
-	text := bank.FormatAmount(d, currency)
+// (amount-as-string), or a JSON number before that fix: an amountText or
+// an amountNumber.
+func amount(d decimal.Decimal, currency string, f bank.Fixes) any {
+	text := json.Number(bank.FormatAmount(d, currency))
 	if f[bank.FixAmountAsString] {
-		return map[string]any{"amount": text, "currency": currency}
+		return amountText{text, currency}
 	}
-	return map[string]any{"amount": json.Number(text), "currency": currency}
+	return amountNumber{text, currency}
 }
+
+// amountNumber is a PSD2 amount whose amount is a JSON number.
+type amountNumber struct {
+	Amount   json.Number `json:"amount"`
+	Currency string      `json:"currency"`
+}
+
+// amountText is a PSD2 amount whose amount is a string (amount-as-string).
+type amountText struct {
+	Amount   json.Number `json:"amount,string"`
+	Currency string      `json:"currency"`
+}
+
+// getLink is a link that answers GET. Its verbs are shared: a link is only
+// encoded, never changed.
+func getLink(href string) link { return link{Href: href, Verbs: verbsGet} }
+
+var verbsGet = []string{"GET"}
 
 type accountRefView struct {
 	IBAN      string `json:"iban,omitempty"`
@@ -291,12 +310,12 @@ func refOf(a bank.AccountRef) *accountRefView {
 }
 
 type aisBalance struct {
-	BalanceType              string         `json:"balanceType"`
-	BalanceAmount            map[string]any `json:"balanceAmount"`
-	CreditLimitIncluded      *bool          `json:"creditLimitIncluded,omitempty"`
-	ReferenceDate            *bank.Date     `json:"referenceDate,omitempty"`
-	LastChangeDateTime       *time.Time     `json:"lastChangeDateTime,omitempty"`
-	LastCommittedTransaction string         `json:"lastCommittedTransaction,omitempty"`
+	BalanceType              string     `json:"balanceType"`
+	BalanceAmount            any        `json:"balanceAmount"`
+	CreditLimitIncluded      *bool      `json:"creditLimitIncluded,omitempty"`
+	ReferenceDate            *bank.Date `json:"referenceDate,omitempty"`
+	LastChangeDateTime       *time.Time `json:"lastChangeDateTime,omitempty"`
+	LastCommittedTransaction string     `json:"lastCommittedTransaction,omitempty"`
 }
 
 // aisBalances writes an account's balances: closingBooked, expected, and
@@ -339,18 +358,27 @@ type aisAccountView struct {
 	CashAccountType string          `json:"cashAccountType"`
 	Status          string          `json:"status"`
 	Balances        []aisBalance    `json:"balances,omitempty"`
-	Links           map[string]link `json:"_links"`
+	Links           aisAccountLinks `json:"_links"`
 }
 
-func (h *psd2API) aisAccountOf(a bank.Account, withBalance bool, f bank.Fixes) aisAccountView {
-	self := "/v1/accounts/" + a.ID
+// aisAccountLinks are the links of an account or card account.
+type aisAccountLinks struct {
+	Balances     link `json:"balances"`
+	Transactions link `json:"transactions"`
+}
+
+func accountLinks(self string) aisAccountLinks {
+	return aisAccountLinks{Balances: getLink(self + "/balances"), Transactions: getLink(self + "/transactions")}
+}
+
+func aisAccountOf(a bank.Account, withBalance bool, f bank.Fixes, today bank.Date) aisAccountView {
 	v := aisAccountView{
 		ResourceID: a.ID, IBAN: a.IBAN, BBAN: a.BBAN, Currency: a.Currency, Name: f.Name(a.Name), Product: a.Product,
 		CashAccountType: f.CashAccountType(a.CashAccountType), Status: a.Status,
-		Links: map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
+		Links: accountLinks("/v1/accounts/" + a.ID),
 	}
 	if withBalance {
-		v.Balances = aisBalances(a.Balances, a.Available(), a.Currency, h.bank.Today(), f)
+		v.Balances = aisBalances(a.Balances, a.Available(), a.Currency, today, f)
 	}
 	return v
 }
@@ -365,12 +393,14 @@ func (h *psd2API) listAISAccounts(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f, today := h.bank.FixesFor(r.Header.Get("x-accept-fix")), h.bank.Today()
 	out := make([]aisAccountView, 0, len(list))
 	for _, acct := range list {
-		out = append(out, h.aisAccountOf(acct, withBalance, f))
+		out = append(out, aisAccountOf(acct, withBalance, f, today))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"accounts": out})
+	writeJSON(w, http.StatusOK, struct {
+		Accounts []aisAccountView `json:"accounts"`
+	}{out})
 	return nil
 }
 
@@ -384,7 +414,9 @@ func (h *psd2API) getAISAccount(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"account": h.aisAccountOf(acct, withBalance, h.bank.FixesFor(r.Header.Get("x-accept-fix")))})
+	writeJSON(w, http.StatusOK, struct {
+		Account aisAccountView `json:"account"`
+	}{aisAccountOf(acct, withBalance, h.bank.FixesFor(r.Header.Get("x-accept-fix")), h.bank.Today())})
 	return nil
 }
 
@@ -395,11 +427,17 @@ func (h *psd2API) getAISBalances(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
-	writeJSON(w, http.StatusOK, map[string]any{
-		"account":  accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
-		"balances": aisBalances(acct.Balances, acct.Available(), acct.Currency, h.bank.Today(), f),
+	writeJSON(w, http.StatusOK, aisBalancesView{
+		Account:  accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
+		Balances: aisBalances(acct.Balances, acct.Available(), acct.Currency, h.bank.Today(), f),
 	})
 	return nil
+}
+
+// aisBalancesView is the answer of GET /v1/accounts/{id}/balances.
+type aisBalancesView struct {
+	Account  accountRefView `json:"account"`
+	Balances []aisBalance   `json:"balances"`
 }
 
 // aisQuery reads bookingStatus, dateFrom, dateTo, limit and offset.
@@ -479,13 +517,18 @@ type aisTxView struct {
 	TransactionID                     string          `json:"transactionId"`
 	BookingDate                       *bank.Date      `json:"bookingDate,omitempty"`
 	ValueDate                         bank.Date       `json:"valueDate"`
-	TransactionAmount                 map[string]any  `json:"transactionAmount"`
+	TransactionAmount                 any             `json:"transactionAmount"`
 	CreditorName                      string          `json:"creditorName,omitempty"`
 	CreditorAccount                   *accountRefView `json:"creditorAccount,omitempty"`
 	DebtorName                        string          `json:"debtorName,omitempty"`
 	DebtorAccount                     *accountRefView `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
-	Links                             map[string]link `json:"_links"`
+	Links                             detailsLink     `json:"_links"`
+}
+
+// detailsLink is the _links object of a listed transaction.
+type detailsLink struct {
+	TransactionDetails link `json:"transactionDetails"`
 }
 
 func aisTxOf(accountID string, t bank.Transaction, f bank.Fixes) aisTxView {
@@ -494,7 +537,7 @@ func aisTxOf(accountID string, t bank.Transaction, f bank.Fixes) aisTxView {
 		CreditorName: f.Name(t.CreditorName), CreditorAccount: refOf(t.CreditorAccount),
 		DebtorName: f.Name(t.DebtorName), DebtorAccount: refOf(t.DebtorAccount),
 		RemittanceInformationUnstructured: t.RemittanceInformationUnstructured,
-		Links:                             map[string]link{"transactionDetails": linkTo("/v1/accounts/"+accountID+"/transactions/"+t.ID, "GET")},
+		Links:                             detailsLink{getLink("/v1/accounts/" + accountID + "/transactions/" + t.ID)},
 	}
 	if !t.Pending {
 		d := t.BookingDate
@@ -514,32 +557,52 @@ func (h *psd2API) listAISTransactions(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
-	booked := make([]aisTxView, 0, len(page.Booked.Transactions))
-	for _, t := range page.Booked.Transactions {
-		booked = append(booked, aisTxOf(id, t, f))
+	writeJSON(w, http.StatusOK, aisTxPageOf(id, page, q, h.bank.FixesFor(r.Header.Get("x-accept-fix")), h.bank.Today()))
+	return nil
+}
+
+// aisTxPageOf writes a page of an account's transactions.
+func aisTxPageOf(id string, page bank.AISTxPage, q bank.AISQuery, f bank.Fixes, today bank.Date) aisTxPage {
+	acct := page.Account
+	out := aisTxPage{
+		Account:      accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
+		Transactions: txLists[aisTxView]{Links: pageLinks("/v1/accounts/"+id+"/transactions", "/v1/accounts/"+id, q, page.From, page.Booked.Total)},
 	}
-	pending := make([]aisTxView, 0, len(page.Pending))
-	for _, t := range page.Pending {
-		pending = append(pending, aisTxOf(id, t, f))
-	}
-	txs := map[string]any{"_links": pageLinks("/v1/accounts/"+id+"/transactions", "/v1/accounts/"+id, q, page.From, page.Booked.Total)}
 	if q.Status != "pending" {
-		txs["booked"] = booked
+		booked := make([]aisTxView, 0, len(page.Booked.Transactions))
+		for _, t := range page.Booked.Transactions {
+			booked = append(booked, aisTxOf(id, t, f))
+		}
+		out.Transactions.Booked = &booked
 	}
 	if q.Status != "booked" {
-		txs["pending"] = pending
-	}
-	acct := page.Account
-	out := map[string]any{
-		"account":      accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
-		"transactions": txs,
+		pending := make([]aisTxView, 0, len(page.Pending))
+		for _, t := range page.Pending {
+			pending = append(pending, aisTxOf(id, t, f))
+		}
+		out.Transactions.Pending = &pending
 	}
 	if q.WithBalance {
-		out["balances"] = aisBalances(acct.Balances, acct.Available(), acct.Currency, h.bank.Today(), f)
+		out.Balances = aisBalances(acct.Balances, acct.Available(), acct.Currency, today, f)
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out
+}
+
+// aisTxPage is the answer of GET /v1/accounts/{id}/transactions. Its
+// fields, like those of the types it holds, are in the order of their
+// names, as encoding/json wrote the maps it replaces.
+type aisTxPage struct {
+	Account      accountRefView     `json:"account"`
+	Balances     []aisBalance       `json:"balances,omitempty"`
+	Transactions txLists[aisTxView] `json:"transactions"`
+}
+
+// txLists are the booked and pending transactions of a page and its
+// links; a list the query left out is nil.
+type txLists[T any] struct {
+	Links   map[string]link `json:"_links"`
+	Booked  *[]T            `json:"booked,omitempty"`
+	Pending *[]T            `json:"pending,omitempty"`
 }
 
 type aisDetailsView struct {
@@ -547,7 +610,7 @@ type aisDetailsView struct {
 	EndToEndID                        string          `json:"endToEndId,omitempty"`
 	BookingDate                       *bank.Date      `json:"bookingDate,omitempty"`
 	ValueDate                         bank.Date       `json:"valueDate"`
-	TransactionAmount                 map[string]any  `json:"transactionAmount"`
+	TransactionAmount                 any             `json:"transactionAmount"`
 	CreditorID                        string          `json:"creditorId,omitempty"`
 	CreditorName                      string          `json:"creditorName,omitempty"`
 	UltimateCreditor                  string          `json:"ultimateCreditor,omitempty"`
@@ -601,20 +664,19 @@ type aisCardView struct {
 	Name        string          `json:"name"`
 	Product     string          `json:"product"`
 	Status      string          `json:"status"`
-	CreditLimit map[string]any  `json:"creditLimit"`
+	CreditLimit any             `json:"creditLimit"`
 	Balances    []aisBalance    `json:"balances,omitempty"`
-	Links       map[string]link `json:"_links"`
+	Links       aisAccountLinks `json:"_links"`
 }
 
-func (h *psd2API) aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes) aisCardView {
-	self := "/v1/card-accounts/" + c.ID
+func aisCardOf(c bank.CardAccount, withBalance bool, f bank.Fixes, today bank.Date) aisCardView {
 	v := aisCardView{
 		ResourceID: c.ID, MaskedPan: c.MaskedPan, Currency: c.Currency, Name: f.Name(c.Name), Product: c.Product, Status: c.Status,
 		CreditLimit: amount(c.CreditLimit, c.Currency, f),
-		Links:       map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
+		Links:       accountLinks("/v1/card-accounts/" + c.ID),
 	}
 	if withBalance {
-		v.Balances = aisCardBalances(c, h.bank.Today(), f)
+		v.Balances = aisCardBalances(c, today, f)
 	}
 	return v
 }
@@ -629,12 +691,14 @@ func (h *psd2API) listAISCards(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
+	f, today := h.bank.FixesFor(r.Header.Get("x-accept-fix")), h.bank.Today()
 	out := make([]aisCardView, 0, len(list))
 	for _, c := range list {
-		out = append(out, h.aisCardOf(c, withBalance, f))
+		out = append(out, aisCardOf(c, withBalance, f, today))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cardAccounts": out})
+	writeJSON(w, http.StatusOK, struct {
+		CardAccounts []aisCardView `json:"cardAccounts"`
+	}{out})
 	return nil
 }
 
@@ -648,7 +712,9 @@ func (h *psd2API) getAISCard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"cardAccount": h.aisCardOf(c, withBalance, h.bank.FixesFor(r.Header.Get("x-accept-fix")))})
+	writeJSON(w, http.StatusOK, struct {
+		CardAccount aisCardView `json:"cardAccount"`
+	}{aisCardOf(c, withBalance, h.bank.FixesFor(r.Header.Get("x-accept-fix")), h.bank.Today())})
 	return nil
 }
 
@@ -659,11 +725,23 @@ func (h *psd2API) getAISCardBalances(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
-	writeJSON(w, http.StatusOK, map[string]any{
-		"cardAccount": map[string]string{"maskedPan": c.MaskedPan},
-		"balances":    aisCardBalances(c, h.bank.Today(), f),
+	writeJSON(w, http.StatusOK, aisCardBalancesView{
+		Balances:    aisCardBalances(c, h.bank.Today(), f),
+		CardAccount: maskedPanView{c.MaskedPan},
 	})
 	return nil
+}
+
+// aisCardBalancesView is the answer of GET
+// /v1/card-accounts/{id}/balances.
+type aisCardBalancesView struct {
+	Balances    []aisBalance  `json:"balances"`
+	CardAccount maskedPanView `json:"cardAccount"`
+}
+
+// maskedPanView names a card account by its masked PAN.
+type maskedPanView struct {
+	MaskedPan string `json:"maskedPan"`
 }
 
 type aisCardTxView struct {
@@ -671,10 +749,10 @@ type aisCardTxView struct {
 	TerminalID                     string            `json:"terminalId,omitempty"`
 	TransactionDate                bank.Date         `json:"transactionDate"`
 	BookingDate                    *bank.Date        `json:"bookingDate,omitempty"`
-	TransactionAmount              map[string]any    `json:"transactionAmount"`
-	OriginalAmount                 map[string]any    `json:"originalAmount"`
-	CurrencyExchange               []map[string]any  `json:"currencyExchange,omitempty"`
-	MarkupFee                      map[string]any    `json:"markupFee,omitempty"`
+	TransactionAmount              any               `json:"transactionAmount"`
+	OriginalAmount                 any               `json:"originalAmount"`
+	CurrencyExchange               []aisExchangeView `json:"currencyExchange,omitempty"`
+	MarkupFee                      any               `json:"markupFee,omitempty"`
 	MarkupFeePercentage            string            `json:"markupFeePercentage,omitempty"`
 	CardAcceptorID                 string            `json:"cardAcceptorId,omitempty"`
 	CardAcceptorAddress            bank.Address      `json:"cardAcceptorAddress"`
@@ -707,9 +785,9 @@ func aisCardTxOf(t bank.CardTransaction, f bank.Fixes) aisCardTxView {
 		v.BookingDate = &d
 	}
 	if x := t.CurrencyExchange; x != nil {
-		v.CurrencyExchange = []map[string]any{{
-			"sourceCurrency": x.SourceCurrency, "targetCurrency": x.TargetCurrency, "unitCurrency": x.UnitCurrency,
-			"exchangeRate": x.ExchangeRate, "quotationDate": x.QuotationDate,
+		v.CurrencyExchange = []aisExchangeView{{
+			SourceCurrency: x.SourceCurrency, TargetCurrency: x.TargetCurrency, UnitCurrency: x.UnitCurrency,
+			ExchangeRate: x.ExchangeRate, QuotationDate: x.QuotationDate,
 		}}
 		if x.MarkupFee != nil {
 			v.MarkupFee = amount(x.MarkupFee.Amount, x.MarkupFee.Currency, f)
@@ -730,28 +808,53 @@ func (h *psd2API) listAISCardTransactions(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	f := h.bank.FixesFor(r.Header.Get("x-accept-fix"))
-	txs := map[string]any{"_links": pageLinks("/v1/card-accounts/"+id+"/transactions", "/v1/card-accounts/"+id, q, page.From, page.Total)}
+	writeJSON(w, http.StatusOK, aisCardTxPageOf(id, page, q, h.bank.FixesFor(r.Header.Get("x-accept-fix")), h.bank.Today()))
+	return nil
+}
+
+// aisCardTxPageOf writes a page of a card account's transactions.
+func aisCardTxPageOf(id string, page bank.AISCardPage, q bank.AISQuery, f bank.Fixes, today bank.Date) aisCardTxPage {
+	out := aisCardTxPage{
+		CardAccount:      maskedPanView{page.Card.MaskedPan},
+		CardTransactions: txLists[aisCardTxView]{Links: pageLinks("/v1/card-accounts/"+id+"/transactions", "/v1/card-accounts/"+id, q, page.From, page.Total)},
+	}
 	if q.Status != "pending" {
 		booked := make([]aisCardTxView, 0, len(page.Booked))
 		for _, t := range page.Booked {
 			booked = append(booked, aisCardTxOf(t, f))
 		}
-		txs["booked"] = booked
+		out.CardTransactions.Booked = &booked
 	}
 	if q.Status != "booked" {
 		pending := make([]aisCardTxView, 0, len(page.Pending))
 		for _, t := range page.Pending {
 			pending = append(pending, aisCardTxOf(t, f))
 		}
-		txs["pending"] = pending
+		out.CardTransactions.Pending = &pending
 	}
-	out := map[string]any{"cardAccount": map[string]string{"maskedPan": page.Card.MaskedPan}, "cardTransactions": txs}
 	if q.WithBalance {
-		out["balances"] = aisCardBalances(page.Card, h.bank.Today(), f)
+		out.Balances = aisCardBalances(page.Card, today, f)
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out
+}
+
+// aisCardTxPage is the answer of GET
+// /v1/card-accounts/{id}/transactions, its fields in the order of their
+// names, like aisTxPage.
+type aisCardTxPage struct {
+	Balances         []aisBalance           `json:"balances,omitempty"`
+	CardAccount      maskedPanView          `json:"cardAccount"`
+	CardTransactions txLists[aisCardTxView] `json:"cardTransactions"`
+}
+
+// aisExchangeView is the currency exchange of a card transaction, its
+// fields in the order of their names.
+type aisExchangeView struct {
+	ExchangeRate   string    `json:"exchangeRate"`
+	QuotationDate  bank.Date `json:"quotationDate"`
+	SourceCurrency string    `json:"sourceCurrency"`
+	TargetCurrency string    `json:"targetCurrency"`
+	UnitCurrency   string    `json:"unitCurrency"`
 }
 
 // noteAccess records, for the request log, which PSU and grant a request

@@ -38,7 +38,7 @@ func paymentPath(service, product, id string) string {
 type paymentCreated struct {
 	PaymentID               string          `json:"paymentId"`
 	TransactionStatus       string          `json:"transactionStatus"`
-	TransactionFees         map[string]any  `json:"transactionFees,omitempty"`
+	TransactionFees         any             `json:"transactionFees,omitempty"`
 	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
 	TPPMessages             []bank.Message  `json:"tppMessages,omitempty"`
 	PSUMessage              string          `json:"psuMessage,omitempty"`

@@ -122,33 +122,77 @@ func withWarnings(body *bytes.Buffer, notes []bank.Message) {
 	if err != nil {
 		return
 	}
-	out := append([]byte(nil), b[:len(b)-1]...)
-	if len(bytes.TrimSpace(out)) > 1 {
-		out = append(out, ',')
+	empty := len(bytes.TrimSpace(b[:len(b)-1])) == 1 // {}
+	body.Truncate(len(b) - 1)
+	if !empty {
+		body.WriteByte(',')
 	}
-	out = append(append(append(out, `"tppMessages":`...), list...), "}\n"...)
-	body.Reset()
-	body.Write(out)
+	body.WriteString(`"tppMessages":`)
+	body.Write(list)
+	body.WriteString("}\n")
 }
 
 // hasTopLevelKey reports whether a JSON object has key at its top level.
+// It steps over strings and nested values without decoding them, so that
+// a page of transactions costs one pass over its bytes.
 func hasTopLevelKey(object []byte, key string) bool {
-	dec := json.NewDecoder(bytes.NewReader(object))
-	if _, err := dec.Token(); err != nil {
+	object = bytes.TrimLeft(object, " \t\r\n")
+	if len(object) == 0 || object[0] != '{' {
 		return false
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		if tok == key {
-			return true
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return false
+	depth, wantKey := 0, false
+	for i := 0; i < len(object); i++ {
+		switch c := object[i]; c {
+		case '"':
+			end := stringEnd(object, i)
+			if end < 0 {
+				return false
+			}
+			if depth == 1 && wantKey {
+				if isKey(object[i:end+1], key) {
+					return true
+				}
+				wantKey = false
+			}
+			i = end
+		case '{', '[':
+			depth++
+			wantKey = depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			wantKey = depth == 1
 		}
 	}
 	return false
+}
+
+// stringEnd returns the index of the quote that closes the JSON string
+// whose opening quote is at start, or -1.
+func stringEnd(b []byte, start int) int {
+	for i := start + 1; ; {
+		n := bytes.IndexByte(b[i:], '"')
+		if n < 0 {
+			return -1
+		}
+		end := i + n
+		escapes := 0
+		for j := end - 1; j > start && b[j] == '\\'; j-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return end
+		}
+		i = end + 1
+	}
+}
+
+// isKey reports whether the JSON string quoted (with its quotes) is key.
+func isKey(quoted []byte, key string) bool {
+	raw := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == key
+	}
+	var s string
+	return json.Unmarshal(quoted, &s) == nil && s == key
 }

@@ -122,7 +122,8 @@ var aliases = []string{"/api/v1/", "/api-sandbox/v1/"}
 // and panic recovery, then routes it.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	rec := &recorder{header: http.Header{}, status: http.StatusOK, body: bodies.Get().(*bytes.Buffer)}
+	defer rec.release()
 	st := &state{id: uuid.NewString(), url: absoluteURL(r)}
 	r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 	for _, a := range aliases {
@@ -234,7 +235,7 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 		s.mux.ServeHTTP(w, r) // sets the path values
 		return
 	}
-	probe := &recorder{header: http.Header{}}
+	probe := &recorder{header: http.Header{}, body: new(bytes.Buffer)}
 	h.ServeHTTP(probe, r)
 	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
@@ -267,7 +268,7 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 		h.Set("Content-Type", jsonType)
 	}
 	if len(st.notes) > 0 && rec.status < 300 && h.Get("Content-Type") == jsonType {
-		withWarnings(&rec.body, st.notes)
+		withWarnings(rec.body, st.notes)
 	}
 	if r.Method == http.MethodHead {
 		rec.body.Reset() // the answer has no body; its Digest says so
@@ -360,8 +361,28 @@ func (s *server) log(e reqlog.Entry) {
 type recorder struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
+	body   *bytes.Buffer
 	wrote  bool
+}
+
+// bodies are the buffers responses are recorded in, kept for the next
+// response once one is sent: a page of transactions then needs no buffer
+// of its own. Nothing keeps a recorded body: the signature takes its
+// digest, the request log a copy (capBody) and the connection a copy.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody bounds the buffers kept in bodies: the few larger
+// answers (a scenario export) leave theirs to the garbage collector.
+const maxPooledBody = 1 << 20
+
+// release gives the recorder's buffer back to bodies once the response
+// was written.
+func (r *recorder) release() {
+	if b := r.body; b != nil && b.Cap() <= maxPooledBody {
+		r.body = nil
+		b.Reset()
+		bodies.Put(b)
+	}
 }
 
 func (r *recorder) Header() http.Header { return r.header }

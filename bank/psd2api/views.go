@@ -90,19 +90,29 @@ func customerOf(d bank.CustomerDetail) customerView {
 }
 
 type accountView struct {
-	ID              string          `json:"id"`
-	CustomerNumber  string          `json:"customerNumber"`
-	AccountName     string          `json:"accountName"`
-	BBAN            string          `json:"bban"`
-	IBAN            string          `json:"iban"`
-	Currency        string          `json:"currency"`
-	Product         string          `json:"product"`
-	CashAccountType string          `json:"cashAccountType"`
-	CreditLine      json.Number     `json:"creditLine"`
-	Balances        []balanceView   `json:"balances"`
-	KIDRequired     bool            `json:"kidRequired"`
-	Status          string          `json:"status"`
-	Links           map[string]link `json:"_links"`
+	ID              string        `json:"id"`
+	CustomerNumber  string        `json:"customerNumber"`
+	AccountName     string        `json:"accountName"`
+	BBAN            string        `json:"bban"`
+	IBAN            string        `json:"iban"`
+	Currency        string        `json:"currency"`
+	Product         string        `json:"product"`
+	CashAccountType string        `json:"cashAccountType"`
+	CreditLine      json.Number   `json:"creditLine"`
+	Balances        []balanceView `json:"balances"`
+	KIDRequired     bool          `json:"kidRequired"`
+	Status          string        `json:"status"`
+	Links           sandboxLinks  `json:"_links"`
+}
+
+// sandboxLinks are the links of a sandbox account or card account.
+type sandboxLinks struct {
+	Self         link `json:"self"`
+	Transactions link `json:"transactions"`
+}
+
+func sandboxLinksOf(self string) sandboxLinks {
+	return sandboxLinks{Self: linkTo(self, "GET", "DELETE"), Transactions: linkTo(self+"/transactions", "GET", "POST", "DELETE")}
 }
 
 func accountOf(d bank.AccountDetail) accountView {
@@ -111,8 +121,7 @@ func accountOf(d bank.AccountDetail) accountView {
 		ID: d.ID, CustomerNumber: d.Owner.Number, AccountName: d.Name, BBAN: d.BBAN, IBAN: d.IBAN,
 		Currency: d.Currency, Product: d.Product, CashAccountType: d.CashAccountType,
 		CreditLine: number(d.CreditLine), Balances: balancesView(d.Balances, d.Currency),
-		KIDRequired: d.KIDRequired, Status: d.Status,
-		Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "transactions": linkTo(self+"/transactions", "GET", "POST", "DELETE")},
+		KIDRequired: d.KIDRequired, Status: d.Status, Links: sandboxLinksOf(self),
 	}
 }
 
@@ -154,25 +163,25 @@ func transactionOf(accountID string, t bank.Transaction) transactionView {
 		UltimateDebtor: t.UltimateDebtor, UltimateCreditor: t.UltimateCreditor, PurposeCode: t.PurposeCode,
 		EndToEndID: t.EndToEndID, CreditorAgent: t.CreditorAgent, DebtorAgent: t.DebtorAgent,
 		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
-		Links:                          selfLink{linkTo("/v1/sandbox/accounts/"+accountID+"/transactions/"+t.ID, "GET")},
+		Links:                          selfLink{getLink("/v1/sandbox/accounts/" + accountID + "/transactions/" + t.ID)},
 	}
 }
 
 type cardAccountView struct {
-	ResourceID     string          `json:"resourceId"`
-	CustomerNumber string          `json:"customerNumber"`
-	MaskedPan      string          `json:"maskedPan"`
-	Currency       string          `json:"currency"`
-	CreditLimit    amountView      `json:"creditLimit"`
-	Balances       []balanceView   `json:"balances"`
-	CardID         string          `json:"cardId"`
-	CardIDVNo      string          `json:"cardIdVNo"`
-	AccountNumber  string          `json:"accountNumber"`
-	Expiry         string          `json:"expiry"`
-	Name           string          `json:"name"`
-	Product        string          `json:"product"`
-	Status         string          `json:"status"`
-	Links          map[string]link `json:"_links"`
+	ResourceID     string        `json:"resourceId"`
+	CustomerNumber string        `json:"customerNumber"`
+	MaskedPan      string        `json:"maskedPan"`
+	Currency       string        `json:"currency"`
+	CreditLimit    amountView    `json:"creditLimit"`
+	Balances       []balanceView `json:"balances"`
+	CardID         string        `json:"cardId"`
+	CardIDVNo      string        `json:"cardIdVNo"`
+	AccountNumber  string        `json:"accountNumber"`
+	Expiry         string        `json:"expiry"`
+	Name           string        `json:"name"`
+	Product        string        `json:"product"`
+	Status         string        `json:"status"`
+	Links          sandboxLinks  `json:"_links"`
 }
 
 func cardAccountOf(d bank.CardAccountDetail) cardAccountView {
@@ -181,8 +190,7 @@ func cardAccountOf(d bank.CardAccountDetail) cardAccountView {
 		ResourceID: d.ID, CustomerNumber: d.Owner.Number, MaskedPan: d.MaskedPan, Currency: d.Currency,
 		CreditLimit: amountView{d.Currency, number(d.CreditLimit)}, Balances: cardBalancesView(d.Balances, d.Currency),
 		CardID: d.CardID, CardIDVNo: d.CardIDVNo, AccountNumber: d.AccountNumber, Expiry: d.Expiry,
-		Name: d.Name, Product: d.Product, Status: d.Status,
-		Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "transactions": linkTo(self+"/transactions", "GET", "POST", "DELETE")},
+		Name: d.Name, Product: d.Product, Status: d.Status, Links: sandboxLinksOf(self),
 	}
 }
 
