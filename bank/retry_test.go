@@ -254,11 +254,11 @@ func state(t *testing.T, s *bank.Bank, payments []string) []string {
 		}
 		out = append(out, fmt.Sprintf("payment %s: %s, history %v, items %v, authorisations %v", p.ID, p.Status, history, items, p.Authorisations))
 	}
-	runs, err := s.Ops.BatchRuns(bank.MaxBatchRunsKept)
+	runs, err := s.Ops.BatchRuns(0, bank.MaxBatchRunsKept)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range runs {
+	for _, r := range runs.Runs {
 		out = append(out, fmt.Sprintf("batch run %s at %s (%s): counts %v, %d outcomes, errors %v", r.ID, r.Time, r.Trigger, r.Counts, len(r.Outcomes), r.Errors))
 	}
 	st, err := s.Ops.Settings()

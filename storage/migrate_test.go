@@ -116,7 +116,7 @@ func TestMigrate_SchemaV1(t *testing.T) {
 	read := func(db *storage.DB) map[string]string {
 		out := map[string]string{}
 		view(t, db, func(tx bank.Tx) error {
-			list, total, err := tx.Payments("", 0, 100)
+			list, total, err := tx.Payments(bank.PaymentQuery{Limit: 100})
 			if err != nil || total != 6 || len(list) != 6 {
 				t.Fatalf("Payments: %d of %d, %v; want the 6 payments", len(list), total, err)
 			}

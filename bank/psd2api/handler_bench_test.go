@@ -27,7 +27,9 @@ func (d *discard) Write(b []byte) (int, error) {
 }
 func (d *discard) WriteHeader(status int) { d.status = status }
 
-// cpuTime is the CPU time the process has used, on every thread.
+// cpuTime is the CPU time the process has used, user and system, on
+// every thread (in a benchmark with a client in process, the servers' and
+// the clients' together).
 func cpuTime(b *testing.B) time.Duration {
 	var u syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {

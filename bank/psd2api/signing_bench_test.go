@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,16 +61,6 @@ type target struct {
 	name   string
 	req    *http.Request
 	before func()
-}
-
-// cpuTime is the CPU time this process has used, user and system: the
-// servers' and the clients' together.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // compared is what compare measured of one target: requests per second,
