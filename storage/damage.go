@@ -20,6 +20,11 @@ var ErrDamaged = errors.New("the data file is damaged")
 // large file still starts in tens of milliseconds; see checkStructure.
 const checkBudget = 20 * time.Millisecond
 
+// checkAlways is how many keys the walk visits whatever the time: a file
+// that small (the known state has a few thousand) is always checked whole,
+// however busy the machine, and a walk this long takes milliseconds.
+const checkAlways = 50_000
+
 // damageError is a damaged data file and what is wrong with it.
 type damageError struct {
 	path    string // empty until the file is known
@@ -88,7 +93,8 @@ func checkSize(tx *bolt.Tx, fileSize int64) error {
 // value: a page that is not what its parent says (a zeroed page, a wrong
 // page id or type) makes bbolt panic, an offset out of the file faults
 // (both become errors, see guard), and keys out of order are reported.
-// When the walk is done before deadline, bbolt's full consistency check
+// The walk visits at least checkAlways keys, then stops at deadline.
+// When the walk is done before that, bbolt's full consistency check
 // (tx.Check) runs too: it also finds pages that are lost, freed twice, or
 // both free and in use. On a large file the walk stops at deadline and
 // the rest is checked as the bank reads it (DB.run).
@@ -139,7 +145,7 @@ func (w *walker) walk(b *bolt.Bucket, path string) (bool, error) {
 				return done, err
 			}
 		}
-		if w.keys++; w.keys%1024 == 0 && time.Now().After(w.deadline) {
+		if w.keys++; w.keys > checkAlways && w.keys%1024 == 0 && time.Now().After(w.deadline) {
 			return false, nil
 		}
 	}

@@ -140,8 +140,8 @@ wrapping ErrDamaged that names the file and says what to do:
   - a file shorter than its pages (cut short): found from the meta page
     and the file's size, before any other page is read;
   - a file whose pages fail the structure check: a walk of every bucket
-    and key in order, bounded by checkBudget, then, when the walk ended
-    within it, bbolt's full check. bbolt's panics and faults on a bad
+    and key in order (at least checkAlways keys, then bounded by
+    checkBudget), then, when the walk ended within it, bbolt's full check. bbolt's panics and faults on a bad
     page become the error.
 
 The caller reads what it needs (package app: the settings and the
