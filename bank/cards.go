@@ -351,20 +351,22 @@ func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransact
 			return res, PathError(CodeFormatError, "", "send an array of at least one card transaction")
 		}
 		v := s.violations()
-		res, err = addCardTransactions(tx, &v, c, "", in, s.Today())
+		res, err = addCardTransactions(tx, &v, c, "", 0, in, s.Today())
 		res.Warnings = v.Warnings()
 		return res, err
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }
 
 // addCardTransactions checks and stores card transactions on card account
-// c; v gathers the findings and oddities of the request they are part of.
-func addCardTransactions(tx Tx, v *Violations, c CardAccount, path string, in []NewCardTransaction, today Date) (CardPostResult, error) {
+// c; v gathers the findings and oddities of the request they are part of,
+// and first is the position of in's first item in the list the paths count
+// in.
+func addCardTransactions(tx Tx, v *Violations, c CardAccount, path string, first int, in []NewCardTransaction, today Date) (CardPostResult, error) {
 	res := CardPostResult{MaskedPan: c.MaskedPan, Booked: []CardTransaction{}, Pending: []string{}}
 	list := make([]CardTransaction, 0, len(in))
 	seen := map[string]bool{}
 	for i, item := range in {
-		p := JoinPath(path, fmt.Sprintf("[%d]", i))
+		p := JoinPath(path, fmt.Sprintf("[%d]", first+i))
 		t := checkCardTransaction(v, p, c, item, today)
 		if t.CardTransactionID != "" {
 			if seen[t.CardTransactionID] {
@@ -383,7 +385,7 @@ func addCardTransactions(tx Tx, v *Violations, c CardAccount, path string, in []
 			return res, err
 		}
 		if exists {
-			return res, PathError(CodeConflict, JoinPath(path, fmt.Sprintf("[%d].cardTransactionId", i)), "card account "+c.ID+" has a transaction "+t.CardTransactionID+" already")
+			return res, PathError(CodeConflict, JoinPath(path, fmt.Sprintf("[%d].cardTransactionId", first+i)), "card account "+c.ID+" has a transaction "+t.CardTransactionID+" already")
 		}
 		if t.Pending() {
 			res.Pending = append(res.Pending, t.CardTransactionID)

@@ -136,7 +136,7 @@ func (s *Sandbox) Initialize() (Counts, error) {
 	if err != nil {
 		return Counts{}, err
 	}
-	return s.load("initialize", sc, true)
+	return s.load("initialize", memorySource(sc), true)
 }
 
 // KnownState returns the known-state scenario shipped with Sandbank.
@@ -153,72 +153,41 @@ func KnownState() (Scenario, error) {
 // by its path, e.g. accounts[2].iban. A version-2 scenario also restores
 // the bank's other records, its settings and its clock (see restore).
 func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
-	return s.load("import scenario", sc, false)
-}
-
-// load replaces the sandbox data with sc. With fixed, records without an
-// id get the id of their position (the known state's fixed ids). While it
-// runs, every other write is refused as busy, saying how far it is.
-func (s *core) load(what string, sc Scenario, fixed bool) (Counts, error) {
-	if err := CheckScenarioFormat(sc.Format); err != nil {
-		return Counts{}, err
-	}
-	if err := sc.checkVersion(); err != nil {
-		return Counts{}, err
-	}
-	p := &ImportProgress{Total: sc.records(), Started: time.Now()}
-	if !s.importing.CompareAndSwap(nil, p) {
-		return Counts{}, s.importing.Load().busy()
-	}
-	defer s.importing.Store(nil)
-	var n Counts
-	var kept restoredState
-	err := wrapStorage(what, s.store.Update(func(tx Tx) error {
-		var err error
-		if kept, err = s.restoreState(tx, sc); err != nil {
-			return err
-		}
-		if err := tx.Reset(); err != nil {
-			return err
-		}
-		v := s.violations()
-		l := loader{tx: tx, v: &v, fixed: fixed, today: kept.today, restored: sc.Format != ScenarioFormatV1, progress: p}
-		if n, err = l.load(sc); err != nil {
-			return err
-		}
-		if l.restored {
-			err = l.restore(sc, &n)
-		}
-		n.Warnings = v.Warnings()
-		return err
-	}))
-	if err != nil {
-		return n, err
-	}
-	events := []Event{{Kind: EventReset}}
-	if kept.settings != nil {
-		s.applyRestored(kept)
-		events = append(events, Event{Kind: EventSettings})
-	}
-	s.publish(events...)
-	return n, nil
+	return s.load("import scenario", memorySource(sc), false)
 }
 
 // ImportProgress is how far a scenario import is: records loaded of all.
+// Of a scenario read as a stream, the total is estimated from the bytes
+// read so far.
 type ImportProgress struct {
 	done    atomic.Int64
-	Total   int
+	total   int
+	size    int64
+	read    atomic.Int64
 	Started time.Time
 }
 
 // Done is how many records are loaded.
 func (p *ImportProgress) Done() int { return int(p.done.Load()) }
 
+// Total is how many records the scenario holds, or of a stream about how
+// many: the records loaded so far scaled by the part of it read.
+func (p *ImportProgress) Total() int {
+	if p.size == 0 {
+		return p.total
+	}
+	done, read := p.Done(), p.read.Load()
+	if read == 0 {
+		return done
+	}
+	return max(done, int(float64(done)*float64(p.size)/float64(read)))
+}
+
 // busy is the error of a write refused while the import runs: when to
 // try again, estimated from the pace so far once a twentieth is done
 // (before, 5 s), and never more than a minute, as a refusal is cheap.
 func (p *ImportProgress) busy() *Error {
-	done, total := p.Done(), max(p.Total, 1)
+	done, total := p.Done(), max(p.Total(), 1)
 	elapsed := time.Since(p.Started)
 	wait := 5 * time.Second
 	if done*20 >= total {
@@ -255,138 +224,6 @@ func (sc Scenario) records() int {
 		}
 	}
 	return n
-}
-
-// loader creates a scenario's records in one storage transaction; v
-// gathers the findings and oddities of them all. restored is set for a
-// version-2 scenario, whose records the bank made (see restore).
-type loader struct {
-	tx       Tx
-	v        *Violations
-	fixed    bool
-	today    Date
-	restored bool
-	progress *ImportProgress
-}
-
-// lastDay is the latest date there is.
-var lastDay = Date{9999, time.December, 31}
-
-// latest is the latest date a transaction may have: today, or for a
-// version-2 scenario any date, since the clock may have been moved back
-// after the bank made a record (and a payment's pending item is dated on
-// its execution date).
-func (l loader) latest() Date {
-	if l.restored {
-		return lastDay
-	}
-	return l.today
-}
-
-// id returns the id a record gets: its own, the fixed id of its position,
-// or "" for a new one.
-func (l loader) id(kind Kind, parent uint64, own string, pos int) string {
-	if own == "" && l.fixed {
-		return FormatID(kind, parent, uint64(pos+1))
-	}
-	return own
-}
-
-func (l loader) load(sc Scenario) (Counts, error) {
-	var n Counts
-	for i, c := range sc.Customers {
-		path := fmt.Sprintf("customers[%d]", i)
-		if _, err := createCustomerIn(l.tx, path, l.id(KindCustomer, 0, c.ID, i), c.NewCustomer); err != nil {
-			return n, err
-		}
-		n.Customers++
-		l.progress.done.Add(1)
-	}
-	for i, a := range sc.Accounts {
-		path := fmt.Sprintf("accounts[%d]", i)
-		acct, err := createAccount(l.tx, l.v, path, l.id(KindAccount, 0, a.ID, i), a.NewAccount)
-		if err != nil {
-			return n, err
-		}
-		n.Accounts++
-		txs, ids, err := l.accountTransactions(path, acct, a)
-		if err != nil {
-			return n, err
-		}
-		if len(txs) > 0 {
-			if _, err := addTransactions(l.tx, l.v, acct, JoinPath(path, "transactions"), txs, ids, l.latest(), l.restored); err != nil {
-				return n, err
-			}
-		}
-		n.Transactions += len(txs)
-		l.progress.done.Add(int64(1 + len(txs)))
-	}
-	for i, c := range sc.CardAccounts {
-		path := fmt.Sprintf("cardAccounts[%d]", i)
-		card, err := createCardAccount(l.tx, l.v, path, l.id(KindCardAccount, 0, c.ID, i), c.NewCardAccount)
-		if err != nil {
-			return n, err
-		}
-		n.CardAccounts++
-		txs := c.Transactions
-		if c.History != nil {
-			var v Violations
-			h := checkHistory(&v, JoinPath(path, "history"), *c.History, true)
-			if err := v.Err(); err != nil {
-				return n, err
-			}
-			txs = append(cardHistory(planHistory(h, card.ID, l.today), card, l.today, "CT", 0), txs...)
-		}
-		if len(txs) > 0 {
-			if _, err := addCardTransactions(l.tx, l.v, card, JoinPath(path, "transactions"), txs, l.latest()); err != nil {
-				return n, err
-			}
-		}
-		n.CardTransactions += len(txs)
-		l.progress.done.Add(int64(1 + len(txs)))
-	}
-	for i, a := range sc.Agreements {
-		path := fmt.Sprintf("agreements[%d]", i)
-		id := l.id(KindAgreement, 0, a.ID, i)
-		in := NewAgreement{Owner: a.Owner, Name: a.Name}
-		seq, _ := SeqOf(KindAgreement, id) // 0 for a new agreement, whose engagements are new too
-		var engagementIDs []string
-		for j, e := range a.Engagements {
-			in.Engagements = append(in.Engagements, e.NewEngagement)
-			engagementIDs = append(engagementIDs, l.id(KindEngagement, seq, e.ID, j))
-		}
-		if _, err := createAgreement(l.tx, l.v, path, id, in, engagementIDs); err != nil {
-			return n, err
-		}
-		n.Agreements++
-		n.Engagements += len(a.Engagements)
-		l.progress.done.Add(1)
-	}
-	return n, nil
-}
-
-// accountTransactions returns the transactions of a scenario account:
-// its generated history, then its listed ones, with their ids.
-func (l loader) accountTransactions(path string, acct Account, a ScenarioAccount) ([]NewTransaction, []string, error) {
-	var txs []NewTransaction
-	if a.History != nil {
-		var v Violations
-		h := checkHistory(&v, JoinPath(path, "history"), *a.History, false)
-		if err := v.Err(); err != nil {
-			return nil, nil, err
-		}
-		txs = accountHistory(planHistory(h, acct.ID, l.today), acct)
-	}
-	ids := make([]string, len(txs), len(txs)+len(a.Transactions))
-	for _, t := range a.Transactions {
-		txs = append(txs, t.NewTransaction)
-		ids = append(ids, t.ID)
-	}
-	seq, _ := SeqOf(KindAccount, acct.ID)
-	for i := range ids {
-		ids[i] = l.id(KindTransaction, seq, ids[i], i)
-	}
-	return txs, ids, nil
 }
 
 // ExportScenario returns the whole sandbox as a scenario that

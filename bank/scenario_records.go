@@ -266,7 +266,7 @@ func (s *core) applyRestored(r restoredState) {
 // restore creates the records of a version-2 scenario's parts, after the
 // sandbox data, each checked, in the order their references need. The
 // first record that breaks a rule stops the import with its findings.
-func (l loader) restore(sc Scenario, n *Counts) error {
+func (l *loader) restore(sc Scenario, n *Counts) error {
 	steps := []func(Scenario, *Counts) error{
 		l.restorePayments, l.restoreBaskets, l.restoreConsents, l.restoreAuthorisations,
 		l.restoreGrants, l.restoreSessions, l.restorePSUs, l.restoreUsage, l.restoreBatchRuns, l.restoreContacts,
@@ -280,7 +280,7 @@ func (l loader) restore(sc Scenario, n *Counts) error {
 }
 
 // done counts one record restored, for the import's progress.
-func (l loader) done() { l.progress.done.Add(1) }
+func (l *loader) done() { l.progress.done.Add(1) }
 
 // restoredID checks the id of a restored record: an id of kind without a
 // parent, within the numbers a scenario may bring. Its number is reserved,
@@ -342,7 +342,7 @@ func checkTPP(v *Violations, path, id string) {
 
 // restorePayments restores the payments with their request bodies, and
 // the index of logical duplicates their creation kept.
-func (l loader) restorePayments(sc Scenario, n *Counts) error {
+func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 	for i, sp := range sc.Payments {
 		path := fmt.Sprintf("payments[%d]", i)
 		p := sp.Payment
@@ -529,7 +529,7 @@ func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentIt
 
 // restoreBaskets restores the signing baskets, whose payments must be the
 // basket's TPP's payments of the scenario that name the basket back.
-func (l loader) restoreBaskets(sc Scenario, n *Counts) error {
+func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 	for i, b := range sc.Baskets {
 		path := fmt.Sprintf("baskets[%d]", i)
 		f := func(field string) string { return JoinPath(path, field) }
@@ -583,7 +583,7 @@ func (l loader) restoreBaskets(sc Scenario, n *Counts) error {
 }
 
 // restoreConsents restores the TPPs' consent resources.
-func (l loader) restoreConsents(sc Scenario, n *Counts) error {
+func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
 	for i, c := range sc.Consents {
 		path := fmt.Sprintf("consents[%d]", i)
 		f := func(field string) string { return JoinPath(path, field) }
@@ -625,7 +625,7 @@ func (l loader) restoreConsents(sc Scenario, n *Counts) error {
 // restoreAuthorisations restores the authorisations, each with a new
 // secret and new form tokens. Their redirect URIs are checked as when a
 // TPP starts SCA, so a scenario sends no PSU anywhere a TPP could not.
-func (l loader) restoreAuthorisations(sc Scenario, n *Counts) error {
+func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 	for i, sa := range sc.Authorisations {
 		a := sa.Authorisation
 		path := fmt.Sprintf("authorisations[%d]", i)
@@ -703,7 +703,7 @@ func (l loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 
 // restoreGrants restores the grants: one per TPP, PSU and context, for a
 // customer of the scenario (deleting a customer deletes their grants).
-func (l loader) restoreGrants(sc Scenario, n *Counts) error {
+func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 	for i, g := range sc.Grants {
 		path := fmt.Sprintf("grants[%d]", i)
 		f := func(field string) string { return JoinPath(path, field) }
@@ -755,7 +755,7 @@ func checkCustomer(tx Tx, v *Violations, path, id string) error {
 
 // restoreSessions restores the SCA sessions: one per TPP and PSU, for a
 // customer of the scenario.
-func (l loader) restoreSessions(sc Scenario, _ *Counts) error {
+func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
 	for i, ss := range sc.Sessions {
 		path := fmt.Sprintf("sessions[%d]", i)
 		f := func(field string) string { return JoinPath(path, field) }
@@ -783,7 +783,7 @@ func (l loader) restoreSessions(sc Scenario, _ *Counts) error {
 // restorePSUs restores the PSU ids given to TPPs. An id is the one the bank
 // derives from the TPP, the customer and the agreement (PSUID,
 // CorporateID); the customer may have been deleted since.
-func (l loader) restorePSUs(sc Scenario, _ *Counts) error {
+func (l *loader) restorePSUs(sc Scenario, _ *Counts) error {
 	for i, p := range sc.PSUs {
 		path := fmt.Sprintf("psus[%d]", i)
 		f := func(field string) string { return JoinPath(path, field) }
@@ -812,7 +812,7 @@ func (l loader) restorePSUs(sc Scenario, _ *Counts) error {
 }
 
 // restoreUsage restores the usage counters of PSU-not-present calls.
-func (l loader) restoreUsage(sc Scenario, _ *Counts) error {
+func (l *loader) restoreUsage(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, u := range sc.Usage {
 		path := fmt.Sprintf("usage[%d]", i)
@@ -846,7 +846,7 @@ func (l loader) restoreUsage(sc Scenario, _ *Counts) error {
 
 // restoreBatchRuns restores the batch run reports, oldest first; the data
 // file keeps the newest MaxBatchRunsKept.
-func (l loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
+func (l *loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, r := range sc.BatchRuns {
 		path := fmt.Sprintf("batchRuns[%d]", i)
@@ -887,7 +887,7 @@ func (l loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
 // restoreContacts restores the TPPs' contact addresses. A TPP the scenario
 // does not name keeps its own: contacts, like certificates, belong to the
 // TPP rather than to the test data.
-func (l loader) restoreContacts(sc Scenario, _ *Counts) error {
+func (l *loader) restoreContacts(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, c := range sc.TPPContacts {
 		path := fmt.Sprintf("tppContacts[%d]", i)

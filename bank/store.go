@@ -16,6 +16,24 @@ type Store interface {
 	// again. When fn fails, its error is the answer and it is not run
 	// again; the others run again without it.
 	Batch(fn func(Tx) error) error
+	// Rebuild makes the data anew beside the live data, which keep serving
+	// reads meanwhile: fn writes new data that start as Reset leaves the
+	// live ones (settings, certificates, TPP contacts and sequence
+	// counters, no sandbox records), in as many transactions as it likes
+	// (Staging), so that a large import does not hold every record in one.
+	// When fn returns nil, the new data replace the live ones whole, at
+	// once; when fn fails, they are dropped and the live data are as they
+	// were. The caller keeps other writes out while it runs: a write to the
+	// live data in between fails the rebuild.
+	Rebuild(fn func(next Staging) error) error
+}
+
+// Staging is the new data a Store.Rebuild writes: Tx is the open write
+// transaction, and Commit commits it and opens the next. Nothing of it is
+// read by others before Rebuild swaps it in.
+type Staging interface {
+	Tx() Tx
+	Commit() error
 }
 
 // Tx is one storage transaction. Lookups of a missing record return

@@ -68,24 +68,25 @@ func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) (Transa
 			return out, PathError(CodeFormatError, "", "send an array of at least one transaction")
 		}
 		v := s.violations()
-		out.Transactions, err = addTransactions(tx, &v, a, "", in, nil, s.Today(), false)
+		out.Transactions, err = addTransactions(tx, &v, a, "", 0, in, nil, s.Today(), false)
 		out.Warnings = v.Warnings()
 		return out, err
 	}, Event{Kind: EventTransactions, ID: accountID})
 }
 
 // addTransactions checks and stores transactions on account a; ids, when
-// not nil, gives the ids a scenario brings. v gathers the findings and
+// not nil, gives the ids a scenario brings; first is the position of the
+// first of them in the list the paths count in. v gathers the findings and
 // oddities of the request they are part of. restored transactions (of a
 // version-2 scenario) are records the bank made, payments' included: one
 // may name another sandbox account, and a payment's fee names no creditor
 // account.
-func addTransactions(tx Tx, v *Violations, a Account, path string, in []NewTransaction, ids []string, today Date, restored bool) ([]Transaction, error) {
+func addTransactions(tx Tx, v *Violations, a Account, path string, first int, in []NewTransaction, ids []string, today Date, restored bool) ([]Transaction, error) {
 	accountSeq, _ := SeqOf(KindAccount, a.ID)
 	out := make([]Transaction, 0, len(in))
 	seen := map[string]bool{}
 	for i, item := range in {
-		p := JoinPath(path, fmt.Sprintf("[%d]", i))
+		p := JoinPath(path, fmt.Sprintf("[%d]", first+i))
 		t := checkTransaction(tx, v, p, a, item, today, restored)
 		id := ""
 		if i < len(ids) {

@@ -123,10 +123,12 @@ func (db *DB) lead(me *write) {
 // function that fails is answered with its error and taken out; the
 // others run again in a new transaction.
 func (db *DB) runGroup(calls []*write) {
+	db.writing.RLock()
+	defer db.writing.RUnlock()
 	for len(calls) > 0 {
 		failed := -1
 		err := db.run(func() error {
-			return db.bolt.Update(func(tx *bolt.Tx) error {
+			return db.bolt().Update(func(tx *bolt.Tx) error {
 				t := &txn{tx: tx}
 				for i, w := range calls {
 					if w.panicked, w.err = call(w.fn, t); w.err != nil || w.panicked != nil {

@@ -655,7 +655,7 @@ func schemaBucket(tx *bolt.Tx, path [][]byte) *bolt.Bucket {
 // when there is none.
 func rawValue(db *DB, path [][]byte, key []byte) ([]byte, error) {
 	var out []byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.bolt().View(func(tx *bolt.Tx) error {
 		b := schemaBucket(tx, path)
 		if b == nil {
 			return fmt.Errorf("no bucket %s", bucketName(path))
@@ -671,7 +671,7 @@ func rawValue(db *DB, path [][]byte, key []byte) ([]byte, error) {
 // putRaw writes value at key in the bucket at path, as an older Sandbank
 // would have.
 func putRaw(db *DB, path [][]byte, key, value []byte) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.bolt().Update(func(tx *bolt.Tx) error {
 		b := schemaBucket(tx, path)
 		if b == nil {
 			return fmt.Errorf("no bucket %s", bucketName(path))

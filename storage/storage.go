@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,7 +32,8 @@ var ErrInUse = errors.New("the data file is in use by another Sandbank; stop tha
 
 // DB is an open data file.
 type DB struct {
-	bolt     *bolt.DB
+	// cur is the open bbolt file; Rebuild swaps it for the new one.
+	cur      atomic.Pointer[bolt.DB]
 	path     string
 	lockWait time.Duration
 	created  bool
@@ -49,7 +51,17 @@ type DB struct {
 	damage atomic.Pointer[error]
 	// group runs the functions given to Batch.
 	group group
+	// writing is held (shared) by every write transaction and exclusively
+	// by Rebuild's swap, so that no write goes to the file swapped out.
+	writing sync.RWMutex
+	// rebuilding is held while a Rebuild runs: one at a time.
+	rebuilding sync.Mutex
+	// noSync is what SetNoSync set, for the file a Rebuild swaps in.
+	noSync atomic.Bool
 }
+
+// bolt returns the open bbolt file.
+func (db *DB) bolt() *bolt.DB { return db.cur.Load() }
 
 // Open opens the data file at path for reading and writing, creating it
 // and its folder when the file does not exist. It is OpenReadOnly followed
@@ -104,7 +116,7 @@ func OpenReadOnly(path string, lockWait time.Duration) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db.bolt = b
+	db.cur.Store(b)
 	err = guard(func() error {
 		return b.View(func(tx *bolt.Tx) error {
 			db.txID, db.size = tx.ID(), tx.Size()
@@ -170,7 +182,7 @@ func (db *DB) Writable() error {
 	if !db.readOnly {
 		return nil
 	}
-	if err := db.bolt.Close(); err != nil {
+	if err := db.bolt().Close(); err != nil {
 		return fmt.Errorf("close data file %s: %w", db.path, err)
 	}
 	b, err := db.openBolt(false)
@@ -193,8 +205,9 @@ func (db *DB) Writable() error {
 			return db.refusal(err)
 		}
 	}
-	db.bolt, db.readOnly = b, false
-	return nil
+	db.cur.Store(b)
+	db.readOnly = false
+	return removeLeftover(db.path)
 }
 
 // refusal gives an error from opening the file its path, unless it names
@@ -311,19 +324,30 @@ func (db *DB) Created() bool { return db.created }
 func (db *DB) Path() string { return db.path }
 
 // Close closes the data file.
-func (db *DB) Close() error { return db.bolt.Close() }
+func (db *DB) Close() error { return db.bolt().Close() }
 
 // SetNoSync turns the fsync after each commit off (or on again). Without
 // it a crash can lose the last commits; tests and benchmarks that build
 // large data sets use it, the bank never does.
-func (db *DB) SetNoSync(off bool) { db.bolt.NoSync = off }
+func (db *DB) SetNoSync(off bool) {
+	db.noSync.Store(off)
+	db.bolt().NoSync = off
+}
 
 // View runs fn in a read-only transaction. When reading the file shows
 // that it is damaged, View returns an error wrapping ErrDamaged.
 func (db *DB) View(fn func(bank.Tx) error) error {
-	return db.run(func() error {
-		return db.bolt.View(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
-	})
+	for {
+		b := db.bolt()
+		err := db.run(func() error {
+			return b.View(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
+		})
+		// A read that began as Rebuild closed the file it swapped out
+		// reads the new one.
+		if !errors.Is(err, berrors.ErrDatabaseNotOpen) || db.bolt() == b {
+			return err
+		}
+	}
 }
 
 // Update runs fn alone in a read-write transaction, once, committed only
@@ -334,8 +358,10 @@ func (db *DB) Update(fn func(bank.Tx) error) error {
 	if err := db.damage.Load(); err != nil {
 		return *err
 	}
+	db.writing.RLock()
+	defer db.writing.RUnlock()
 	return db.run(func() error {
-		return db.bolt.Update(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
+		return db.bolt().Update(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
 	})
 }
 
@@ -362,7 +388,7 @@ func (db *DB) run(fn func() error) (err error) {
 
 // Check runs bbolt's consistency check and returns the first problem found.
 func (db *DB) Check() error {
-	return db.bolt.View(func(tx *bolt.Tx) error {
+	return db.bolt().View(func(tx *bolt.Tx) error {
 		var first error
 		for err := range tx.Check() { // drain it: the checker stops only at the end
 			if first == nil {

@@ -62,17 +62,17 @@ func BenchmarkPaymentWrites(b *testing.B) {
 			n := 0
 			lastTx := func() int {
 				id := 0
-				_ = db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+				_ = db.bolt().View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
 				return id
 			}
-			before, tx0 := db.bolt.Stats(), lastTx()
+			before, tx0 := db.bolt().Stats(), lastTx()
 			start := time.Now()
 			for b.Loop() {
 				create(clients * 10)
 				n += clients * 10
 			}
 			took := time.Since(start)
-			after := db.bolt.Stats()
+			after := db.bolt().Stats()
 			d := after.Sub(&before)
 			b.ReportMetric(float64(d.TxStats.GetWrite())/float64(n), "pages/payment")
 			b.ReportMetric(float64(lastTx()-tx0)/float64(n), "commits/payment")

@@ -134,7 +134,7 @@ func (s *scenariosScreen) importProgress() (done, total int, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	return p.Done(), p.Total, true
+	return p.Done(), p.Total(), true
 }
 
 func (s *scenariosScreen) saveDialog() {

@@ -1,0 +1,386 @@
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// chunkRecords is how many records an import writes in one storage
+// transaction of the new data (Store.Rebuild): enough that commits cost
+// little, few enough that a transaction's pages stay small.
+const chunkRecords = 10_000
+
+// scenarioSource hands a scenario's records to a loader: feed creates the
+// sandbox data through the loader's record methods, in the order of the
+// scenario, and returns the rest of it (format, clock, settings and the
+// parts of version 2), which the loader restores after them. A source
+// that finds it cannot hand the records over in one pass returns
+// errReadWhole from feed; whole then reads the scenario at once.
+type scenarioSource interface {
+	progress() *ImportProgress
+	feed(l *loader) (Scenario, error)
+	whole() (Scenario, error)
+}
+
+// errReadWhole is the answer of a stream whose records come in an order
+// the loader cannot take one by one (see streamSource).
+var errReadWhole = errors.New("the scenario must be read whole")
+
+// memorySource is a scenario held in memory.
+type memorySource Scenario
+
+func (m memorySource) progress() *ImportProgress {
+	return &ImportProgress{total: Scenario(m).records(), Started: time.Now()}
+}
+
+func (m memorySource) whole() (Scenario, error) { return Scenario(m), nil }
+
+func (m memorySource) feed(l *loader) (Scenario, error) {
+	sc := Scenario(m)
+	if err := l.begin(sc.Format, sc.Clock); err != nil {
+		return sc, err
+	}
+	if err := sc.checkVersion(); err != nil {
+		return sc, err
+	}
+	for i, c := range sc.Customers {
+		if err := l.customer(i, c); err != nil {
+			return sc, err
+		}
+	}
+	for i, a := range sc.Accounts {
+		acct, err := l.account(i, a)
+		if err != nil {
+			return sc, err
+		}
+		for first := 0; first < len(a.Transactions); first += chunkRecords {
+			if err := l.transactions(acct, first, a.Transactions[first:min(first+chunkRecords, len(a.Transactions))]); err != nil {
+				return sc, err
+			}
+		}
+	}
+	for i, c := range sc.CardAccounts {
+		card, err := l.cardAccount(i, c)
+		if err != nil {
+			return sc, err
+		}
+		for first := 0; first < len(c.Transactions); first += chunkRecords {
+			if err := l.cardTransactions(card, first, c.Transactions[first:min(first+chunkRecords, len(c.Transactions))]); err != nil {
+				return sc, err
+			}
+		}
+	}
+	for i, a := range sc.Agreements {
+		if err := l.agreement(i, a); err != nil {
+			return sc, err
+		}
+	}
+	return sc, nil
+}
+
+// load replaces the sandbox data with the scenario src holds: it makes
+// the data anew (Store.Rebuild), a chunk of records per transaction, and
+// swaps them in when every record passed, or leaves the data as they were.
+// With fixed, records without an id get the id of their position (the
+// known state's fixed ids). While it runs, every other write is refused as
+// busy, saying how far it is.
+func (s *core) load(what string, src scenarioSource, fixed bool) (Counts, error) {
+	p := src.progress()
+	if !s.importing.CompareAndSwap(nil, p) {
+		return Counts{}, s.importing.Load().busy()
+	}
+	defer s.importing.Store(nil)
+	n, kept, err := s.rebuild(src, fixed, p)
+	if errors.Is(err, errReadWhole) {
+		var sc Scenario
+		if sc, err = src.whole(); err == nil {
+			p.done.Store(0)
+			n, kept, err = s.rebuild(memorySource(sc), fixed, p)
+		}
+	}
+	if err != nil {
+		return n, wrapStorage(what, err)
+	}
+	events := []Event{{Kind: EventReset}}
+	if kept.settings != nil {
+		s.applyRestored(kept)
+		events = append(events, Event{Kind: EventSettings})
+	}
+	s.publish(events...)
+	return n, nil
+}
+
+// rebuild makes the data of src anew and swaps them in.
+func (s *core) rebuild(src scenarioSource, fixed bool, p *ImportProgress) (Counts, restoredState, error) {
+	var n Counts
+	var kept restoredState
+	err := s.store.Rebuild(func(next Staging) error {
+		v := s.violations()
+		l := &loader{core: s, st: next, tx: next.Tx(), v: &v, fixed: fixed, today: s.Today(), progress: p}
+		rest, err := src.feed(l)
+		if err != nil {
+			return err
+		}
+		if err := rest.checkVersion(); err != nil {
+			return err
+		}
+		if kept, err = s.restoreState(l.tx, rest); err != nil {
+			return err
+		}
+		n = l.n
+		if l.restored {
+			if err := l.restore(rest, &n); err != nil {
+				return err
+			}
+		}
+		n.Warnings = v.Warnings()
+		return nil
+	})
+	return n, kept, err
+}
+
+// loader creates a scenario's records in the new data of an import, a
+// chunk per transaction; v gathers the findings and oddities of them all.
+// restored is set for a version-2 scenario, whose records the bank made
+// (see restore).
+type loader struct {
+	core     *core
+	st       Staging
+	tx       Tx
+	v        *Violations
+	fixed    bool
+	today    Date
+	restored bool
+	progress *ImportProgress
+	n        Counts
+	// written counts the records written since the last commit.
+	written int
+	// planned is set once a history was generated with today.
+	planned bool
+}
+
+// lastDay is the latest date there is.
+var lastDay = Date{9999, time.December, 31}
+
+// begin checks the scenario's format and takes the day its clock sets,
+// by which generated history is dated.
+func (l *loader) begin(format string, clock *ScenarioClock) error {
+	if err := CheckScenarioFormat(format); err != nil {
+		return err
+	}
+	l.restored = format != ScenarioFormatV1
+	return l.setClock(clock)
+}
+
+// setClock takes the day a scenario's clock sets. A stream that names its
+// clock after an account with generated history must be read whole.
+func (l *loader) setClock(clock *ScenarioClock) error {
+	if clock == nil || clock.Now.IsZero() {
+		return nil
+	}
+	if l.planned && DateOf(clock.Now) != l.today {
+		return errReadWhole
+	}
+	l.today = DateOf(clock.Now)
+	return nil
+}
+
+// wrote counts n records written and commits the transaction once a chunk
+// is full.
+func (l *loader) wrote(n int) error {
+	l.progress.done.Add(int64(n))
+	l.written += n
+	if l.written < chunkRecords {
+		return nil
+	}
+	l.written = 0
+	if err := l.st.Commit(); err != nil {
+		return err
+	}
+	l.tx = l.st.Tx()
+	return nil
+}
+
+// latest is the latest date a transaction may have: today, or for a
+// version-2 scenario any date, since the clock may have been moved back
+// after the bank made a record (and a payment's pending item is dated on
+// its execution date).
+func (l *loader) latest() Date {
+	if l.restored {
+		return lastDay
+	}
+	return l.today
+}
+
+// id returns the id a record gets: its own, the fixed id of its position,
+// or "" for a new one.
+func (l *loader) id(kind Kind, parent uint64, own string, pos int) string {
+	if own == "" && l.fixed {
+		return FormatID(kind, parent, uint64(pos+1))
+	}
+	return own
+}
+
+// customer creates customers[i].
+func (l *loader) customer(i int, c ScenarioCustomer) error {
+	path := fmt.Sprintf("customers[%d]", i)
+	if _, err := createCustomerIn(l.tx, path, l.id(KindCustomer, 0, c.ID, i), c.NewCustomer); err != nil {
+		return err
+	}
+	l.n.Customers++
+	return l.wrote(1)
+}
+
+// scenarioAccount is an account being loaded: its transactions come after
+// it, in chunks, after its generated history.
+type scenarioAccount struct {
+	Account
+	path    string
+	history int
+}
+
+// account creates accounts[i] with its generated history; its listed
+// transactions follow through transactions.
+func (l *loader) account(i int, a ScenarioAccount) (scenarioAccount, error) {
+	path := fmt.Sprintf("accounts[%d]", i)
+	acct, err := createAccount(l.tx, l.v, path, l.id(KindAccount, 0, a.ID, i), a.NewAccount)
+	if err != nil {
+		return scenarioAccount{}, err
+	}
+	l.n.Accounts++
+	out := scenarioAccount{Account: acct, path: path}
+	if err := l.wrote(1); err != nil {
+		return out, err
+	}
+	if a.History == nil {
+		return out, nil
+	}
+	var v Violations
+	h := checkHistory(&v, JoinPath(path, "history"), *a.History, false)
+	if err := v.Err(); err != nil {
+		return out, err
+	}
+	l.planned = true
+	txs := accountHistory(planHistory(h, acct.ID, l.today), acct)
+	out.history = len(txs)
+	for first := 0; first < len(txs); first += chunkRecords {
+		if err := l.put(out, first, txs[first:min(first+chunkRecords, len(txs))], nil); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// transactions creates listed transactions of an account, from the
+// first'th of its list.
+func (l *loader) transactions(a scenarioAccount, first int, list []ScenarioTransaction) error {
+	txs := make([]NewTransaction, len(list))
+	ids := make([]string, len(list))
+	for i, t := range list {
+		txs[i], ids[i] = t.NewTransaction, t.ID
+	}
+	return l.put(a, a.history+first, txs, ids)
+}
+
+// put stores transactions at position first of an account's list (its
+// history and its listed transactions), ids their own ids (nil for none),
+// checking that no id comes twice, also across chunks.
+func (l *loader) put(a scenarioAccount, first int, txs []NewTransaction, own []string) error {
+	seq, _ := SeqOf(KindAccount, a.ID)
+	path := JoinPath(a.path, "transactions")
+	ids := make([]string, len(txs))
+	for i := range ids {
+		if own != nil {
+			ids[i] = own[i]
+		}
+		ids[i] = l.id(KindTransaction, seq, ids[i], first+i)
+		if ids[i] == "" || first == 0 {
+			continue
+		}
+		if _, err := l.tx.Transaction(a.ID, ids[i]); err == nil {
+			l.v.Format(JoinPath(path, fmt.Sprintf("[%d].id", first+i)), "two transactions have the id %s", ids[i])
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	if _, err := addTransactions(l.tx, l.v, a.Account, path, first, txs, ids, l.latest(), l.restored); err != nil {
+		return err
+	}
+	l.n.Transactions += len(txs)
+	return l.wrote(len(txs))
+}
+
+// scenarioCard is a card account being loaded.
+type scenarioCard struct {
+	CardAccount
+	path    string
+	history int
+}
+
+// cardAccount creates cardAccounts[i] with its generated history; its
+// listed transactions follow through cardTransactions.
+func (l *loader) cardAccount(i int, c ScenarioCardAccount) (scenarioCard, error) {
+	path := fmt.Sprintf("cardAccounts[%d]", i)
+	card, err := createCardAccount(l.tx, l.v, path, l.id(KindCardAccount, 0, c.ID, i), c.NewCardAccount)
+	if err != nil {
+		return scenarioCard{}, err
+	}
+	l.n.CardAccounts++
+	out := scenarioCard{CardAccount: card, path: path}
+	if err := l.wrote(1); err != nil {
+		return out, err
+	}
+	if c.History == nil {
+		return out, nil
+	}
+	var v Violations
+	h := checkHistory(&v, JoinPath(path, "history"), *c.History, true)
+	if err := v.Err(); err != nil {
+		return out, err
+	}
+	l.planned = true
+	txs := cardHistory(planHistory(h, card.ID, l.today), card, l.today, "CT", 0)
+	out.history = len(txs)
+	for first := 0; first < len(txs); first += chunkRecords {
+		if err := l.cardTransactionsAt(out, first, txs[first:min(first+chunkRecords, len(txs))]); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// cardTransactions creates listed transactions of a card account, from
+// the first'th of its list.
+func (l *loader) cardTransactions(c scenarioCard, first int, list []NewCardTransaction) error {
+	return l.cardTransactionsAt(c, c.history+first, list)
+}
+
+// cardTransactionsAt stores card transactions at position first of the
+// card account's list (its history and its listed transactions).
+func (l *loader) cardTransactionsAt(c scenarioCard, first int, txs []NewCardTransaction) error {
+	if _, err := addCardTransactions(l.tx, l.v, c.CardAccount, JoinPath(c.path, "transactions"), first, txs, l.latest()); err != nil {
+		return err
+	}
+	l.n.CardTransactions += len(txs)
+	return l.wrote(len(txs))
+}
+
+// agreement creates agreements[i] with its engagements.
+func (l *loader) agreement(i int, a ScenarioAgreement) error {
+	path := fmt.Sprintf("agreements[%d]", i)
+	id := l.id(KindAgreement, 0, a.ID, i)
+	in := NewAgreement{Owner: a.Owner, Name: a.Name}
+	seq, _ := SeqOf(KindAgreement, id) // 0 for a new agreement, whose engagements are new too
+	var engagementIDs []string
+	for j, e := range a.Engagements {
+		in.Engagements = append(in.Engagements, e.NewEngagement)
+		engagementIDs = append(engagementIDs, l.id(KindEngagement, seq, e.ID, j))
+	}
+	if _, err := createAgreement(l.tx, l.v, path, id, in, engagementIDs); err != nil {
+		return err
+	}
+	l.n.Agreements++
+	l.n.Engagements += len(a.Engagements)
+	return l.wrote(1)
+}
