@@ -131,21 +131,6 @@ func readScenarioFile(path string) bank.ScenarioFile {
 	return sum
 }
 
-// readScenario reads and decodes a scenario file, refusing one over
-// MaxScenarioFile. The import checks its format.
-func readScenario(path string) (bank.Scenario, error) {
-	var sc bank.Scenario
-	if info, err := os.Stat(path); err == nil && info.Size() > MaxScenarioFile {
-		return sc, fmt.Errorf("%s has %d MiB, more than the %d MiB a scenario import takes; split it", filepath.Base(path), info.Size()>>20, MaxScenarioFile>>20)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return sc, err
-	}
-	err = bank.DecodeJSON(data, &sc)
-	return sc, err
-}
-
 // Scenarios returns the scenario files as last read.
 func (a *App) Scenarios() []bank.ScenarioFile {
 	a.scen.mu.Lock()
@@ -161,7 +146,9 @@ func (a *App) SubscribeScenarios(fn func([]bank.ScenarioFile)) (cancel func()) {
 }
 
 // LoadScenario replaces the sandbox data with a scenario file of the
-// scenarios folder, at once or not at all. Like the folder's list, it
+// scenarios folder, at once or not at all, read as a stream
+// (bank.Sandbox.ImportScenarioFrom): its oddities are warnings in the
+// counts, refused in strict mode. Like the folder's list, it
 // takes regular files only, not a symbolic link to a file elsewhere.
 func (a *App) LoadScenario(name string) (bank.Counts, error) {
 	path, err := a.scenarioPath(name)
@@ -171,11 +158,15 @@ func (a *App) LoadScenario(name string) (bank.Counts, error) {
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
 		return bank.Counts{}, fmt.Errorf("%s is not a regular file in the scenarios folder", filepath.Base(path))
 	}
-	sc, err := readScenario(path)
+	if info, err := os.Stat(path); err == nil && info.Size() > MaxScenarioFile {
+		return bank.Counts{}, fmt.Errorf("%s has %d MiB, more than the %d MiB a scenario import takes; split it", filepath.Base(path), info.Size()>>20, MaxScenarioFile>>20)
+	}
+	file, err := os.Open(path)
 	if err != nil {
 		return bank.Counts{}, err
 	}
-	return a.Bank.Sandbox.ImportScenario(sc)
+	defer func() { _ = file.Close() }()
+	return a.Bank.Sandbox.ImportScenarioFrom(file, nil)
 }
 
 var scenarioName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,99}$`)

@@ -98,7 +98,7 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 			case t.Kind() == reflect.Struct:
 				f, ok := fieldOf(t, key)
 				if !ok {
-					*odd = append(*odd, Oddity(CodeBadRequest, at, "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"))
+					*odd = append(*odd, Oddity(CodeBadRequest, at, unusedField))
 				}
 				field = f
 			}
@@ -112,6 +112,10 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 }
 
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// unusedField is the oddity of a field the bank does not have.
+const unusedField = "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"
+
 
 // fieldOf finds the field of struct t that encoding/json decodes key into:
 // the exact name first, else one that matches without regard to case. A

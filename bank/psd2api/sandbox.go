@@ -1,6 +1,7 @@
 package psd2api
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"strings"
@@ -538,12 +539,15 @@ func (h *sandboxAPI) exportScenario(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
+// importScenario streams the scenario from the body, which the middleware
+// holds already, through the same loader as a scenario file; the body's
+// oddities are notes of the request, refused in strict mode.
 func (h *sandboxAPI) importScenario(w http.ResponseWriter, r *http.Request) error {
-	sc, err := decode[bank.Scenario](r)
-	if err != nil {
-		return err
+	body := stateOf(r).body
+	if len(body) == 0 {
+		return bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
 	}
-	n, err := h.bank.ImportScenario(sc)
+	n, err := h.bank.ImportScenarioFrom(bytes.NewReader(body), func(odd []bank.Message) error { return note(r, odd...) })
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,525 @@
+package bank
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ImportScenarioFrom replaces all sandbox data with the scenario document
+// r holds, like ImportScenario, but reads it as a stream: one customer,
+// account header, transaction or other record at a time, each decoded as
+// DecodeTolerant decodes a request, so that memory does not grow with the
+// file. The records are written in chunks into new data that replace the
+// old ones only when every record passed (Store.Rebuild): a refusal, a
+// read error or a crash halfway leaves the data as they were.
+//
+// odd gets the JSON's oddities (fields the bank does not use, keys given
+// twice, with their paths) once, before the new data are put in place;
+// its error refuses the import. With odd nil, the bank's strict setting
+// decides: refused in strict mode, otherwise warnings in Counts.
+//
+// A document read best in one pass has format as its first key and an
+// account's (or card account's) fields before its transactions, as export
+// writes it. Another order is taken too, by reading the document whole,
+// which costs the memory of the whole scenario.
+func (s *Sandbox) ImportScenarioFrom(r io.ReadSeeker, odd func([]Message) error) (Counts, error) {
+	var noted []Message
+	if odd == nil {
+		odd = func(m []Message) error {
+			if s.strictMode.Load() {
+				return Refusal(m)
+			}
+			noted = m
+			return nil
+		}
+	}
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return Counts{}, fmt.Errorf("read the scenario: %w", err)
+	}
+	src := &streamSource{r: r, odd: odd, p: &ImportProgress{size: max(size, 1), Started: time.Now()}}
+	n, err := s.load("import scenario", src, false)
+	if err == nil && len(noted) > 0 {
+		n.Warnings = append(noted, n.Warnings...)
+	}
+	return n, err
+}
+
+// streamSource reads a scenario document from r as a stream.
+type streamSource struct {
+	r     io.ReadSeeker
+	odd   func([]Message) error
+	p     *ImportProgress
+	dec   *json.Decoder
+	l     *loader
+	rest  Scenario
+	notes []Message
+}
+
+func (s *streamSource) progress() *ImportProgress { return s.p }
+
+// whole reads the document at once, as DecodeTolerant does.
+func (s *streamSource) whole() (Scenario, error) {
+	var sc Scenario
+	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
+		return sc, fmt.Errorf("read the scenario: %w", err)
+	}
+	data, err := io.ReadAll(s.r)
+	if err != nil {
+		return sc, fmt.Errorf("read the scenario: %w", err)
+	}
+	odd, err := DecodeTolerant(data, &sc)
+	if err != nil {
+		return sc, err
+	}
+	if len(odd) > 0 {
+		err = s.odd(odd)
+	}
+	return sc, err
+}
+
+func (s *streamSource) feed(l *loader) (Scenario, error) {
+	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
+		return Scenario{}, fmt.Errorf("read the scenario: %w", err)
+	}
+	s.p.read.Store(0)
+	s.l, s.rest, s.notes = l, Scenario{}, nil
+	s.dec = json.NewDecoder(&utf8Reader{r: &countingReader{r: s.r, n: &s.p.read}})
+	s.dec.UseNumber()
+	if err := s.document(); err != nil {
+		return s.rest, s.fail(err)
+	}
+	if len(s.notes) > 0 {
+		return s.rest, s.odd(s.notes)
+	}
+	return s.rest, nil
+}
+
+// document reads the top-level object, key by key.
+func (s *streamSource) document() error {
+	tok, err := s.dec.Token()
+	if errors.Is(err, io.EOF) {
+		return Errorf(CodeBadRequest, "the body is empty; send a JSON document")
+	} else if err != nil {
+		return err
+	}
+	if tok != json.Delim('{') {
+		return errReadWhole
+	}
+	seen := map[string]bool{}
+	for first := true; s.dec.More(); first = false {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		name := scenarioField(key)
+		if seen[name] || (first && name != "format") {
+			return errReadWhole // a key given twice, or records before the format
+		}
+		seen[name] = name != ""
+		if err := s.part(key, name); err != nil {
+			return err
+		}
+	}
+	if !seen["format"] {
+		return errReadWhole
+	}
+	if _, err := s.dec.Token(); err != nil {
+		return err
+	}
+	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
+		var syntax *json.SyntaxError
+		if err == nil || errors.As(err, &syntax) {
+			return Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
+		}
+		return err
+	}
+	return nil
+}
+
+// scenarioField returns the JSON name of the field of Scenario a
+// top-level key decodes into, "" for none: the exact name, else one that
+// matches without regard to case, as encoding/json does.
+func scenarioField(key string) string {
+	t := reflect.TypeFor[Scenario]()
+	folded := ""
+	for i := range t.NumField() {
+		name := jsonName(t.Field(i))
+		if name == key {
+			return name
+		}
+		if folded == "" && strings.EqualFold(name, key) {
+			folded = name
+		}
+	}
+	return folded
+}
+
+// jsonName is the name encoding/json gives a field.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
+
+// part reads the value of the top-level key, whose field is name ("" for
+// none).
+func (s *streamSource) part(key, name string) error {
+	l := s.l
+	switch name {
+	case "format":
+		if err := s.record(name, &s.rest.Format); err != nil {
+			return err
+		}
+		return l.begin(s.rest.Format, nil)
+	case "clock":
+		if err := s.record(name, &s.rest.Clock); err != nil {
+			return err
+		}
+		return l.setClock(s.rest.Clock)
+	case "customers":
+		return s.items(name, func(i int, path string) error {
+			var c ScenarioCustomer
+			if err := s.record(path, &c); err != nil {
+				return err
+			}
+			return l.customer(i, c)
+		})
+	case "accounts":
+		return s.items(name, s.account)
+	case "cardAccounts":
+		return s.items(name, s.cardAccount)
+	case "agreements":
+		return s.items(name, func(i int, path string) error {
+			var a ScenarioAgreement
+			if err := s.record(path, &a); err != nil {
+				return err
+			}
+			return l.agreement(i, a)
+		})
+	case "":
+		return s.unknown(key)
+	}
+	// The note, the settings and the parts of version 2, which the loader
+	// restores after the sandbox data.
+	rest := reflect.ValueOf(&s.rest).Elem()
+	for i := range rest.NumField() {
+		if jsonName(rest.Type().Field(i)) == name {
+			return s.record(name, rest.Field(i).Addr().Interface())
+		}
+	}
+	return s.unknown(key)
+}
+
+// account reads accounts[i]: its fields, then its transactions one by
+// one, in chunks.
+func (s *streamSource) account(i int, path string) error {
+	var acct scenarioAccount
+	var batch []ScenarioTransaction
+	first := 0
+	flush := func() error {
+		err := s.l.transactions(acct, first, batch)
+		first, batch = first+len(batch), batch[:0]
+		return err
+	}
+	return s.holder(path, reflect.TypeFor[ScenarioAccount](), func(header []byte) error {
+		var a ScenarioAccount
+		if err := s.decodeRecord(path, header, &a); err != nil {
+			return err
+		}
+		var err error
+		acct, err = s.l.account(i, a)
+		return err
+	}, func(path string) error {
+		var t ScenarioTransaction
+		if err := s.record(path, &t); err != nil {
+			return err
+		}
+		if batch = append(batch, t); len(batch) == chunkRecords {
+			return flush()
+		}
+		return nil
+	}, flush)
+}
+
+// cardAccount reads cardAccounts[i] as account reads an account.
+func (s *streamSource) cardAccount(i int, path string) error {
+	var card scenarioCard
+	var batch []NewCardTransaction
+	first := 0
+	flush := func() error {
+		err := s.l.cardTransactions(card, first, batch)
+		first, batch = first+len(batch), batch[:0]
+		return err
+	}
+	return s.holder(path, reflect.TypeFor[ScenarioCardAccount](), func(header []byte) error {
+		var c ScenarioCardAccount
+		if err := s.decodeRecord(path, header, &c); err != nil {
+			return err
+		}
+		var err error
+		card, err = s.l.cardAccount(i, c)
+		return err
+	}, func(path string) error {
+		var t NewCardTransaction
+		if err := s.record(path, &t); err != nil {
+			return err
+		}
+		if batch = append(batch, t); len(batch) == chunkRecords {
+			return flush()
+		}
+		return nil
+	}, flush)
+}
+
+// holder reads an object of type t with a list of transactions: its other
+// fields are gathered and handed to open as one JSON object, before the
+// first transaction; then each transaction goes to item, and flush ends
+// the list. A field of t after the list (or the list given twice) cannot
+// be taken in one pass: errReadWhole.
+func (s *streamSource) holder(path string, t reflect.Type, open func(header []byte) error, item func(path string) error, flush func() error) error {
+	tok, err := s.dec.Token()
+	switch {
+	case err != nil:
+		return err
+	case tok == nil:
+		return open([]byte("null"))
+	case tok != json.Delim('{'):
+		return errReadWhole
+	}
+	header := []byte{'{'}
+	opened := false
+	for s.dec.More() {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		_, known := fieldOf(t, key)
+		list := strings.EqualFold(key, "transactions")
+		switch {
+		case opened && known:
+			return errReadWhole
+		case opened:
+			err = s.unknown(JoinPath(path, key))
+		case list:
+			if err := open(append(header, '}')); err != nil {
+				return err
+			}
+			opened = true
+			if err := s.items(JoinPath(path, "transactions"), func(_ int, path string) error { return item(path) }); err != nil {
+				return err
+			}
+			err = flush()
+		default:
+			header, err = s.appendField(header, key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := s.dec.Token(); err != nil {
+		return err
+	}
+	if !opened {
+		return open(append(header, '}'))
+	}
+	return nil
+}
+
+// appendField reads the value of key and adds both to the JSON object
+// being gathered in header.
+func (s *streamSource) appendField(header []byte, key string) ([]byte, error) {
+	var raw json.RawMessage
+	if err := s.dec.Decode(&raw); err != nil {
+		return header, err
+	}
+	name, err := json.Marshal(key)
+	if err != nil {
+		return header, err
+	}
+	if len(header) > 1 {
+		header = append(header, ',')
+	}
+	header = append(append(append(header, name...), ':'), raw...)
+	return header, nil
+}
+
+// items calls fn with each item of the array the decoder is at and its
+// path; null is an empty array.
+func (s *streamSource) items(path string, fn func(i int, path string) error) error {
+	tok, err := s.dec.Token()
+	switch {
+	case err != nil:
+		return err
+	case tok == nil:
+		return nil
+	case tok != json.Delim('['):
+		return errReadWhole
+	}
+	for i := 0; s.dec.More(); i++ {
+		if err := fn(i, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			return err
+		}
+	}
+	_, err = s.dec.Token()
+	return err
+}
+
+// key reads an object key.
+func (s *streamSource) key() (string, error) {
+	tok, err := s.dec.Token()
+	if err != nil {
+		return "", err
+	}
+	key, _ := tok.(string)
+	return key, nil
+}
+
+// record decodes the next value into v, as DecodeTolerant does, at path.
+func (s *streamSource) record(path string, v any) error {
+	var raw json.RawMessage
+	if err := s.dec.Decode(&raw); err != nil {
+		return err
+	}
+	return s.decodeRecord(path, raw, v)
+}
+
+// decodeRecord decodes raw into v, as DecodeTolerant does, giving the
+// paths of its errors and oddities the prefix path.
+func (s *streamSource) decodeRecord(path string, raw []byte, v any) error {
+	odd, err := DecodeTolerant(raw, v)
+	if err != nil {
+		e, ok := AsError(err)
+		if !ok || len(e.Messages) != 1 {
+			return err
+		}
+		m := e.Messages[0]
+		return PathError(e.Code, JoinPath(path, m.Path), m.Text)
+	}
+	for _, m := range odd {
+		m.Path = JoinPath(path, m.Path)
+		s.notes = append(s.notes, m)
+	}
+	return nil
+}
+
+// unknown skips the value of a key the bank does not use and notes it.
+func (s *streamSource) unknown(path string) error {
+	var raw json.RawMessage
+	if err := s.dec.Decode(&raw); err != nil {
+		return err
+	}
+	s.notes = append(s.notes, Oddity(CodeBadRequest, path, unusedField))
+	return nil
+}
+
+// fail turns an error of reading the stream into what DecodeTolerant
+// answers for the same document; the loader's own errors, and read errors,
+// stay as they are.
+func (s *streamSource) fail(err error) error {
+	var syntax *json.SyntaxError
+	var read readError
+	switch {
+	case errors.As(err, &read):
+		return fmt.Errorf("read the scenario: %w", read.err)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return Errorf(CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
+	case errors.As(err, &syntax):
+		line, col, perr := s.position(syntax.Offset)
+		if perr != nil {
+			return perr
+		}
+		return Errorf(CodeBadRequest, "the body is not valid JSON: %s at line %d, column %d", strings.TrimPrefix(syntax.Error(), "json: "), line, col)
+	}
+	return err
+}
+
+// position returns the 1-based line and column of a byte offset of the
+// document, as position does for one in memory.
+func (s *streamSource) position(offset int64) (int, int, error) {
+	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, fmt.Errorf("read the scenario: %w", err)
+	}
+	line, last := 1, int64(-1)
+	buf := make([]byte, 64<<10)
+	for at := int64(0); at < offset; {
+		n, err := s.r.Read(buf[:min(int64(len(buf)), offset-at)])
+		for i, b := range buf[:n] {
+			if b == '\n' {
+				line, last = line+1, at+int64(i)
+			}
+		}
+		at += int64(n)
+		if err != nil {
+			break
+		}
+	}
+	return line, int(offset - last), nil
+}
+
+// countingReader counts the bytes read, for the import's progress, and
+// marks read errors as such.
+type countingReader struct {
+	r io.Reader
+	n interface{ Add(int64) int64 }
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = readError{err}
+	}
+	return n, err
+}
+
+// readError is a failure of the reader a scenario is read from.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
+
+// utf8Reader passes text on while it is UTF-8 and fails with a
+// BAD_REQUEST when it is not. A character cut by the end of a read is
+// held back for the next.
+type utf8Reader struct {
+	r    io.Reader
+	held []byte
+}
+
+func (u *utf8Reader) Read(p []byte) (int, error) {
+	if len(p) < utf8.UTFMax {
+		return 0, io.ErrShortBuffer
+	}
+	n := copy(p, u.held)
+	m, err := u.r.Read(p[n:])
+	n += m
+	cut := 0
+	if err == nil {
+		cut = cutRune(p[:n])
+	}
+	if !utf8.Valid(p[:n-cut]) {
+		return 0, Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
+	}
+	u.held = append(u.held[:0], p[n-cut:n]...)
+	return n - cut, err
+}
+
+// cutRune returns how many bytes at the end of b begin a character that
+// does not end in b.
+func cutRune(b []byte) int {
+	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
+		if c := b[len(b)-i]; isRuneStart(c) {
+			if utf8.FullRune(b[len(b)-i:]) {
+				return 0
+			}
+			return i
+		}
+	}
+	return 0
+}
