@@ -116,7 +116,6 @@ var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 // unusedField is the oddity of a field the bank does not have.
 const unusedField = "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"
 
-
 // fieldOf finds the field of struct t that encoding/json decodes key into:
 // the exact name first, else one that matches without regard to case. A
 // field of an embedded struct counts. nil with ok false: no such field.
