@@ -419,8 +419,8 @@ func (s *streamSource) unknown(path string) error {
 }
 
 // fail turns an error of reading the stream into what DecodeTolerant
-// answers for the same document; the loader's own errors, and read errors,
-// stay as they are.
+// answers for the same document (a syntax error is described by reading
+// the document whole); the loader's own errors stay as they are.
 func (s *streamSource) fail(err error) error {
 	var syntax *json.SyntaxError
 	var read readError
@@ -430,36 +430,9 @@ func (s *streamSource) fail(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return Errorf(CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
 	case errors.As(err, &syntax):
-		line, col, perr := s.position(syntax.Offset)
-		if perr != nil {
-			return perr
-		}
-		return Errorf(CodeBadRequest, "the body is not valid JSON: %s at line %d, column %d", strings.TrimPrefix(syntax.Error(), "json: "), line, col)
+		return errReadWhole // for the error DecodeTolerant gives, with its line and column
 	}
 	return err
-}
-
-// position returns the 1-based line and column of a byte offset of the
-// document, as position does for one in memory.
-func (s *streamSource) position(offset int64) (int, int, error) {
-	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
-		return 0, 0, fmt.Errorf("read the scenario: %w", err)
-	}
-	line, last := 1, int64(-1)
-	buf := make([]byte, 64<<10)
-	for at := int64(0); at < offset; {
-		n, err := s.r.Read(buf[:min(int64(len(buf)), offset-at)])
-		for i, b := range buf[:n] {
-			if b == '\n' {
-				line, last = line+1, at+int64(i)
-			}
-		}
-		at += int64(n)
-		if err != nil {
-			break
-		}
-	}
-	return line, int(offset - last), nil
 }
 
 // countingReader counts the bytes read, for the import's progress, and

@@ -1,0 +1,220 @@
+package bank_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"sandbank/assets"
+	"sandbank/bank"
+	"sandbank/storage"
+)
+
+// exportJSON exports the sandbox as JSON.
+func exportJSON(t *testing.T, s *bank.Bank) []byte {
+	t.Helper()
+	sc, err := s.Sandbox.ExportScenario("note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// importStream imports data through the streaming path.
+func importStream(t *testing.T, s *bank.Bank, data []byte) (bank.Counts, error) {
+	t.Helper()
+	return s.Sandbox.ImportScenarioFrom(bytes.NewReader(data), nil)
+}
+
+func TestImportScenarioFrom_RoundTrip(t *testing.T) {
+	example, err := fs.ReadFile(assets.Scenarios, "scenarios/payments-in-every-status.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"known state": nil, "version 2 example": example} {
+		t.Run(name, func(t *testing.T) {
+			a, _ := newBank(t)
+			if data == nil {
+				// An export of a new bank has no last batch run; its
+				// import starts the schedule at the clock.
+				data = exportJSON(t, a)
+			}
+			if _, err := importStream(t, a, data); err != nil {
+				t.Fatalf("import: %v", err)
+			}
+			first := exportJSON(t, a)
+			b, _ := newBank(t)
+			if _, err := importStream(t, b, first); err != nil {
+				t.Fatalf("import the export: %v", err)
+			}
+			if second := exportJSON(t, b); !bytes.Equal(first, second) {
+				at := 0
+				for at < min(len(first), len(second)) && first[at] == second[at] {
+					at++
+				}
+				t.Fatalf("export, import, export differ at byte %d:\n%s\n%s", at, first[max(at-300, 0):min(at+200, len(first))], second[max(at-300, 0):min(at+200, len(second))])
+			}
+		})
+	}
+}
+
+// bigScenario returns the known state with n more transactions on its
+// first account, the one at bad (if bad >= 0) with an amount of zero.
+func bigScenario(t *testing.T, s *bank.Bank, n, bad int) []byte {
+	t.Helper()
+	sc, err := s.Sandbox.ExportScenario("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := &sc.Accounts[0]
+	template := acct.Transactions[len(acct.Transactions)-1]
+	template.ID = ""
+	zero := bank.NumberOf(decimal.Zero)
+	for i := range n {
+		tr := template
+		if i == bad {
+			tr.Amount = zero
+		}
+		acct.Transactions = append(acct.Transactions, tr)
+	}
+	data, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// unchanged checks that a refused import left the data and the folder as
+// they were, and that the bank still takes writes.
+func unchanged(t *testing.T, s *bank.Bank, db *storage.DB, before []byte) {
+	t.Helper()
+	if after := exportJSON(t, s); !bytes.Equal(before, after) {
+		t.Fatal("a refused import changed the data")
+	}
+	if _, err := os.Stat(db.Path() + ".importing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the new data file of a refused import is left: %v", err)
+	}
+	if _, err := s.Sandbox.CreateCustomer(bank.NewCustomer{CustomerNumber: "99887766554", Name: "After Refusal", Type: bank.Private}); err != nil {
+		t.Fatalf("a write after a refused import: %v", err)
+	}
+}
+
+func TestImportScenarioFrom_RefusalAfterChunks(t *testing.T) {
+	s, db := newBank(t)
+	before := exportJSON(t, s)
+	data := bigScenario(t, s, 25_000, 23_000)
+	_, err := importStream(t, s, data)
+	e, ok := bank.AsError(err)
+	if !ok || !strings.Contains(e.Message, ".amount") || !strings.HasPrefix(e.Messages[0].Path, "accounts[0].transactions[") {
+		t.Fatalf("want the zero amount refused with its path, got %v", err)
+	}
+	unchanged(t, s, db, before)
+}
+
+// failingReader fails once its first n bytes are read.
+type failingReader struct {
+	*bytes.Reader
+	n int64
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	at, _ := f.Seek(0, io.SeekCurrent)
+	if at >= f.n {
+		return 0, errors.New("the disk is gone")
+	}
+	return f.Reader.Read(p[:min(int64(len(p)), f.n-at)])
+}
+
+func TestImportScenarioFrom_ReadErrorHalfway(t *testing.T) {
+	s, db := newBank(t)
+	before := exportJSON(t, s)
+	data := bigScenario(t, s, 25_000, -1)
+	_, err := s.Sandbox.ImportScenarioFrom(&failingReader{bytes.NewReader(data), int64(len(data)) * 9 / 10}, nil)
+	if err == nil || !strings.Contains(err.Error(), "the disk is gone") {
+		t.Fatalf("want the read error, got %v", err)
+	}
+	unchanged(t, s, db, before)
+}
+
+func TestImportScenarioFrom_Large(t *testing.T) {
+	s, _ := newBank(t)
+	data := bigScenario(t, s, 25_000, -1)
+	n, err := importStream(t, s, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Transactions < 25_000 {
+		t.Fatalf("%d transactions imported", n.Transactions)
+	}
+	again := bigScenario(t, s, 0, -1)
+	if len(again) < len(data)-1000 {
+		t.Fatalf("the export after the import is %d bytes, the import %d", len(again), len(data))
+	}
+}
+
+func TestImportScenarioFrom_Oddities(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		paths     []string
+	}{
+		{"unknown fields", `{"format":"sandbank-scenario/1","nope":1,"customers":[{"customerNumber":"12345678901","name":"A B","type":"private","x":1}],"accounts":[],"cardAccounts":[],"agreements":[]}`,
+			[]string{"nope", "customers[0].x"}},
+		{"records before the format, read whole", `{"customers":[{"customerNumber":"12345678901","name":"A B","type":"private"}],"format":"sandbank-scenario/1","accounts":[],"cardAccounts":[],"agreements":[],"customers ":1}`,
+			[]string{"customers "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := newBank(t)
+			n, err := importStream(t, s, []byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range n.Warnings {
+				got = append(got, m.Path)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.paths, ",") {
+				t.Fatalf("warnings at %v, want %v", got, tc.paths)
+			}
+			if n.Customers != 1 {
+				t.Fatalf("%d customers", n.Customers)
+			}
+		})
+	}
+}
+
+func TestImportScenarioFrom_SameErrorsAsWhole(t *testing.T) {
+	for _, doc := range []string{
+		``,
+		`{"format":"sandbank-scenario/1",`,
+		"{\"format\":\"sandbank-scenario/1\",\n\"customers\":[}",
+		`{"format":"sandbank-scenario/9"}`,
+		`{"format":"sandbank-scenario/1","accounts":[{"iban":7}]}`,
+		`{"format":"sandbank-scenario/1"} {}`,
+		"{\"format\":\"sandbank-scenario/1\",\"note\":\"\xff\"}",
+		`[]`,
+	} {
+		s, db := newBank(t)
+		before := exportJSON(t, s)
+		_, streamed := importStream(t, s, []byte(doc))
+		var sc bank.Scenario
+		_, whole := bank.DecodeTolerant([]byte(doc), &sc)
+		if whole == nil {
+			_, whole = s.Sandbox.ImportScenario(sc)
+		}
+		if streamed == nil || whole == nil || streamed.Error() != whole.Error() {
+			t.Errorf("%q: streamed %v, whole %v", doc, streamed, whole)
+		}
+		unchanged(t, s, db, before)
+	}
+}
