@@ -87,7 +87,7 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 			key, _ := tok.(string)
 			at := JoinPath(path, key)
 			if seen[key] {
-				*odd = append(*odd, Oddity(CodeBadRequest, at, "is given twice in this object; the bank takes the last value. Send each field once"))
+				*odd = append(*odd, Oddity(CodeBadRequest, at, givenTwice))
 			}
 			seen[key] = true
 			var field reflect.Type
@@ -112,6 +112,9 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 }
 
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// givenTwice is the oddity of a key given twice in an object.
+const givenTwice = "is given twice in this object; the bank takes the last value. Send each field once"
 
 // unusedField is the oddity of a field the bank does not have.
 const unusedField = "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"

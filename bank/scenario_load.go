@@ -9,7 +9,7 @@ import (
 // chunkRecords is how many records an import writes in one storage
 // transaction of the new data (Store.Rebuild): enough that commits cost
 // little, few enough that a transaction's pages stay small.
-const chunkRecords = 10_000
+const chunkRecords = 5_000
 
 // scenarioSource hands a scenario's records to a loader: feed creates the
 // sandbox data through the loader's record methods, in the order of the
