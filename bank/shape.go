@@ -15,7 +15,7 @@ type shapeWalker struct {
 	data []byte
 	i    int
 	// path holds the path's parts, joined only for an oddity.
-	path []string
+	path [][]byte
 	odd  []Message
 	// fields caches fieldOf by type and key.
 	fields map[reflect.Type]map[string]fieldType
@@ -34,7 +34,7 @@ func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) (odd 
 	if w.fields == nil {
 		w.fields = map[reflect.Type]map[string]fieldType{}
 	}
-	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], path), nil
+	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], []byte(path)), nil
 	if !w.value(t) {
 		return nil, false
 	}
@@ -108,7 +108,7 @@ func (w *shapeWalker) array(t reflect.Type) bool {
 		return true
 	}
 	for n := 0; ; n++ {
-		w.path = append(w.path, fmt.Sprintf("[%d]", n))
+		w.path = append(w.path, fmt.Appendf(nil, "[%d]", n))
 		if !w.value(elem) {
 			return false
 		}
@@ -154,7 +154,7 @@ func (w *shapeWalker) object(t reflect.Type) bool {
 			}
 			field = f.t
 		}
-		w.path = append(w.path, string(key))
+		w.path = append(w.path, key)
 		if !w.value(field) {
 			return false
 		}
@@ -195,7 +195,7 @@ func (w *shapeWalker) field(t reflect.Type, key []byte) fieldType {
 func (w *shapeWalker) note(key []byte, text string) {
 	path := ""
 	for _, part := range w.path {
-		path = JoinPath(path, part)
+		path = JoinPath(path, string(part))
 	}
 	w.odd = append(w.odd, Oddity(CodeBadRequest, JoinPath(path, string(key)), text))
 }

@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -62,6 +64,44 @@ func addDay(days *bolt.Bucket, date []byte, delta int) error {
 	return days.Put(date, u32(uint32(n)))
 }
 
+// inKeyOrder returns txs sorted by their key in the booked bucket
+// (booking date, then sequence number; pending ones first), so that a
+// large batch in another order (a scenario lists the newest first) adds
+// each key after the one before rather than at the front of a page that
+// grows with each. When an id comes twice, the order is left as it is: the
+// later one replaces the earlier.
+func inKeyOrder(txs []bank.Transaction) []bank.Transaction {
+	if len(txs) < 2 {
+		return txs
+	}
+	type keyed struct {
+		date uint32
+		seq  uint64
+		tx   bank.Transaction
+	}
+	list := make([]keyed, len(txs))
+	seen := make(map[uint64]bool, len(txs))
+	for i, tx := range txs {
+		_, seq, _ := bank.ParseID(bank.KindTransaction, tx.ID)
+		if seen[seq] {
+			return txs
+		}
+		seen[seq] = true
+		list[i] = keyed{seq: seq, tx: tx}
+		if !tx.Pending {
+			list[i].date = tx.BookingDate.Key()
+		}
+	}
+	slices.SortFunc(list, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.seq, b.seq))
+	})
+	out := make([]bank.Transaction, len(list))
+	for i, k := range list {
+		out[i] = k.tx
+	}
+	return out
+}
+
 func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	acct, ok := seqKey(bank.KindAccount, accountID)
 	if !ok {
@@ -80,7 +120,7 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	// fuller pages halve the file without slowing those appends.
 	booked.FillPercent, bySeq.FillPercent = 0.9, 0.95
 	accountSeq := binary.BigEndian.Uint64(acct)
-	for _, tx := range txs {
+	for _, tx := range inKeyOrder(txs) {
 		parent, seq, ok := bank.ParseID(bank.KindTransaction, tx.ID)
 		if !ok || parent != accountSeq {
 			return fmt.Errorf("store transaction: %q is not a transaction id of account %s", tx.ID, accountID)
