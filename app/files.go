@@ -3,21 +3,12 @@ package app
 import (
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"sandbank/bank/pki"
 )
-
-func writeIndentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 // WriteTPPFiles writes a TPP certificate and its key into dir as cert.pem
 // and key.pem (readable by the owner only), creating dir.

@@ -195,17 +195,13 @@ func (a *App) CheckScenarioName(name string) error {
 }
 
 // SaveScenario writes the current sandbox data as a new scenario file
-// name(.json) with a note, and returns its path. It does not overwrite an
-// existing file.
+// name(.json) with a note, account by account (bank.Sandbox.WriteScenario),
+// and returns its path. It does not overwrite an existing file.
 func (a *App) SaveScenario(name, note string) (string, error) {
 	if err := a.CheckScenarioName(name); err != nil {
 		return "", err
 	}
 	path, _ := a.scenarioPath(name)
-	sc, err := a.Bank.Sandbox.ExportScenario(note)
-	if err != nil {
-		return "", err
-	}
 	if err := os.MkdirAll(a.ScenarioDir(), 0o700); err != nil {
 		return "", fmt.Errorf("write the scenario: %w", err)
 	}
@@ -213,7 +209,7 @@ func (a *App) SaveScenario(name, note string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("write the scenario: %w", err)
 	}
-	err = writeIndentedJSON(tmp, sc)
+	err = a.Bank.Sandbox.WriteScenario(tmp, note, "  ")
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

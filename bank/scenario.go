@@ -230,84 +230,145 @@ func (sc Scenario) records() int {
 // ImportScenario turns back into the same records with the same ids: the
 // sandbox data and, in version 2, the bank's other records, its settings
 // and its clock. It waits for a batch run that is under way, so that the
-// scenario holds no half of one.
+// scenario holds no half of one. WriteScenario writes the same as JSON
+// without holding the transactions in memory.
 func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
-	sc := Scenario{Format: ScenarioFormat, Note: note, Customers: []ScenarioCustomer{}, Accounts: []ScenarioAccount{}, CardAccounts: []ScenarioCardAccount{}, Agreements: []ScenarioAgreement{}}
+	var sc Scenario
 	s.batch.Lock()
 	defer s.batch.Unlock()
 	err := s.view("export scenario", func(tx Tx) error {
-		if err := s.exportRecords(tx, &sc); err != nil {
+		var err error
+		if sc, err = s.exportHead(tx, note); err != nil {
 			return err
 		}
-		customers, err := tx.Customers()
-		if err != nil {
-			return err
-		}
-		number := map[string]string{}
-		for _, c := range customers {
-			number[c.ID] = c.Number
-			sc.Customers = append(sc.Customers, ScenarioCustomer{ID: c.ID, NewCustomer: NewCustomer{CustomerNumber: c.Number, Name: c.Name, Type: c.Type}})
-		}
-		accounts, err := tx.Accounts()
-		if err != nil {
-			return err
-		}
-		iban := map[string]string{}
-		for _, a := range accounts {
-			iban[a.ID] = a.IBAN
-			page, err := tx.Transactions(a.ID, TxQuery{})
+		for i := range sc.Accounts {
+			a := &sc.Accounts[i]
+			err := eachTransaction(tx, a.ID, func(t Transaction) error {
+				a.Transactions = append(a.Transactions, ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)})
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			pending, err := tx.PendingTransactions(a.ID)
-			if err != nil {
-				return err
-			}
-			sa := ScenarioAccount{ID: a.ID, NewAccount: exportAccount(a, number[a.OwnerID])}
-			for _, t := range append(page.Transactions, pending...) {
-				sa.Transactions = append(sa.Transactions, ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)})
-			}
-			sc.Accounts = append(sc.Accounts, sa)
-		}
-		cards, err := tx.CardAccounts()
-		if err != nil {
-			return err
-		}
-		for _, c := range cards {
-			page, err := tx.CardTransactions(c.ID, TxQuery{})
-			if err != nil {
-				return err
-			}
-			sca := ScenarioCardAccount{ID: c.ID, NewCardAccount: exportCard(c, number[c.OwnerID])}
-			// Oldest first, so that an import stores them in the same order.
-			for _, list := range [][]CardTransaction{page.Booked, page.Pending} {
-				for i := len(list) - 1; i >= 0; i-- {
-					sca.Transactions = append(sca.Transactions, exportCardTransaction(list[i]))
-				}
-			}
-			sc.CardAccounts = append(sc.CardAccounts, sca)
-		}
-		agreements, err := tx.Agreements()
-		if err != nil {
-			return err
-		}
-		for _, a := range agreements {
-			sa := ScenarioAgreement{ID: a.ID, Owner: number[a.OwnerID], Name: a.Name}
-			list, err := tx.EngagementsByAgreement(a.ID)
-			if err != nil {
-				return err
-			}
-			for _, e := range list {
-				sa.Engagements = append(sa.Engagements, ScenarioEngagement{ID: e.ID, NewEngagement: NewEngagement{
-					Customer: number[e.CustomerID], Account: IBANRef{IBAN: iban[e.AccountID]}, Roles: e.Roles,
-					RegisterLimit: NumberOf(e.RegisterLimit), ApprovalLimit: NumberOf(e.ApprovalLimit),
-				}})
-			}
-			sc.Agreements = append(sc.Agreements, sa)
 		}
 		return nil
 	})
 	return sc, err
+}
+
+// exportPage is how many transactions an export reads at a time.
+const exportPage = 1000
+
+// eachTransaction calls fn with each transaction of an account in the
+// order of an export: the booked ones newest first, a page at a time, then
+// the pending ones.
+func eachTransaction(tx Tx, accountID string, fn func(Transaction) error) error {
+	for offset := 0; ; offset += exportPage {
+		page, err := tx.Transactions(accountID, TxQuery{Offset: offset, Limit: exportPage})
+		if err != nil {
+			return err
+		}
+		for _, t := range page.Transactions {
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+		if len(page.Transactions) < exportPage || offset+exportPage >= page.Total {
+			break
+		}
+	}
+	pending, err := tx.PendingTransactions(accountID)
+	if err != nil {
+		return err
+	}
+	for _, t := range pending {
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exportHead returns the scenario an export writes, but for the accounts'
+// transactions, which eachTransaction reads.
+func (s *core) exportHead(tx Tx, note string) (Scenario, error) {
+	sc := Scenario{Format: ScenarioFormat, Note: note, Customers: []ScenarioCustomer{}, Accounts: []ScenarioAccount{}, CardAccounts: []ScenarioCardAccount{}, Agreements: []ScenarioAgreement{}}
+	if err := s.exportRecords(tx, &sc); err != nil {
+		return sc, err
+	}
+	customers, err := tx.Customers()
+	if err != nil {
+		return sc, err
+	}
+	number := map[string]string{}
+	for _, c := range customers {
+		number[c.ID] = c.Number
+		sc.Customers = append(sc.Customers, ScenarioCustomer{ID: c.ID, NewCustomer: NewCustomer{CustomerNumber: c.Number, Name: c.Name, Type: c.Type}})
+	}
+	accounts, err := tx.Accounts()
+	if err != nil {
+		return sc, err
+	}
+	iban := map[string]string{}
+	for _, a := range accounts {
+		iban[a.ID] = a.IBAN
+		sc.Accounts = append(sc.Accounts, ScenarioAccount{ID: a.ID, NewAccount: exportAccount(a, number[a.OwnerID])})
+	}
+	if sc.CardAccounts, err = exportCards(tx, number); err != nil {
+		return sc, err
+	}
+	sc.Agreements, err = exportAgreements(tx, number, iban)
+	return sc, err
+}
+
+// exportCards returns the card accounts of an export with their
+// transactions.
+func exportCards(tx Tx, number map[string]string) ([]ScenarioCardAccount, error) {
+	out := []ScenarioCardAccount{}
+	cards, err := tx.CardAccounts()
+	if err != nil {
+		return out, err
+	}
+	for _, c := range cards {
+		page, err := tx.CardTransactions(c.ID, TxQuery{})
+		if err != nil {
+			return out, err
+		}
+		sca := ScenarioCardAccount{ID: c.ID, NewCardAccount: exportCard(c, number[c.OwnerID])}
+		// Oldest first, so that an import stores them in the same order.
+		for _, list := range [][]CardTransaction{page.Booked, page.Pending} {
+			for i := len(list) - 1; i >= 0; i-- {
+				sca.Transactions = append(sca.Transactions, exportCardTransaction(list[i]))
+			}
+		}
+		out = append(out, sca)
+	}
+	return out, nil
+}
+
+// exportAgreements returns the agreements of an export with their
+// engagements.
+func exportAgreements(tx Tx, number, iban map[string]string) ([]ScenarioAgreement, error) {
+	out := []ScenarioAgreement{}
+	agreements, err := tx.Agreements()
+	if err != nil {
+		return out, err
+	}
+	for _, a := range agreements {
+		sa := ScenarioAgreement{ID: a.ID, Owner: number[a.OwnerID], Name: a.Name}
+		list, err := tx.EngagementsByAgreement(a.ID)
+		if err != nil {
+			return out, err
+		}
+		for _, e := range list {
+			sa.Engagements = append(sa.Engagements, ScenarioEngagement{ID: e.ID, NewEngagement: NewEngagement{
+				Customer: number[e.CustomerID], Account: IBANRef{IBAN: iban[e.AccountID]}, Roles: e.Roles,
+				RegisterLimit: NumberOf(e.RegisterLimit), ApprovalLimit: NumberOf(e.ApprovalLimit),
+			}})
+		}
+		out = append(out, sa)
+	}
+	return out, nil
 }
 
 func exportAccount(a Account, owner string) NewAccount {

@@ -161,6 +161,14 @@ func TestImportScenarioFrom_Large(t *testing.T) {
 	if len(again) < len(data)-1000 {
 		t.Fatalf("the export after the import is %d bytes, the import %d", len(again), len(data))
 	}
+	// Many pages of transactions written as a stream are the same bytes.
+	var written bytes.Buffer
+	if err := s.Sandbox.WriteScenario(&written, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.TrimSuffix(written.Bytes(), []byte("\n")), again) {
+		t.Fatal("WriteScenario and ExportScenario differ")
+	}
 }
 
 func TestImportScenarioFrom_Oddities(t *testing.T) {
@@ -216,5 +224,45 @@ func TestImportScenarioFrom_SameErrorsAsWhole(t *testing.T) {
 			t.Errorf("%q: streamed %v, whole %v", doc, streamed, whole)
 		}
 		unchanged(t, s, db, before)
+	}
+}
+
+func TestWriteScenario_SameBytesAsTheEncoder(t *testing.T) {
+	for _, file := range []string{"", "payments-in-every-status.json", "empty-bank.json", "corporate-two-approvers.json"} {
+		s, _ := newBank(t)
+		if file != "" {
+			data, err := fs.ReadFile(assets.Scenarios, "scenarios/"+file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := importStream(t, s, data); err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+		}
+		const note = `a <b> & "c"`
+		sc, err := s.Sandbox.ExportScenario(note)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, indent := range []string{"", "  "} {
+			var want, got bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", indent)
+			if err := enc.Encode(sc); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Sandbox.WriteScenario(&got, note, indent); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(want.Bytes(), got.Bytes()) {
+				a, b := want.Bytes(), got.Bytes()
+				at := 0
+				for at < min(len(a), len(b)) && a[at] == b[at] {
+					at++
+				}
+				t.Fatalf("%q, indent %q: differ at byte %d:\n%s\n---\n%s", file, indent, at, a[max(at-200, 0):min(at+100, len(a))], b[max(at-200, 0):min(at+100, len(b))])
+			}
+		}
 	}
 }

@@ -530,13 +530,17 @@ func (h *sandboxAPI) issueCertificate(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
+// exportScenario writes the scenario account by account
+// (bank.Sandbox.WriteScenario), the same bytes writeJSON writes for it. A
+// failure halfway drops what was written for the error answer.
 func (h *sandboxAPI) exportScenario(w http.ResponseWriter, r *http.Request) error {
-	sc, err := h.bank.ExportScenario(r.URL.Query().Get("note"))
-	if err != nil {
-		return err
+	w.Header().Set("Content-Type", jsonType)
+	w.WriteHeader(http.StatusOK)
+	err := h.bank.WriteScenario(w, r.URL.Query().Get("note"), "")
+	if rec, ok := w.(*recorder); ok && err != nil {
+		rec.reset()
 	}
-	writeJSON(w, http.StatusOK, sc)
-	return nil
+	return err
 }
 
 // importScenario streams the scenario from the body, which the middleware
