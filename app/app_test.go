@@ -292,10 +292,10 @@ func TestScenarios_ListingIsBounded(t *testing.T) {
 	if f := files["big.json"]; f.Err != nil || f.Note != "big" || f.Counts.Transactions != 200_000 || f.Counts.Accounts != 1 || f.Counts.Customers != 1 {
 		t.Fatalf("big.json: %+v", f)
 	}
-	if f := files["huge.json"]; f.Err == nil || !strings.Contains(f.Err.Error(), "more than the 256 MiB") {
+	if f := files["huge.json"]; f.Err == nil || !strings.Contains(f.Err.Error(), fmt.Sprintf("more than the %d MiB", app.MaxScenarioFile>>20)) {
 		t.Fatalf("huge.json: %+v", f)
 	}
-	if _, err := a.LoadScenario("huge"); err == nil || !strings.Contains(err.Error(), "more than the 256 MiB") {
+	if _, err := a.LoadScenario("huge"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than the %d MiB", app.MaxScenarioFile>>20)) {
 		t.Fatalf("loading huge.json: %v", err)
 	}
 }

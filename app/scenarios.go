@@ -16,7 +16,6 @@ import (
 	"sandbank/assets"
 	"sandbank/bank"
 	"sandbank/bank/hub"
-	"sandbank/bank/psd2api"
 )
 
 // scenarios watches the scenarios folder.
@@ -29,9 +28,12 @@ type scenarios struct {
 	read map[string]bank.ScenarioFile
 }
 
-// MaxScenarioFile is the largest scenario file the folder lists and loads:
-// the most a scenario import takes.
-const MaxScenarioFile = psd2api.MaxScenarioBody
+// MaxScenarioFile is the largest scenario file the folder lists and loads.
+// A file is read as a stream, a record at a time, so its size costs time,
+// not memory; the limit keeps a stray file from holding the window for
+// long. A request body (psd2api.MaxScenarioBody) is held whole, so its
+// limit is lower.
+const MaxScenarioFile = 2 << 30
 
 // ScenarioDir is the folder of scenario files.
 func (a *App) ScenarioDir() string { return filepath.Join(a.DataDir(), "scenarios") }
