@@ -126,8 +126,29 @@ docs/BENCHMARKS.md). A call returns only after
 its transaction's commit was synced. When one write of a group fails, the
 transaction is rolled back and the others run again without it: so a write
 function may run more than once and must change nothing outside its
-transaction (see Batch). Update runs a function alone, once: the scenario
-import, which reports its progress as it goes, uses it.
+transaction (see Batch). Update runs a function alone, once.
+
+# Rebuild
+
+A scenario import replaces every sandbox record, up to millions of
+transactions, and must be all or nothing without one transaction holding
+them all. Rebuild writes the new data into a new file beside the data
+file, <data file>.importing, in as many transactions as the caller wants
+(bank.Staging; the import commits every few thousand records), without an
+fsync until the end. The new file starts with a copy of the buckets Reset
+keeps (meta with its sequence counters, settings with the certificates and
+keys, tppContacts) and empty sandbox buckets. Reads go on from the old file
+meanwhile. When the caller is done, the new file is synced and renamed over
+the data file, and the DB swaps its bbolt handle: writes wait for the swap
+(DB.writing), reads under way finish on the old file, which is closed
+after them, and the DB value stays the same. The data file is one file
+before and after. When the caller fails, the new file is removed and the
+data file was never touched; when the live file was written to meanwhile
+(the bank refuses writes while an import runs, so only a write that began
+before it), the rebuild fails with ErrWrittenMeanwhile rather than lose
+that write. A process killed halfway leaves the data file whole and the
+new file behind: Writable removes it at the next start, once it holds the
+data file's lock.
 
 # Opening a file
 
