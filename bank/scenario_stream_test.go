@@ -7,8 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -264,5 +267,71 @@ func TestWriteScenario_SameBytesAsTheEncoder(t *testing.T) {
 				t.Fatalf("%q, indent %q: differ at byte %d:\n%s\n---\n%s", file, indent, at, a[max(at-200, 0):min(at+100, len(a))], b[max(at-200, 0):min(at+100, len(b))])
 			}
 		}
+	}
+}
+
+// TestImportScenarioFrom_KilledHalfway kills a process halfway through an
+// import, after chunks went into the new data file: the next open removes
+// that file, and the data are the old data.
+func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
+	if path := os.Getenv("SANDBANK_IMPORT_CHILD"); path != "" {
+		db, err := storage.Open(path, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := bank.New(db, fixedClock{testNow})
+		for { // until killed
+			f, err := os.Open(path + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = s.Sandbox.ImportScenarioFrom(f, nil)
+			_ = f.Close()
+		}
+	}
+	path := filepath.Join(t.TempDir(), "sandbank.db")
+	db, err := storage.Open(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bank.New(db, fixedClock{testNow})
+	if _, err := s.Sandbox.Initialize(); err != nil {
+		t.Fatal(err)
+	}
+	before := exportJSON(t, s)
+	if err := os.WriteFile(path+".json", bigScenario(t, s, 100_000, -1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestImportScenarioFrom_KilledHalfway$")
+	cmd.Env = append(os.Environ(), "SANDBANK_IMPORT_CHILD="+path)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if info, err := os.Stat(path + ".importing"); err == nil && info.Size() > 4<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the import wrote no chunks into its new data file")
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	db, err = storage.Open(path, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	if _, err := os.Stat(path + ".importing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the new data file of the killed import is left: %v", err)
+	}
+	if after := exportJSON(t, bank.New(db, fixedClock{testNow})); !bytes.Equal(before, after) {
+		t.Fatal("the killed import changed the data")
 	}
 }
