@@ -104,15 +104,22 @@ func perAccount(b *testing.B) int {
 // raw is JSON text to write as it is.
 type raw string
 
-// writeGenerated writes n booked transactions of account a, with
-// ids, one a day back from the day before the test clock's.
+// writeGenerated writes n booked transactions of account a, with ids,
+// 300 a day back from the day before the test clock's: newest first, as
+// an export lists them, or oldest first with
+// SANDBANK_SCENARIO_OLDEST_FIRST set.
 func writeGenerated(write func(...any), a bank.ScenarioAccount, comma bool, n int) {
 	seq, _ := bank.SeqOf(bank.KindAccount, a.ID)
 	text := func(s string) *string { return &s }
 	day := testNow.AddDate(0, 0, -1)
-	for j := range n {
-		if comma || j > 0 {
+	oldestFirst := os.Getenv("SANDBANK_SCENARIO_OLDEST_FIRST") != ""
+	for k := range n {
+		if comma || k > 0 {
 			write(raw(","))
+		}
+		j := k // days back
+		if oldestFirst {
+			j = n - 1 - k
 		}
 		date := day.AddDate(0, 0, -j/300).Format(time.DateOnly)
 		t := bank.ScenarioTransaction{ID: bank.FormatID(bank.KindTransaction, seq, uint64(1_000_000+j)), NewTransaction: bank.NewTransaction{

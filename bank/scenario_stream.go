@@ -218,16 +218,13 @@ func (s *streamSource) part(key, name string) error {
 }
 
 // account reads accounts[i]: its fields, then its transactions one by
-// one, in chunks.
+// one, loaded in chunks (listLoader).
 func (s *streamSource) account(i int, path string) error {
 	var acct scenarioAccount
-	var batch []ScenarioTransaction
-	first := 0
-	flush := func() error {
-		err := s.l.transactions(acct, first, batch)
-		first, batch = first+len(batch), batch[:0]
-		return err
-	}
+	list := &listLoader[ScenarioTransaction]{load: func(first int, batch []ScenarioTransaction) error {
+		return s.l.transactions(acct, first, batch)
+	}}
+	defer list.stop()
 	return s.holder(path, reflect.TypeFor[ScenarioAccount](), func(header []byte) error {
 		var a ScenarioAccount
 		if err := s.decodeRecord(path, header, &a); err != nil {
@@ -241,23 +238,17 @@ func (s *streamSource) account(i int, path string) error {
 		if err := s.item(path, &t); err != nil {
 			return err
 		}
-		if batch = append(batch, t); len(batch) == chunkRecords {
-			return flush()
-		}
-		return nil
-	}, flush)
+		return list.add(t)
+	}, list.end)
 }
 
 // cardAccount reads cardAccounts[i] as account reads an account.
 func (s *streamSource) cardAccount(i int, path string) error {
 	var card scenarioCard
-	var batch []NewCardTransaction
-	first := 0
-	flush := func() error {
-		err := s.l.cardTransactions(card, first, batch)
-		first, batch = first+len(batch), batch[:0]
-		return err
-	}
+	list := &listLoader[NewCardTransaction]{load: func(first int, batch []NewCardTransaction) error {
+		return s.l.cardTransactions(card, first, batch)
+	}}
+	defer list.stop()
 	return s.holder(path, reflect.TypeFor[ScenarioCardAccount](), func(header []byte) error {
 		var c ScenarioCardAccount
 		if err := s.decodeRecord(path, header, &c); err != nil {
@@ -271,11 +262,78 @@ func (s *streamSource) cardAccount(i int, path string) error {
 		if err := s.item(path, &t); err != nil {
 			return err
 		}
-		if batch = append(batch, t); len(batch) == chunkRecords {
-			return flush()
-		}
+		return list.add(t)
+	}, list.end)
+}
+
+// listLoader loads a list of transactions in chunks of chunkRecords, in a
+// goroutine of its own: the next chunk is decoded while this one is
+// checked and written, so that an import uses two cores. Until end (or
+// stop) returned, only that goroutine uses the loader.
+type listLoader[T any] struct {
+	load   func(first int, batch []T) error
+	batch  []T
+	work   chan []T
+	done   chan error
+	failed chan struct{}
+	err    error
+}
+
+// add adds an item, handing a full chunk over; it fails once loading
+// failed, with loading's error.
+func (q *listLoader[T]) add(t T) error {
+	if q.batch = append(q.batch, t); len(q.batch) < chunkRecords {
 		return nil
-	}, flush)
+	}
+	return q.send()
+}
+
+func (q *listLoader[T]) send() error {
+	if q.work == nil {
+		q.work, q.done, q.failed = make(chan []T, 1), make(chan error, 1), make(chan struct{})
+		go q.run()
+	}
+	select {
+	case q.work <- q.batch:
+		q.batch = nil
+		return nil
+	case <-q.failed:
+		return q.stop()
+	}
+}
+
+func (q *listLoader[T]) run() {
+	first := 0
+	var err error
+	for batch := range q.work {
+		if err == nil {
+			if err = q.load(first, batch); err != nil {
+				close(q.failed)
+			}
+		}
+		first += len(batch)
+	}
+	q.done <- err
+}
+
+// end hands the last chunk over and waits until the list is loaded.
+func (q *listLoader[T]) end() error {
+	if len(q.batch) > 0 {
+		if err := q.send(); err != nil {
+			return err
+		}
+	}
+	return q.stop()
+}
+
+// stop waits for the chunks handed over and returns loading's error; it
+// may be called again.
+func (q *listLoader[T]) stop() error {
+	if q.work != nil {
+		close(q.work)
+		q.err, q.work = <-q.done, nil
+	}
+	return q.err
 }
 
 // holder reads an object of type t with a list of transactions: its other
