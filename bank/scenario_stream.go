@@ -1,6 +1,7 @@
 package bank
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,7 @@ type streamSource struct {
 	rest  Scenario
 	notes []Message
 	shape shapeWalker
+	hist  *history
 }
 
 func (s *streamSource) progress() *ImportProgress { return s.p }
@@ -91,7 +93,8 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 	}
 	s.p.read.Store(0)
 	s.l, s.rest, s.notes = l, Scenario{}, nil
-	s.dec = json.NewDecoder(&utf8Reader{r: &countingReader{r: s.r, n: &s.p.read}})
+	s.hist = &history{r: &utf8Reader{r: &countingReader{r: s.r, n: &s.p.read}}}
+	s.dec = json.NewDecoder(s.hist)
 	s.dec.UseNumber()
 	if err := s.document(); err != nil {
 		return s.rest, s.fail(err)
@@ -424,6 +427,7 @@ func (s *streamSource) items(path string, fn func(i int, path string) error) err
 		if err := fn(i, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 			return err
 		}
+		s.hist.forget(s.dec.InputOffset())
 	}
 	_, err = s.dec.Token()
 	return err
@@ -449,22 +453,32 @@ func (s *streamSource) record(path string, v any) error {
 }
 
 // item decodes the next value, a transaction, into v as record does,
-// but quicker: the oddities are found by a walk of its bytes (shapeWalker)
-// rather than of its tokens, and it is decoded once when it is well. Any
-// failure, or a key quickShape cannot read, goes the way of record, for
-// the same errors.
+// but quicker: straight from the stream, once, with its oddities found by
+// a walk of its bytes (shapeWalker, on the bytes history kept) rather than
+// of its tokens. A value that fails to decode, or a key quickShape cannot
+// read, goes the way of record, for the same errors.
 func (s *streamSource) item(path string, v any) error {
-	var raw json.RawMessage
-	if err := s.dec.Decode(&raw); err != nil {
+	start := s.dec.InputOffset()
+	err := s.dec.Decode(v)
+	if err != nil && streamError(err) {
 		return err
 	}
-	if json.Unmarshal(raw, v) == nil {
+	raw := bytes.TrimLeft(s.hist.span(start, s.dec.InputOffset()), ", \t\r\n")
+	if err == nil {
 		if odd, ok := s.shape.quickShape(raw, reflect.TypeOf(v), path); ok {
 			s.notes = append(s.notes, odd...)
 			return nil
 		}
 	}
 	return s.decodeRecord(path, raw, v)
+}
+
+// streamError reports whether a Decode failed reading the stream (and
+// read nothing), rather than decoding a value it read.
+func streamError(err error) bool {
+	var syntax *json.SyntaxError
+	var read readError
+	return errors.As(err, &syntax) || errors.As(err, &read) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 // decodeRecord decodes raw into v, as DecodeTolerant does, giving the
@@ -504,6 +518,9 @@ func (s *streamSource) fail(err error) error {
 	var read readError
 	switch {
 	case errors.As(err, &read):
+		if e, ok := AsError(read.err); ok {
+			return e // the text is not UTF-8
+		}
 		return fmt.Errorf("read the scenario: %w", read.err)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return Errorf(CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
@@ -535,6 +552,33 @@ type readError struct{ err error }
 func (e readError) Error() string { return e.err.Error() }
 func (e readError) Unwrap() error { return e.err }
 
+// history keeps the bytes the decoder read, from the start of the value
+// being read, so that a value decoded straight from the stream can be
+// walked by its bytes too.
+type history struct {
+	r    io.Reader
+	buf  []byte
+	base int64 // the offset of buf[0]
+}
+
+func (h *history) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.buf = append(h.buf, p[:n]...)
+	return n, err
+}
+
+// span returns the bytes from offset start to end.
+func (h *history) span(start, end int64) []byte { return h.buf[start-h.base : end-h.base] }
+
+// forget lets the bytes before offset at go, once there are enough of
+// them to be worth a copy.
+func (h *history) forget(at int64) {
+	if k := at - h.base; k > 64<<10 {
+		h.buf = append(h.buf[:0], h.buf[k:]...)
+		h.base = at
+	}
+}
+
 // utf8Reader passes text on while it is UTF-8 and fails with a
 // BAD_REQUEST when it is not. A character cut by the end of a read is
 // held back for the next.
@@ -555,7 +599,7 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 		cut = cutRune(p[:n])
 	}
 	if !utf8.Valid(p[:n-cut]) {
-		return 0, Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
+		return 0, readError{Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")}
 	}
 	u.held = append(u.held[:0], p[n-cut:n]...)
 	return n - cut, err
