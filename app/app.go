@@ -187,8 +187,10 @@ func Open(cfg Config) (*App, error) {
 	return a, nil
 }
 
+// prepare reads and checks what the bank needs while the data file is
+// read-only, and only then opens it for writing, stores what is new, and
+// starts serving and the background work.
 func (a *App) prepare(cfg Config) error {
-	// Read and check what the bank needs while the file is read-only.
 	path := a.DB.Path()
 	settings, err := a.Bank.Ops.Settings()
 	if err != nil {
@@ -197,19 +199,7 @@ func (a *App) prepare(cfg Config) error {
 	if err := settings.Check(); err != nil {
 		return storage.Damaged(path, "its settings are out of range: "+err.Error())
 	}
-	want := settings
-	if cfg.Trust != "" {
-		want.TrustMode = cfg.Trust
-	}
-	if cfg.RequireSignature != nil {
-		want.RequireSignature = *cfg.RequireSignature
-	}
-	if cfg.Strict != nil {
-		want.Strict = *cfg.Strict
-	}
-	if cfg.ResponseSigning != "" {
-		want.ResponseSigning = cfg.ResponseSigning
-	}
+	want := cfg.settings(settings)
 	creds, newKeys, err := loadCredentials(a.DB, time.Now(), want.ResponseSigning == bank.SigningECDSA)
 	var bad badKeys
 	if errors.As(err, &bad) {
@@ -218,29 +208,9 @@ func (a *App) prepare(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("make certificates: %w", err)
 	}
-
 	// Only now is anything written.
-	if err := a.DB.Writable(); err != nil {
+	if settings, err = a.writeStart(settings, want, newKeys); err != nil {
 		return err
-	}
-	if a.DB.Created() {
-		if _, err := a.Bank.Sandbox.Initialize(); err != nil {
-			return fmt.Errorf("load the known state into the new data file: %w", err)
-		}
-	}
-	if newKeys != nil {
-		if err := saveKeys(a.DB, newKeys); err != nil {
-			return fmt.Errorf("store certificates: %w", err)
-		}
-	}
-	if want.TrustMode != settings.TrustMode || want.RequireSignature != settings.RequireSignature || want.Strict != settings.Strict ||
-		want.ResponseSigning != settings.ResponseSigning {
-		if settings, err = a.Bank.Ops.UpdateSettings(func(s *bank.Settings) {
-			s.TrustMode, s.RequireSignature, s.Strict = want.TrustMode, want.RequireSignature, want.Strict
-			s.ResponseSigning = want.ResponseSigning
-		}); err != nil {
-			return err
-		}
 	}
 	a.Authority, a.BankCert, a.bankECDSA, a.tlsCert = creds.ca, creds.bank, creds.bankECDSA, creds.server
 	if err := a.setSigning(settings.ResponseSigning); err != nil {
@@ -255,17 +225,8 @@ func (a *App) prepare(cfg Config) error {
 	})
 	// Settings changed anywhere (the desktop app, a test) apply at once.
 	a.unsub = a.Bank.Ops.Subscribe(func(e bank.Event) {
-		if e.Kind != bank.EventSettings {
-			return
-		}
-		a.policyMu.Lock()
-		defer a.policyMu.Unlock()
-		if st, err := a.Bank.Ops.Settings(); err == nil {
-			a.verifier.SetPolicy(a.policy(st))
-			a.requests.SetLimits(st.RequestLog.MaxCount, st.RequestLog.MaxBytes)
-			if err := a.setSigning(st.ResponseSigning); err != nil {
-				a.logger.Error("the response signing mode did not change: the bank signs as before; check that the data file can be written, then set the mode again", "mode", st.ResponseSigning, "err", err)
-			}
+		if e.Kind == bank.EventSettings {
+			a.applySettings()
 		}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -278,6 +239,67 @@ func (a *App) prepare(cfg Config) error {
 		return nil
 	}
 	return a.startScenarios(ctx, true)
+}
+
+// settings returns the stored settings with the command line's choices.
+func (cfg Config) settings(stored bank.Settings) bank.Settings {
+	want := stored
+	if cfg.Trust != "" {
+		want.TrustMode = cfg.Trust
+	}
+	if cfg.RequireSignature != nil {
+		want.RequireSignature = *cfg.RequireSignature
+	}
+	if cfg.Strict != nil {
+		want.Strict = *cfg.Strict
+	}
+	if cfg.ResponseSigning != "" {
+		want.ResponseSigning = cfg.ResponseSigning
+	}
+	return want
+}
+
+// writeStart opens the data file for writing and stores what the start made:
+// the known state in a new file, new keys, and the command line's
+// settings where they differ from the stored ones, which it returns.
+func (a *App) writeStart(settings, want bank.Settings, newKeys *keys) (bank.Settings, error) {
+	if err := a.DB.Writable(); err != nil {
+		return settings, err
+	}
+	if a.DB.Created() {
+		if _, err := a.Bank.Sandbox.Initialize(); err != nil {
+			return settings, fmt.Errorf("load the known state into the new data file: %w", err)
+		}
+	}
+	if newKeys != nil {
+		if err := saveKeys(a.DB, newKeys); err != nil {
+			return settings, fmt.Errorf("store certificates: %w", err)
+		}
+	}
+	if want.TrustMode == settings.TrustMode && want.RequireSignature == settings.RequireSignature && want.Strict == settings.Strict &&
+		want.ResponseSigning == settings.ResponseSigning {
+		return settings, nil
+	}
+	return a.Bank.Ops.UpdateSettings(func(s *bank.Settings) {
+		s.TrustMode, s.RequireSignature, s.Strict = want.TrustMode, want.RequireSignature, want.Strict
+		s.ResponseSigning = want.ResponseSigning
+	})
+}
+
+// applySettings puts changed settings in force: the verifier's policy,
+// the request log's limits and the response signing mode.
+func (a *App) applySettings() {
+	a.policyMu.Lock()
+	defer a.policyMu.Unlock()
+	st, err := a.Bank.Ops.Settings()
+	if err != nil {
+		return
+	}
+	a.verifier.SetPolicy(a.policy(st))
+	a.requests.SetLimits(st.RequestLog.MaxCount, st.RequestLog.MaxBytes)
+	if err := a.setSigning(st.ResponseSigning); err != nil {
+		a.logger.Error("the response signing mode did not change: the bank signs as before; check that the data file can be written, then set the mode again", "mode", st.ResponseSigning, "err", err)
+	}
 }
 
 // policy turns settings into what the signature verifier accepts.

@@ -447,14 +447,7 @@ func (s *Ops) Payments(f PaymentFilter) (PaymentList, error) {
 			}
 			customerID = id
 		}
-		if f.TPPID != "" || customerID != "" || f.Product != "" || !f.CreatedFrom.IsZero() || !f.CreatedTo.IsZero() {
-			q.Match = func(p Payment) bool {
-				day := DateOf(p.Created)
-				return (f.TPPID == "" || p.TPPID == f.TPPID) && (customerID == "" || p.CustomerID == customerID) &&
-					(f.Product == "" || p.Product == f.Product) &&
-					(f.CreatedFrom.IsZero() || !day.Before(f.CreatedFrom)) && (f.CreatedTo.IsZero() || !day.After(f.CreatedTo))
-			}
-		}
+		q.Match = f.match(customerID)
 		var err error
 		if out.Payments, out.Total, err = tx.Payments(q); err != nil {
 			return err
@@ -465,6 +458,21 @@ func (s *Ops) Payments(f PaymentFilter) (PaymentList, error) {
 		return nil
 	})
 	return out, err
+}
+
+// match returns whether a payment passes the filter's TPP, product and
+// dates, and is the customer's when customerID is set (the PSU's); nil
+// when the filter sets none of them.
+func (f PaymentFilter) match(customerID string) func(Payment) bool {
+	if f.TPPID == "" && customerID == "" && f.Product == "" && f.CreatedFrom.IsZero() && f.CreatedTo.IsZero() {
+		return nil
+	}
+	return func(p Payment) bool {
+		day := DateOf(p.Created)
+		return (f.TPPID == "" || p.TPPID == f.TPPID) && (customerID == "" || p.CustomerID == customerID) &&
+			(f.Product == "" || p.Product == f.Product) &&
+			(f.CreatedFrom.IsZero() || !day.Before(f.CreatedFrom)) && (f.CreatedTo.IsZero() || !day.After(f.CreatedTo))
+	}
 }
 
 // PaymentDetail is one payment as support staff read it: with the request

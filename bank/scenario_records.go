@@ -629,67 +629,19 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 	for i, sa := range sc.Authorisations {
 		a := sa.Authorisation
 		path := fmt.Sprintf("authorisations[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
 		var v Violations
 		if err := restoredID(l.tx, &v, path, KindAuthorisation, a.ID); err != nil {
 			return err
 		}
-		checkTPP(&v, f("tppId"), a.TPPID)
-		checkText(&v, f("tppName"), a.TPPName, 1, 200)
-		checkOneOf(&v, f("kind"), a.Kind, authKinds)
-		checkOneOf(&v, f("status"), a.Status, scaStatuses)
-		checkTime(&v, f("created"), a.Created)
-		checkText(&v, f("sessionId"), a.SessionID, 1, 200)
-		for _, u := range []struct{ field, uri string }{{"redirectUri", a.RedirectURI}, {"redirect", a.Redirect}} {
-			if u.uri == "" && u.field == "redirect" {
-				continue
-			}
-			if err := checkRedirectURI(u.uri); err != nil {
-				e, _ := AsError(err)
-				v.Format(f(u.field), "%s", e.Messages[0].Text)
-			}
-		}
-		for _, secret := range []struct{ field, value string }{{"secret", a.Secret}, {"token", a.Token}, {"cookie", a.Cookie}} {
-			if secret.value != "" {
-				v.Format(f(secret.field), "is not part of a scenario; leave it out: an imported authorisation gets a new one")
-			}
-		}
-		if a.Attempts < 0 {
-			v.Format(f("attempts"), "must not be negative")
-		}
-		checkIDRef(&v, f("customerId"), KindCustomer, a.CustomerID, false)
-		checkIDRef(&v, f("psuRequired"), KindCustomer, a.PSURequired, false)
-		checkContext(&v, f("context"), a.Context, false)
-		for j, id := range a.Accounts {
-			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
-		}
-		checkText(&v, f("failMessage"), a.FailMessage, 0, 500)
-		for j, id := range a.PaymentIDs {
-			if p, err := l.tx.Payment(id); errors.Is(err, ErrNotFound) || (err == nil && p.TPPID != a.TPPID) {
-				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario of TPP %s", clip(id), clip(a.TPPID))
-			} else if err != nil {
-				return err
-			}
-		}
-		if a.BasketID != "" {
-			if b, err := l.tx.Basket(a.BasketID); errors.Is(err, ErrNotFound) || (err == nil && b.TPPID != a.TPPID) {
-				v.Format(f("basketId"), "%q is not a basket of this scenario of TPP %s", clip(a.BasketID), clip(a.TPPID))
-			} else if err != nil {
-				return err
-			}
-		}
-		if a.ConsentID != "" {
-			if c, err := l.tx.Consent(a.ConsentID); errors.Is(err, ErrNotFound) || (err == nil && c.TPPID != a.TPPID) {
-				v.Format(f("consentId"), "%q is not a consent of this scenario of TPP %s", clip(a.ConsentID), clip(a.TPPID))
-			} else if err != nil {
-				return err
-			}
+		checkRestoredAuthorisation(&v, path, a)
+		if err := checkAuthorisationObjects(l.tx, &v, path, a); err != nil {
+			return err
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if _, err := l.tx.Authorisation(a.ID); err == nil {
-			return PathError(CodeConflict, f("id"), "two authorisations have the id "+a.ID)
+			return PathError(CodeConflict, JoinPath(path, "id"), "two authorisations have the id "+a.ID)
 		}
 		a.Secret, a.Token, a.Cookie = newToken(), newToken(), newToken()
 		if err := l.tx.PutAuthorisation(a); err != nil {
@@ -697,6 +649,75 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 		}
 		n.Authorisations++
 		l.done()
+	}
+	return nil
+}
+
+// checkRestoredAuthorisation checks the fields of an authorisation of a
+// scenario at path: its redirect URIs as when a TPP starts SCA, and no
+// secret, which an imported authorisation gets anew.
+func checkRestoredAuthorisation(v *Violations, path string, a Authorisation) {
+	f := func(field string) string { return JoinPath(path, field) }
+	checkTPP(v, f("tppId"), a.TPPID)
+	checkText(v, f("tppName"), a.TPPName, 1, 200)
+	checkOneOf(v, f("kind"), a.Kind, authKinds)
+	checkOneOf(v, f("status"), a.Status, scaStatuses)
+	checkTime(v, f("created"), a.Created)
+	checkText(v, f("sessionId"), a.SessionID, 1, 200)
+	for _, u := range []struct{ field, uri string }{{"redirectUri", a.RedirectURI}, {"redirect", a.Redirect}} {
+		if u.uri == "" && u.field == "redirect" {
+			continue
+		}
+		if err := checkRedirectURI(u.uri); err != nil {
+			e, _ := AsError(err)
+			v.Format(f(u.field), "%s", e.Messages[0].Text)
+		}
+	}
+	for _, secret := range []struct{ field, value string }{{"secret", a.Secret}, {"token", a.Token}, {"cookie", a.Cookie}} {
+		if secret.value != "" {
+			v.Format(f(secret.field), "is not part of a scenario; leave it out: an imported authorisation gets a new one")
+		}
+	}
+	if a.Attempts < 0 {
+		v.Format(f("attempts"), "must not be negative")
+	}
+	checkIDRef(v, f("customerId"), KindCustomer, a.CustomerID, false)
+	checkIDRef(v, f("psuRequired"), KindCustomer, a.PSURequired, false)
+	checkContext(v, f("context"), a.Context, false)
+	for j, id := range a.Accounts {
+		checkAccountIDRef(v, f(fmt.Sprintf("accounts[%d]", j)), id)
+	}
+	checkText(v, f("failMessage"), a.FailMessage, 0, 500)
+}
+
+// checkAuthorisationObjects checks that what an authorisation of a
+// scenario authorises (its payments, basket or consent) is a record of the
+// scenario, of the same TPP.
+func checkAuthorisationObjects(tx Tx, v *Violations, path string, a Authorisation) error {
+	f := func(field string) string { return JoinPath(path, field) }
+	owned := func(field, what, id string, tppOf func(string) (string, error)) error {
+		tpp, err := tppOf(id)
+		if errors.Is(err, ErrNotFound) || (err == nil && tpp != a.TPPID) {
+			v.Format(f(field), "%q is not a %s of this scenario of TPP %s", clip(id), what, clip(a.TPPID))
+			return nil
+		}
+		return err
+	}
+	payment := func(id string) (string, error) { p, err := tx.Payment(id); return p.TPPID, err }
+	basket := func(id string) (string, error) { b, err := tx.Basket(id); return b.TPPID, err }
+	consent := func(id string) (string, error) { c, err := tx.Consent(id); return c.TPPID, err }
+	for j, id := range a.PaymentIDs {
+		if err := owned(fmt.Sprintf("paymentIds[%d]", j), "payment", id, payment); err != nil {
+			return err
+		}
+	}
+	if a.BasketID != "" {
+		if err := owned("basketId", "basket", a.BasketID, basket); err != nil {
+			return err
+		}
+	}
+	if a.ConsentID != "" {
+		return owned("consentId", "consent", a.ConsentID, consent)
 	}
 	return nil
 }

@@ -192,38 +192,14 @@ func (st Settings) Check() error {
 	if !st.LegacyDate.IsZero() && st.LegacyDate.Year < 2018 {
 		v.Format("legacyDate", "must be 2018-01-01 or later: the API did not exist before")
 	}
-	if len(st.BatchTimes) == 0 {
-		v.Format("batchTimes", "give at least one time of day, e.g. 06:00")
-	}
-	seen := map[string]bool{}
-	for i, t := range st.BatchTimes {
-		if _, ok := parseTimeOfDay(t); !ok {
-			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%q is not a time of day; write HH:MM, e.g. 06:00", clip(t))
-		} else if seen[t] {
-			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%s is given twice", t)
-		}
-		seen[t] = true
-	}
+	checkBatchTimes(&v, st.BatchTimes)
 	if st.CoverRetryDays < 0 || st.CoverRetryDays > 30 {
 		v.Format("coverRetryDays", "must be 0 to 30 banking days")
 	}
 	if st.NCBCTFee.IsNegative() || !st.NCBCTFee.Equal(st.NCBCTFee.Round(2)) || st.NCBCTFee.GreaterThan(maxSandboxAmount) {
 		v.Format("ncbctFee", "must be an amount in NOK from 0 to 2147483647, with at most 2 decimals, e.g. \"250.00\"")
 	}
-	for _, c := range slices.Sorted(maps.Keys(st.FX)) {
-		r := st.FX[c]
-		switch {
-		case !validate.Currency(c):
-			v.Format("fxRates."+c, "%q is not a supported ISO 4217 currency code; write the code in upper case, e.g. BHD", clip(c))
-		case !r.IsPositive():
-			v.Format("fxRates."+c, "the rate must be more than 0 (NOK per one %s)", c)
-		case c == "NOK" && !r.Equal(decimal.NewFromInt(1)):
-			v.Format("fxRates.NOK", "must be 1: the table gives NOK per one unit of each currency")
-		}
-	}
-	if _, ok := st.FX["NOK"]; !ok {
-		v.Format("fxRates.NOK", "is required and must be 1")
-	}
+	checkFX(&v, st.FX)
 	checkOneOf(&v, "exemptionPolicy", st.Exemption, []string{ExemptNever, ExemptOwnAccounts})
 	checkOneOf(&v, "batchMode", st.BatchMode, []string{BatchSchedule, BatchImmediate})
 	if n := st.RequestLog.MaxCount; n < 1 || n > MaxRequestLogCount {
@@ -237,6 +213,41 @@ func (st Settings) Check() error {
 		v.Merge("faults", e)
 	}
 	return v.Err()
+}
+
+// checkBatchTimes checks the batch times: at least one, each HH:MM, none twice.
+func checkBatchTimes(v *Violations, times []string) {
+	if len(times) == 0 {
+		v.Format("batchTimes", "give at least one time of day, e.g. 06:00")
+	}
+	seen := map[string]bool{}
+	for i, t := range times {
+		if _, ok := parseTimeOfDay(t); !ok {
+			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%q is not a time of day; write HH:MM, e.g. 06:00", clip(t))
+		} else if seen[t] {
+			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%s is given twice", t)
+		}
+		seen[t] = true
+	}
+}
+
+// checkFX checks the FX table: NOK per one unit of each supported
+// currency, more than 0, and NOK itself at 1.
+func checkFX(v *Violations, fx map[string]decimal.Decimal) {
+	for _, c := range slices.Sorted(maps.Keys(fx)) {
+		r := fx[c]
+		switch {
+		case !validate.Currency(c):
+			v.Format("fxRates."+c, "%q is not a supported ISO 4217 currency code; write the code in upper case, e.g. BHD", clip(c))
+		case !r.IsPositive():
+			v.Format("fxRates."+c, "the rate must be more than 0 (NOK per one %s)", c)
+		case c == "NOK" && !r.Equal(decimal.NewFromInt(1)):
+			v.Format("fxRates.NOK", "must be 1: the table gives NOK per one unit of each currency")
+		}
+	}
+	if _, ok := fx["NOK"]; !ok {
+		v.Format("fxRates.NOK", "is required and must be 1")
+	}
 }
 
 // Settings returns the stored settings, or the defaults.

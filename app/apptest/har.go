@@ -60,77 +60,101 @@ func CheckHAR(tb testing.TB, data []byte) map[string]any {
 	if !ok {
 		tb.Fatalf("the HAR has no log object: %.200s", data)
 	}
-	var errs []string
-	check := func(kind, at string, v any) map[string]any {
-		obj, fails := checkHARObject(kind, at, v)
-		errs = append(errs, fails...)
-		return obj
-	}
-	check("log", "log", log)
+	var h harCheck
+	h.object("log", "log", log)
 	if log["version"] != "1.2" {
-		errs = append(errs, fmt.Sprintf("log.version is %v, not 1.2", log["version"]))
+		h.fail("log.version is %v, not 1.2", log["version"])
 	}
-	check("creator", "log.creator", log["creator"])
+	h.object("creator", "log.creator", log["creator"])
 	entries, _ := log["entries"].([]any)
 	for i, raw := range entries {
-		at := fmt.Sprintf("log.entries[%d]", i)
-		e := check("entry", at, raw)
-		if e == nil {
-			continue
-		}
-		if s, _ := e["startedDateTime"].(string); s != "" {
-			if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-				errs = append(errs, fmt.Sprintf("%s.startedDateTime %q is not ISO 8601: %v", at, s, err))
-			}
-		}
-		req := check("request", at+".request", e["request"])
-		if req != nil {
-			if u, err := url.Parse(fmt.Sprint(req["url"])); err != nil || !u.IsAbs() || u.Host == "" {
-				errs = append(errs, fmt.Sprintf("%s.request.url %v is not an absolute URL", at, req["url"]))
-			}
-			errs = append(errs, checkHARList("cookie", at+".request.cookies", req["cookies"])...)
-			errs = append(errs, checkHARList("pair", at+".request.headers", req["headers"])...)
-			errs = append(errs, checkHARList("pair", at+".request.queryString", req["queryString"])...)
-			if pd, ok := req["postData"]; ok {
-				p := check("postData", at+".request.postData", pd)
-				if _, text := p["text"]; p != nil && !text {
-					errs = append(errs, at+".request.postData has no text")
-				}
-			}
-		}
-		resp := check("response", at+".response", e["response"])
-		if resp != nil {
-			errs = append(errs, checkHARList("cookie", at+".response.cookies", resp["cookies"])...)
-			errs = append(errs, checkHARList("pair", at+".response.headers", resp["headers"])...)
-			check("content", at+".response.content", resp["content"])
-		}
-		check("cache", at+".cache", e["cache"])
-		if t := check("timings", at+".timings", e["timings"]); t != nil {
-			sum := 0.0
-			for name, v := range t {
-				n, ok := v.(float64)
-				if !ok {
-					continue
-				}
-				required := harObjects["timings"][name].required
-				switch {
-				case required && n < 0:
-					errs = append(errs, fmt.Sprintf("%s.timings.%s is %v; send, wait and receive must not be negative", at, name, n))
-				case n < -1:
-					errs = append(errs, fmt.Sprintf("%s.timings.%s is %v, less than -1", at, name, n))
-				case n >= 0:
-					sum += n
-				}
-			}
-			if total, _ := e["time"].(float64); math.Abs(total-sum) > 0.001 {
-				errs = append(errs, fmt.Sprintf("%s.time is %v, not the sum of its timings %v", at, total, sum))
-			}
-		}
+		h.entry(fmt.Sprintf("log.entries[%d]", i), raw)
 	}
-	if len(errs) > 0 {
-		tb.Fatalf("the HAR breaks HAR 1.2:\n%s", strings.Join(errs, "\n"))
+	if len(h.errs) > 0 {
+		tb.Fatalf("the HAR breaks HAR 1.2:\n%s", strings.Join(h.errs, "\n"))
 	}
 	return doc
+}
+
+// harCheck gathers what a HAR file breaks.
+type harCheck struct{ errs []string }
+
+func (h *harCheck) fail(format string, args ...any) {
+	h.errs = append(h.errs, fmt.Sprintf(format, args...))
+}
+
+// object checks one object of a kind at a place; nil when v is not one.
+func (h *harCheck) object(kind, at string, v any) map[string]any {
+	obj, fails := checkHARObject(kind, at, v)
+	h.errs = append(h.errs, fails...)
+	return obj
+}
+
+// entry checks one entry of the log: its start, request, response, cache
+// and timings.
+func (h *harCheck) entry(at string, raw any) {
+	e := h.object("entry", at, raw)
+	if e == nil {
+		return
+	}
+	if s, _ := e["startedDateTime"].(string); s != "" {
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			h.fail("%s.startedDateTime %q is not ISO 8601: %v", at, s, err)
+		}
+	}
+	if req := h.object("request", at+".request", e["request"]); req != nil {
+		h.request(at+".request", req)
+	}
+	if resp := h.object("response", at+".response", e["response"]); resp != nil {
+		h.errs = append(h.errs, checkHARList("cookie", at+".response.cookies", resp["cookies"])...)
+		h.errs = append(h.errs, checkHARList("pair", at+".response.headers", resp["headers"])...)
+		h.object("content", at+".response.content", resp["content"])
+	}
+	h.object("cache", at+".cache", e["cache"])
+	if t := h.object("timings", at+".timings", e["timings"]); t != nil {
+		h.timings(at, e, t)
+	}
+}
+
+// request checks an entry's request: an absolute URL, its lists and its
+// body.
+func (h *harCheck) request(at string, req map[string]any) {
+	if u, err := url.Parse(fmt.Sprint(req["url"])); err != nil || !u.IsAbs() || u.Host == "" {
+		h.fail("%s.url %v is not an absolute URL", at, req["url"])
+	}
+	h.errs = append(h.errs, checkHARList("cookie", at+".cookies", req["cookies"])...)
+	h.errs = append(h.errs, checkHARList("pair", at+".headers", req["headers"])...)
+	h.errs = append(h.errs, checkHARList("pair", at+".queryString", req["queryString"])...)
+	if pd, ok := req["postData"]; ok {
+		p := h.object("postData", at+".postData", pd)
+		if _, text := p["text"]; p != nil && !text {
+			h.fail("%s.postData has no text", at)
+		}
+	}
+}
+
+// timings checks an entry's timings: send, wait and receive not negative,
+// the others -1 when not known, and the entry's time their sum.
+func (h *harCheck) timings(at string, e, t map[string]any) {
+	sum := 0.0
+	for name, v := range t {
+		n, ok := v.(float64)
+		if !ok {
+			continue
+		}
+		required := harObjects["timings"][name].required
+		switch {
+		case required && n < 0:
+			h.fail("%s.timings.%s is %v; send, wait and receive must not be negative", at, name, n)
+		case n < -1:
+			h.fail("%s.timings.%s is %v, less than -1", at, name, n)
+		case n >= 0:
+			sum += n
+		}
+	}
+	if total, _ := e["time"].(float64); math.Abs(total-sum) > 0.001 {
+		h.fail("%s.time is %v, not the sum of its timings %v", at, total, sum)
+	}
 }
 
 // checkHARObject checks one object of a kind; it returns the object, nil

@@ -39,23 +39,30 @@ Examples:
 Flags:
 `
 
+// callFlags are the flags of sandbankd call.
+type callFlags struct {
+	bodyFile, certFile, keyFile, base, caFile, outFile string
+	headers                                            headerList
+	bodyOnly, failOnError                              bool
+}
+
 func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var c callFlags
 	fs := flag.NewFlagSet("sandbankd call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, callUsage)
 		fs.PrintDefaults()
 	}
-	bodyFile := fs.String("body", "", "file with the request body; - reads standard input")
-	var headers headerList
-	fs.Var(&headers, "H", "an extra header 'Name: value' (repeatable)")
-	certFile := fs.String("cert", "", "the TPP certificate (PEM)")
-	keyFile := fs.String("key", "", "the certificate's private key (PEM)")
-	base := fs.String("url", defaultURL, "the bank's base URL")
-	caFile := fs.String("ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
-	bodyOnly := fs.Bool("body-only", false, "write only the body to standard output, byte for byte as received; the status line and headers go to standard error")
-	failOnError := fs.Bool("fail", false, "exit with status 22 when the bank answers 400 or more; the answer then goes to standard error, and nothing to standard output")
-	outFile := fs.String("o", "", "write the response body to this file as it came (e.g. a HAR export) and print only the status and headers")
+	fs.StringVar(&c.bodyFile, "body", "", "file with the request body; - reads standard input")
+	fs.Var(&c.headers, "H", "an extra header 'Name: value' (repeatable)")
+	fs.StringVar(&c.certFile, "cert", "", "the TPP certificate (PEM)")
+	fs.StringVar(&c.keyFile, "key", "", "the certificate's private key (PEM)")
+	fs.StringVar(&c.base, "url", defaultURL, "the bank's base URL")
+	fs.StringVar(&c.caFile, "ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
+	fs.BoolVar(&c.bodyOnly, "body-only", false, "write only the body to standard output, byte for byte as received; the status line and headers go to standard error")
+	fs.BoolVar(&c.failOnError, "fail", false, "exit with status 22 when the bank answers 400 or more; the answer then goes to standard error, and nothing to standard output")
+	fs.StringVar(&c.outFile, "o", "", "write the response body to this file as it came (e.g. a HAR export) and print only the status and headers")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -64,80 +71,97 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fs.Usage()
 		return fmt.Errorf("%w: give METHOD and PATH, e.g. sandbankd call GET /v1/sandbox/customers --cert cert.pem --key key.pem", errUsage)
 	}
-	method, path := strings.ToUpper(pos[0]), pos[1]
-	if !strings.HasPrefix(path, "/") {
-		return fmt.Errorf("%w: PATH must start with /, e.g. /v1/sandbox/customers", errUsage)
-	}
-	if *certFile == "" || *keyFile == "" {
-		return fmt.Errorf("%w: --cert and --key are required; make a pair with sandbankd cert new --org 933012867 --name 'Test TPP' --roles PSP_AI,PSP_PI --out tpp", errUsage)
-	}
-	signer, err := loadSigner(*certFile, *keyFile)
+	req, body, err := c.request(ctx, strings.ToUpper(pos[0]), pos[1], stdin)
 	if err != nil {
 		return err
 	}
-	var body []byte
-	switch *bodyFile {
-	case "":
-	case "-":
-		if body, err = io.ReadAll(stdin); err != nil {
-			return fmt.Errorf("read the body from standard input: %w", err)
-		}
-	default:
-		if body, err = os.ReadFile(*bodyFile); err != nil {
-			return fmt.Errorf("read the body: %w", err)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(*base, "/")+path, bytes.NewReader(body))
+	signer, err := loadSigner(c.certFile, c.keyFile)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if len(body) > 0 {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for _, h := range headers {
-		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return fmt.Errorf("%w: -H %q is not 'Name: value'", errUsage, h)
-		}
-		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		return err
 	}
 	if err := signer.SignRequest(req, body); err != nil {
 		return err
 	}
-	client, err := httpClient(*caFile)
+	client, err := httpClient(c.caFile)
 	if err != nil {
 		return err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("send the request (is the bank running at %s?): %w", *base, err)
+		return fmt.Errorf("send the request (is the bank running at %s?): %w", c.base, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	respBody, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return fmt.Errorf("read the response: %w", err)
 	}
+	return c.write(resp, respBody, stdout, stderr)
+}
+
+// request builds the unsigned request of method and path, with its body
+// and extra headers.
+func (c callFlags) request(ctx context.Context, method, path string, stdin io.Reader) (*http.Request, []byte, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, nil, fmt.Errorf("%w: PATH must start with /, e.g. /v1/sandbox/customers", errUsage)
+	}
+	if c.certFile == "" || c.keyFile == "" {
+		return nil, nil, fmt.Errorf("%w: --cert and --key are required; make a pair with sandbankd cert new --org 933012867 --name 'Test TPP' --roles PSP_AI,PSP_PI --out tpp", errUsage)
+	}
+	var body []byte
+	var err error
+	switch c.bodyFile {
+	case "":
+	case "-":
+		if body, err = io.ReadAll(stdin); err != nil {
+			return nil, nil, fmt.Errorf("read the body from standard input: %w", err)
+		}
+	default:
+		if body, err = os.ReadFile(c.bodyFile); err != nil {
+			return nil, nil, fmt.Errorf("read the body: %w", err)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.base, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for _, h := range c.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, nil, fmt.Errorf("%w: -H %q is not 'Name: value'", errUsage, h)
+		}
+		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return req, body, nil
+}
+
+// write prints the answer as the flags say: to standard error under
+// --fail for a status of 400 or more, the body to a file with -o, only
+// the body with --body-only, else status, headers and body.
+func (c callFlags) write(resp *http.Response, body []byte, stdout, stderr io.Writer) error {
 	switch {
-	case *failOnError && resp.StatusCode >= 400:
-		printResponse(stderr, resp, respBody)
+	case c.failOnError && resp.StatusCode >= 400:
+		printResponse(stderr, resp, body)
 		return &statusError{status: resp.Status}
-	case *outFile != "":
-		if err := os.WriteFile(*outFile, respBody, 0o600); err != nil {
+	case c.outFile != "":
+		if err := os.WriteFile(c.outFile, body, 0o600); err != nil {
 			return fmt.Errorf("write the response body: %w", err)
 		}
 		out := stdout
-		if *bodyOnly {
+		if c.bodyOnly {
 			out = stderr
 		}
 		printResponse(out, resp, nil)
-		fmt.Fprintf(out, "(%d bytes of body written to %s)\n", len(respBody), *outFile)
+		fmt.Fprintf(out, "(%d bytes of body written to %s)\n", len(body), c.outFile)
 		return nil
-	case *bodyOnly:
+	case c.bodyOnly:
 		printHead(stderr, resp)
-		_, err = stdout.Write(respBody)
+		_, err := stdout.Write(body)
 		return err
 	}
-	printResponse(stdout, resp, respBody)
+	printResponse(stdout, resp, body)
 	return nil
 }
 

@@ -114,21 +114,8 @@ func logList(ctx context.Context, o *opCmd, c *bankClient, q string) error {
 }
 
 func logHAR(ctx context.Context, o *opCmd, c *bankClient, q, file string) error {
-	resp, err := c.send(ctx, http.MethodGet, reqlog.APIPath+".har"+q, nil)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		_, _, err := c.read(resp, o.stderr)
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if file == "-" {
-		_, err := io.Copy(o.stdout, resp.Body)
-		return err
-	}
-	n, err := writeFileFrom(file, resp.Body)
-	if err != nil {
+	n, err := c.download(ctx, o, reqlog.APIPath+".har"+q, file)
+	if err != nil || file == "-" {
 		return err
 	}
 	fmt.Fprintf(o.stdout, "Wrote the request log of %s to %s (HAR 1.2, %d bytes)\n", c.where, file, n)

@@ -61,21 +61,8 @@ func scenarioSave(ctx context.Context, o *opCmd, file, note string) error {
 	if note != "" {
 		path += "?note=" + url.QueryEscape(note)
 	}
-	resp, err := c.send(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		_, _, err := c.read(resp, o.stderr)
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if file == "-" {
-		_, err := io.Copy(o.stdout, resp.Body)
-		return err
-	}
-	n, err := writeFileFrom(file, resp.Body)
-	if err != nil {
+	n, err := c.download(ctx, o, path, file)
+	if err != nil || file == "-" {
 		return err
 	}
 	fmt.Fprintf(o.stdout, "Saved the scenario of %s to %s (%d bytes)\n", c.where, file, n)
@@ -126,6 +113,26 @@ func scenarioLoad(ctx context.Context, o *opCmd, file string, stdin io.Reader) e
 	}
 	fmt.Fprintf(o.stdout, "Loaded %s into %s:\n", file, c.where)
 	return printRows(o.stdout, [2]string{"RECORDS", "COUNT"}, rows)
+}
+
+// download gets path from the bank and writes the answer's body as it
+// comes to file, or to standard output for "-"; an error answer goes to
+// standard error. It returns the bytes written to a file.
+func (c *bankClient) download(ctx context.Context, o *opCmd, path, file string) (int64, error) {
+	resp, err := c.send(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return 0, err
+	}
+	if resp.StatusCode/100 != 2 {
+		_, _, err := c.read(resp, o.stderr)
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if file == "-" {
+		n, err := io.Copy(o.stdout, resp.Body)
+		return n, err
+	}
+	return writeFileFrom(file, resp.Body)
 }
 
 // writeFileFrom writes what r holds to file through a temporary file
