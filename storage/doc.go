@@ -138,10 +138,12 @@ file, <data file>.importing, in as many transactions as the caller wants
 fsync until the end. The new file starts with a copy of the buckets Reset
 keeps (meta with its sequence counters, settings with the certificates and
 keys, tppContacts) and empty sandbox buckets. Reads go on from the old file
-meanwhile. When the caller is done, the new file is synced and renamed over
-the data file, and the DB swaps its bbolt handle: writes wait for the swap
-(DB.writing), reads under way finish on the old file, which is closed
-after them, and the DB value stays the same. The data file is one file
+meanwhile. When the caller is done, the new file is synced, both files are
+closed (Windows renames no open file), the new one is renamed over the
+data file and the data file is opened again, within the same DB value:
+writes wait for the swap (DB.writing), reads under way finish on the old
+file (bbolt's Close waits for them), and reads that begin while the file
+is closed wait for it to open again (DB.reopening). The data file is one file
 before and after. When the caller fails, the new file is removed and the
 data file was never touched; when the live file was written to meanwhile
 (the bank refuses writes while an import runs, so only a write that began

@@ -37,8 +37,8 @@ func removeLeftover(path string) error {
 // and a crash at any point leaves either the old data or the new ones
 // whole. The new file starts with a copy of every bucket Reset keeps
 // (meta with the sequence counters, settings, tppContacts) and empty
-// sandbox buckets. Reads go on from the old file until the swap; the DB
-// value stays the same. When fn fails, or the data file was written to
+// sandbox buckets. Reads go on from the old file until the swap (see
+// swap); the DB value stays the same. When fn fails, or the data file was written to
 // meanwhile (ErrWrittenMeanwhile), the new file is removed.
 func (db *DB) Rebuild(fn func(next bank.Staging) error) error {
 	if err := db.damage.Load(); err != nil {
@@ -143,31 +143,48 @@ func copyBucket(dst, src *bolt.Bucket) error {
 }
 
 // swap puts the new file next in the place of the data file, unless the
-// live file was written to since the transaction since: no write runs
-// meanwhile. Reads under way finish on the old file, which is closed
-// after them.
+// live file was written to since the transaction since. No write runs
+// meanwhile. Both files are closed before the rename, as Windows renames
+// no file that is open, and the data file is then opened anew: reads
+// under way finish on the old file first (bbolt's Close waits for them),
+// and reads that begin meanwhile wait for the new one (see View).
 func (db *DB) swap(next *bolt.DB, tmp string, since int) error {
 	db.writing.Lock()
+	defer db.writing.Unlock()
 	old := db.bolt()
 	last := 0
 	_ = db.run(func() error {
 		return old.View(func(tx *bolt.Tx) error { last = tx.ID(); return nil })
 	})
 	if last != since {
-		db.writing.Unlock()
 		return ErrWrittenMeanwhile
 	}
-	if err := os.Rename(tmp, db.path); err != nil {
-		db.writing.Unlock()
-		return fmt.Errorf("put the new data file in place: %w", err)
+	reopened := make(chan struct{})
+	db.reopening.Store(&reopened)
+	defer func() {
+		db.reopening.Store(nil)
+		close(reopened)
+	}()
+	if err := next.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
 	}
-	db.cur.Store(next)
-	db.writing.Unlock()
-	// The rename is done: the new data are the data file's. A failure to
-	// sync the folder or to close the old file, which has no name any
-	// more, does not undo that, so it is not the rebuild's failure.
-	_ = syncDir(filepath.Dir(db.path))
 	_ = old.Close()
+	renamed := os.Rename(tmp, db.path)
+	if renamed == nil {
+		_ = syncDir(filepath.Dir(db.path))
+	}
+	// After a failed rename the data file is the old one, untouched.
+	b, err := db.openBolt(false)
+	if err != nil {
+		e := Damaged(db.path, "it could not be opened again after the import put it in place: "+err.Error()+"; restart Sandbank")
+		db.damage.CompareAndSwap(nil, &e)
+		return e
+	}
+	b.NoSync = db.noSync.Load()
+	db.cur.Store(b)
+	if renamed != nil {
+		return fmt.Errorf("put the new data file in place: %w", renamed)
+	}
 	return nil
 }
 

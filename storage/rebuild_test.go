@@ -5,6 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,4 +100,74 @@ func TestRebuild_KeepsSettingsAndSwapsInWhole(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("the folder holds %d files after the rebuild", len(entries))
 	}
+}
+
+// TestRebuild_ReadsGoOnThroughTheSwap reads without pause from four
+// goroutines while the data are made anew ten times: no read fails, and
+// each sees the old data or the new, whole. The swap closes the old file
+// before the rename, so a read may find it closed and must wait for the
+// new one rather than fail.
+func TestRebuild_ReadsGoOnThroughTheSwap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sandbank.db")
+	db, err := Open(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	db.SetNoSync(true)
+	id := bank.FormatID(bank.KindCustomer, 0, 100)
+	put := func(tx bank.Tx, n int) error {
+		return tx.PutCustomer(bank.Customer{ID: id, Number: strconv.Itoa(n), Name: "X", Type: bank.Private})
+	}
+	if err := db.Update(func(tx bank.Tx) error { return put(tx, 0) }); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	var reads atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				err := db.View(func(tx bank.Tx) error {
+					_, err := tx.Customer(id)
+					return err
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	for n := 1; n <= 10; n++ {
+		if err := db.Rebuild(func(next bank.Staging) error { return put(next.Tx(), n) }); err != nil {
+			t.Fatalf("rebuild %d: %v", n, err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a read during the swaps failed: %v", err)
+		}
+	}
+	var c bank.Customer
+	if err := db.View(func(tx bank.Tx) (err error) { c, err = tx.Customer(id); return err }); err != nil || c.Number != "10" {
+		t.Fatalf("after ten rebuilds: %+v, %v", c, err)
+	}
+	if err := db.Update(func(tx bank.Tx) error { return put(tx, 11) }); err != nil {
+		t.Fatalf("a write after the rebuilds: %v", err)
+	}
+	if _, err := os.Stat(path + rebuildSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the new file is left beside the data file: %v", err)
+	}
+	t.Logf("%d reads during ten rebuilds", reads.Load())
 }

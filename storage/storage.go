@@ -58,6 +58,9 @@ type DB struct {
 	rebuilding sync.Mutex
 	// noSync is what SetNoSync set, for the file a Rebuild swaps in.
 	noSync atomic.Bool
+	// reopening is set while Rebuild's swap has the data file closed: it
+	// is closed when the file is open again.
+	reopening atomic.Pointer[chan struct{}]
 }
 
 // bolt returns the open bbolt file.
@@ -343,8 +346,13 @@ func (db *DB) View(fn func(bank.Tx) error) error {
 			return b.View(func(tx *bolt.Tx) error { return fn(&txn{tx: tx}) })
 		})
 		// A read that began as Rebuild closed the file it swapped out
-		// reads the new one.
-		if !errors.Is(err, berrors.ErrDatabaseNotOpen) || db.bolt() == b {
+		// waits for the data file to be open again, and reads it.
+		if !errors.Is(err, berrors.ErrDatabaseNotOpen) {
+			return err
+		}
+		if ch := db.reopening.Load(); ch != nil {
+			<-*ch
+		} else if db.bolt() == b {
 			return err
 		}
 	}
