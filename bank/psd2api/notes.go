@@ -2,6 +2,7 @@ package psd2api
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net"
 	"net/http"
 	"slices"
@@ -79,16 +80,20 @@ func clipNote(s string) string {
 
 // requestIDs remembers the X-Request-IDs each TPP sent in the last
 // requestIDWindow, in arrival order, so that a reused one is noted. It
-// keeps at most maxRequestIDs, dropping the oldest.
+// keeps at most maxRequestIDs, dropping the oldest, and of each only a
+// 64-bit hash of TPP and id and the time, 16 bytes, so that an hour of
+// requests costs little memory (a false match is about one in 10^14 with
+// the list full).
 type requestIDs struct {
 	mu    sync.Mutex
-	seen  map[string]time.Time
+	seed  maphash.Seed
+	seen  map[uint64]int64 // hash → unix nanoseconds of the last sending
 	order []seenID
 }
 
 type seenID struct {
-	key string
-	at  time.Time
+	hash uint64
+	at   int64
 }
 
 const maxRequestIDs = 100_000
@@ -96,22 +101,27 @@ const maxRequestIDs = 100_000
 // reused records an X-Request-ID of a TPP and reports whether the TPP sent
 // it in the window before.
 func (ids *requestIDs) reused(tppID, id string, now time.Time) bool {
-	key := tppID + "\x00" + id
 	ids.mu.Lock()
 	defer ids.mu.Unlock()
 	if ids.seen == nil {
-		ids.seen = map[string]time.Time{}
+		ids.seen, ids.seed = map[uint64]int64{}, maphash.MakeSeed()
 	}
+	var h maphash.Hash
+	h.SetSeed(ids.seed)
+	_, _ = h.WriteString(tppID)
+	_ = h.WriteByte(0)
+	_, _ = h.WriteString(id)
+	key, t := h.Sum64(), now.UnixNano()
 	drop := 0
-	for drop < len(ids.order) && (now.Sub(ids.order[drop].at) > requestIDWindow || len(ids.order)-drop >= maxRequestIDs) {
-		if old := ids.order[drop]; ids.seen[old.key].Equal(old.at) {
-			delete(ids.seen, old.key)
+	for drop < len(ids.order) && (t-ids.order[drop].at > int64(requestIDWindow) || len(ids.order)-drop >= maxRequestIDs) {
+		if old := ids.order[drop]; ids.seen[old.hash] == old.at {
+			delete(ids.seen, old.hash)
 		}
 		drop++
 	}
 	ids.order = ids.order[drop:]
 	at, ok := ids.seen[key]
-	ids.seen[key] = now
-	ids.order = append(ids.order, seenID{key, now})
-	return ok && now.Sub(at) <= requestIDWindow
+	ids.seen[key] = t
+	ids.order = append(ids.order, seenID{key, t})
+	return ok && t-at <= int64(requestIDWindow)
 }

@@ -179,3 +179,37 @@ func TestSCAPage_ListsAtMost25Customers(t *testing.T) {
 		t.Fatalf("page lists the wrong customers:\n%s", body)
 	}
 }
+
+// TestRequestIDs_WindowTPPAndBound: an X-Request-ID is reused when the
+// same TPP sent it within the hour, not when another TPP did or the hour
+// is over, and the list forgets the oldest beyond maxRequestIDs.
+func TestRequestIDs_WindowTPPAndBound(t *testing.T) {
+	var ids requestIDs
+	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	if ids.reused("A", "x", t0) {
+		t.Fatal("the first sending is not a reuse")
+	}
+	if !ids.reused("A", "x", t0.Add(time.Minute)) {
+		t.Error("the same TPP's id a minute later is a reuse")
+	}
+	if ids.reused("B", "x", t0.Add(2*time.Minute)) {
+		t.Error("another TPP's same id is not a reuse")
+	}
+	if ids.reused("A", "x", t0.Add(time.Minute+requestIDWindow+time.Second)) {
+		t.Error("after the hour the id is not a reuse")
+	}
+	later := t0.Add(3 * requestIDWindow)
+	ids.reused("A", "first", later)
+	for i := range maxRequestIDs {
+		ids.reused("A", fmt.Sprint(i), later)
+	}
+	if len(ids.order) > maxRequestIDs || len(ids.seen) > maxRequestIDs {
+		t.Fatalf("%d in order, %d seen; at most %d", len(ids.order), len(ids.seen), maxRequestIDs)
+	}
+	if ids.reused("A", "first", later) {
+		t.Error("the oldest id, dropped beyond the bound, is not a reuse")
+	}
+	if !ids.reused("A", fmt.Sprint(maxRequestIDs-1), later) {
+		t.Error("the newest id is still known")
+	}
+}

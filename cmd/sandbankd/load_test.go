@@ -188,6 +188,7 @@ func TestLoad_MixedTrafficFrom64Clients(t *testing.T) {
 	elapsed := time.Since(start)
 	<-warmDone
 	end, err := residentKB(pid)
+	t.Logf("resident memory at the end, by kind: %s", residentKinds(pid))
 	if err != nil || warmErr != nil {
 		t.Fatal(err, warmErr)
 	}
@@ -279,6 +280,21 @@ func residentKB(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// residentKinds tells the parts of a process's resident set: anonymous
+// memory (the Go heap and stacks) and file pages (the mapped data file).
+func residentKinds(pid int) string {
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	var parts []string
+	for _, line := range strings.Split(string(status), "\n") {
+		for _, kind := range []string{"RssAnon:", "RssFile:"} {
+			if v, ok := strings.CutPrefix(line, kind); ok {
+				parts = append(parts, kind+" "+strings.TrimSpace(v))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
