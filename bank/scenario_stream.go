@@ -63,13 +63,27 @@ type streamSource struct {
 	notes []Message
 	shape shapeWalker
 	hist  *history
+	// syntax is the stream's JSON syntax error, if any.
+	syntax *json.SyntaxError
 }
 
 func (s *streamSource) progress() *ImportProgress { return s.p }
 
-// whole reads the document at once, as DecodeTolerant does.
+// maxWholeScenario is the largest document whole reads: the most a
+// request body may have, so that a file of the scenarios folder (up to
+// 2 GiB, read as a stream) is never held in memory at once.
+const maxWholeScenario = 256 << 20
+
+// whole reads the document at once, as DecodeTolerant does. A document
+// over maxWholeScenario is refused instead, saying what to change.
 func (s *streamSource) whole() (Scenario, error) {
 	var sc Scenario
+	if s.p.size > maxWholeScenario {
+		if s.syntax != nil {
+			return sc, Errorf(CodeBadRequest, "the JSON document is not valid at byte %d: %s; check the file with a JSON tool, e.g. jq . FILE", s.syntax.Offset, s.syntax.Error())
+		}
+		return sc, Errorf(CodeBadRequest, "this scenario of %d MiB has its keys in an order the bank reads only whole, which it does up to %d MiB: put format first and each account's fields before its transactions, as an export writes them", s.p.size>>20, maxWholeScenario>>20)
+	}
 	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
 		return sc, fmt.Errorf("read the scenario: %w", err)
 	}
@@ -525,6 +539,7 @@ func (s *streamSource) fail(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return Errorf(CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
 	case errors.As(err, &syntax):
+		s.syntax = syntax
 		return errReadWhole // for the error DecodeTolerant gives, with its line and column
 	}
 	return err

@@ -335,3 +335,38 @@ func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
 		t.Fatal("the killed import changed the data")
 	}
 }
+
+// TestImportScenarioFrom_LargeFileIsNeverReadWhole: a file of the
+// scenarios folder may be up to 2 GiB. One over the 256 MiB a document
+// read whole may have, with a syntax error or its keys in an order the
+// single pass does not take, is refused with what to change, rather than
+// read into memory; the data stay as they were. (The files are sparse.)
+func TestImportScenarioFrom_LargeFileIsNeverReadWhole(t *testing.T) {
+	s, db := newBank(t)
+	before := exportJSON(t, s)
+	for _, c := range []struct{ name, head, want string }{
+		{"a syntax error", `{"format": "sandbank-scenario/2", "customers": [x`, "not valid at byte"},
+		{"records before the format", `{"customers": [], "format": "sandbank-scenario/2"`, "put format first"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "big.json")
+			if err := os.WriteFile(path, []byte(c.head), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, 300<<20); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = f.Close() }()
+			_, err = s.Sandbox.ImportScenarioFrom(f, nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want a refusal saying %q, got %v", c.want, err)
+			}
+			t.Log(err)
+		})
+	}
+	unchanged(t, s, db, before)
+}
