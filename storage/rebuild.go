@@ -176,7 +176,7 @@ func (db *DB) swap(next *bolt.DB, tmp string, since int) error {
 	// After a failed rename the data file is the old one, untouched.
 	b, err := db.openBolt(false)
 	if err != nil {
-		e := Damaged(db.path, "it could not be opened again after the import put it in place: "+err.Error()+"; restart Sandbank")
+		e := Damaged(db.path, "it could not be opened again at the end of a scenario import: "+err.Error()+"; restart Sandbank")
 		db.damage.CompareAndSwap(nil, &e)
 		return e
 	}
