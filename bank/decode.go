@@ -65,7 +65,7 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 	if !ok {
 		return nil // a scalar
 	}
-	leaf := t == nil || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler)
+	leaf := leafType(t)
 	switch delim {
 	case '[':
 		var elem reflect.Type
@@ -119,15 +119,22 @@ const givenTwice = "is given twice in this object; the bank takes the last value
 // unusedField is the oddity of a field the bank does not have.
 const unusedField = "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"
 
-// fieldOf finds the field of struct t that encoding/json decodes key into:
-// the exact name first, else one that matches without regard to case. A
-// field of an embedded struct counts. nil with ok false: no such field.
+// fieldOf finds the type of the field of struct t that encoding/json
+// decodes key into (see structField). nil with ok false: no such field.
 func fieldOf(t reflect.Type, key string) (reflect.Type, bool) {
-	var folded reflect.Type
+	f, ok := structField(t, key)
+	return f.Type, ok
+}
+
+// structField finds the field of struct t that encoding/json decodes key
+// into: the exact name first, else one that matches without regard to
+// case. A field of an embedded struct counts; Index leads to it from t.
+func structField(t reflect.Type, key string) (reflect.StructField, bool) {
+	var folded reflect.StructField
 	found := false
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name := jsonName(f)
 		if name == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
 		}
@@ -137,7 +144,8 @@ func fieldOf(t reflect.Type, key string) (reflect.Type, bool) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				if inner, ok := fieldOf(ft, key); ok {
+				if inner, ok := structField(ft, key); ok {
+					inner.Index = append([]int{i}, inner.Index...)
 					return inner, true
 				}
 				continue
@@ -147,13 +155,25 @@ func fieldOf(t reflect.Type, key string) (reflect.Type, bool) {
 			name = f.Name
 		}
 		if name == key {
-			return f.Type, true
+			return f, true
 		}
 		if !found && strings.EqualFold(name, key) {
-			folded, found = f.Type, true
+			folded, found = f, true
 		}
 	}
 	return folded, found
+}
+
+// jsonName is the name a field's json tag gives it, "" for none.
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
+
+// leafType reports whether a JSON value decoded into t is taken whole:
+// no type, or one that decodes itself.
+func leafType(t reflect.Type) bool {
+	return t == nil || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler)
 }
 
 func decodeStrict(data []byte, v any) error {

@@ -162,27 +162,10 @@ func (s *streamSource) document() error {
 }
 
 // scenarioField returns the JSON name of the field of Scenario a
-// top-level key decodes into, "" for none: the exact name, else one that
-// matches without regard to case, as encoding/json does.
+// top-level key decodes into, "" for none.
 func scenarioField(key string) string {
-	t := reflect.TypeFor[Scenario]()
-	folded := ""
-	for i := range t.NumField() {
-		name := jsonName(t.Field(i))
-		if name == key {
-			return name
-		}
-		if folded == "" && strings.EqualFold(name, key) {
-			folded = name
-		}
-	}
-	return folded
-}
-
-// jsonName is the name encoding/json gives a field.
-func jsonName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	return name
+	f, _ := structField(reflect.TypeFor[Scenario](), key)
+	return jsonName(f)
 }
 
 // part reads the value of the top-level key, whose field is name ("" for
@@ -225,13 +208,8 @@ func (s *streamSource) part(key, name string) error {
 	}
 	// The note, the settings and the parts of version 2, which the loader
 	// restores after the sandbox data.
-	rest := reflect.ValueOf(&s.rest).Elem()
-	for i := range rest.NumField() {
-		if jsonName(rest.Type().Field(i)) == name {
-			return s.record(name, rest.Field(i).Addr().Interface())
-		}
-	}
-	return s.unknown(key)
+	f, _ := structField(reflect.TypeFor[Scenario](), name)
+	return s.record(name, reflect.ValueOf(&s.rest).Elem().FieldByIndex(f.Index).Addr().Interface())
 }
 
 // account reads accounts[i]: its fields, then its transactions one by

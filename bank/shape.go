@@ -92,10 +92,6 @@ func (w *shapeWalker) str() (s []byte, plain bool) {
 	return w.data[start : w.i-1], plain
 }
 
-func leafType(t reflect.Type) bool {
-	return t == nil || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler)
-}
-
 func (w *shapeWalker) array(t reflect.Type) bool {
 	var elem reflect.Type
 	if !leafType(t) && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
