@@ -148,14 +148,6 @@ func KnownState() (Scenario, error) {
 	return sc, nil
 }
 
-// ImportScenario replaces all sandbox data with a scenario, at once: when
-// any record breaks a rule, nothing changes and the error names the record
-// by its path, e.g. accounts[2].iban. A version-2 scenario also restores
-// the bank's other records, its settings and its clock (see restore).
-func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
-	return s.load("import scenario", memorySource(sc), false)
-}
-
 // ImportProgress is how far a scenario import is: records loaded of all.
 // Of a scenario read as a stream, the total is estimated from the bytes
 // read so far.
@@ -224,36 +216,6 @@ func (sc Scenario) records() int {
 		}
 	}
 	return n
-}
-
-// ExportScenario returns the whole sandbox as a scenario that
-// ImportScenario turns back into the same records with the same ids: the
-// sandbox data and, in version 2, the bank's other records, its settings
-// and its clock. It waits for a batch run that is under way, so that the
-// scenario holds no half of one. WriteScenario writes the same as JSON
-// without holding the transactions in memory.
-func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
-	var sc Scenario
-	s.batch.Lock()
-	defer s.batch.Unlock()
-	err := s.view("export scenario", func(tx Tx) error {
-		var err error
-		if sc, err = s.exportHead(tx, note); err != nil {
-			return err
-		}
-		for i := range sc.Accounts {
-			a := &sc.Accounts[i]
-			err := eachTransaction(tx, a.ID, func(t Transaction) error {
-				a.Transactions = append(a.Transactions, ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)})
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return sc, err
 }
 
 // exportPage is how many transactions an export reads at a time.

@@ -13,7 +13,10 @@ import (
 )
 
 // ImportScenarioFrom replaces all sandbox data with the scenario document
-// r holds, like ImportScenario, but reads it as a stream: one customer,
+// r holds, and a version-2 scenario also restores the bank's other
+// records, its settings and its clock (see restore). When any record
+// breaks a rule, nothing changes and the error names the record by its
+// path, e.g. accounts[2].iban. It reads r as a stream: one customer,
 // account header, transaction or other record at a time, each decoded as
 // DecodeTolerant decodes a request, so that memory does not grow with the
 // file. The records are written in chunks into new data that replace the

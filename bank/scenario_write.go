@@ -9,13 +9,16 @@ import (
 	"strings"
 )
 
-// WriteScenario writes what ExportScenario returns as JSON to w: the bytes
-// a json.Encoder with SetEscapeHTML(false), and SetIndent("", indent)
-// when indent is not "", writes for that scenario. It writes account by
-// account, reading each account's transactions a page at a time, so that
-// memory does not grow with them; the rest of the scenario is held while
-// it is written. Like ExportScenario it waits for a batch run under way
-// and reads one storage transaction, so the file is one moment's data.
+// WriteScenario writes the whole sandbox to w as a scenario that
+// ImportScenarioFrom turns back into the same records with the same ids:
+// the sandbox data and, in version 2, the bank's other records, its
+// settings and its clock. The bytes are those a json.Encoder with
+// SetEscapeHTML(false), and SetIndent("", indent) when indent is not "",
+// writes for the scenario. It writes account by account, reading each
+// account's transactions a page at a time, so that memory does not grow
+// with them; the rest of the scenario is held while it is written. It
+// waits for a batch run under way and reads one storage transaction, so
+// the file holds one moment's data and no half of a run.
 func (s *Sandbox) WriteScenario(w io.Writer, note, indent string) error {
 	s.batch.Lock()
 	defer s.batch.Unlock()

@@ -35,15 +35,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // WARNING tppMessages), refused in strict mode.
 func decode[T any](r *http.Request) (T, error) {
 	var v T
-	body := stateOf(r).body
-	if len(body) == 0 {
-		return v, bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
+	body, err := jsonBody(r)
+	if err != nil {
+		return v, err
 	}
 	odd, err := bank.DecodeTolerant(body, &v)
 	if err != nil {
 		return v, err
 	}
 	return v, note(r, odd...)
+}
+
+// jsonBody returns the request body the middleware read and verified,
+// refusing an empty one.
+func jsonBody(r *http.Request) ([]byte, error) {
+	body := stateOf(r).body
+	if len(body) == 0 {
+		return nil, bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
+	}
+	return body, nil
 }
 
 // accepted records the oddities a service accepted a change with

@@ -547,9 +547,9 @@ func (h *sandboxAPI) exportScenario(w http.ResponseWriter, r *http.Request) erro
 // holds already, through the same loader as a scenario file; the body's
 // oddities are notes of the request, refused in strict mode.
 func (h *sandboxAPI) importScenario(w http.ResponseWriter, r *http.Request) error {
-	body := stateOf(r).body
-	if len(body) == 0 {
-		return bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
+	body, err := jsonBody(r)
+	if err != nil {
+		return err
 	}
 	n, err := h.bank.ImportScenarioFrom(bytes.NewReader(body), func(odd []bank.Message) error { return note(r, odd...) })
 	if err != nil {

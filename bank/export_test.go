@@ -1,0 +1,44 @@
+package bank
+
+// The whole scenario in memory, for tests: the oracle WriteScenario's
+// bytes are compared with, and a way in for scenarios built in Go. The
+// bank itself reads and writes scenarios as streams (ImportScenarioFrom,
+// WriteScenario).
+
+// ImportScenario replaces all sandbox data with a scenario, at once: when
+// any record breaks a rule, nothing changes and the error names the record
+// by its path, e.g. accounts[2].iban. A version-2 scenario also restores
+// the bank's other records, its settings and its clock (see restore).
+func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
+	return s.load("import scenario", memorySource(sc), false)
+}
+
+// ExportScenario returns the whole sandbox as a scenario that
+// ImportScenario turns back into the same records with the same ids: the
+// sandbox data and, in version 2, the bank's other records, its settings
+// and its clock. It waits for a batch run that is under way, so that the
+// scenario holds no half of one. WriteScenario writes the same as JSON
+// without holding the transactions in memory.
+func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
+	var sc Scenario
+	s.batch.Lock()
+	defer s.batch.Unlock()
+	err := s.view("export scenario", func(tx Tx) error {
+		var err error
+		if sc, err = s.exportHead(tx, note); err != nil {
+			return err
+		}
+		for i := range sc.Accounts {
+			a := &sc.Accounts[i]
+			err := eachTransaction(tx, a.ID, func(t Transaction) error {
+				a.Transactions = append(a.Transactions, ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return sc, err
+}
