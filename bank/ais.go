@@ -349,7 +349,7 @@ func (s *core) historyFrom(q *AISQuery, a Access) error {
 	if a.SessionValid {
 		return nil
 	}
-	limit := DateOf(s.Now().Add(-HistoryWithoutSCA))
+	limit := s.Today().AddDays(-HistoryDaysWithoutSCA)
 	if q.From.IsZero() {
 		q.From = limit
 		return nil

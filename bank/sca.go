@@ -17,12 +17,14 @@ import (
 
 // Durations of the SCA rules (docs/ACCOUNT-INFORMATION.md and docs/PAYMENTS.md).
 const (
-	ScaLifetime       = time.Hour            // an authorisation must finish within it
-	SessionLifetime   = time.Hour            // an SCA session under one TPP-Session-ID
-	GrantLifetime     = 180 * 24 * time.Hour // a consent
-	DetailsGrantAge   = 90 * 24 * time.Hour  // transaction details without the PSU present
-	HistoryWithoutSCA = 90 * 24 * time.Hour  // transactions older than this need an SCA session
-	maxIdentifyTries  = 3
+	ScaLifetime      = time.Hour            // an authorisation must finish within it
+	SessionLifetime  = time.Hour            // an SCA session under one TPP-Session-ID
+	GrantLifetime    = 180 * 24 * time.Hour // a consent
+	DetailsGrantAge  = 90 * 24 * time.Hour  // transaction details without the PSU present
+	maxIdentifyTries = 3
+	// HistoryDaysWithoutSCA is how many calendar days back transactions
+	// may be read without an SCA session.
+	HistoryDaysWithoutSCA = 90
 )
 
 // psuNamespace makes PSU ids: a UUID derived from the TPP and the customer
