@@ -3,8 +3,15 @@
 // with its SCA, a batch run and the settled payment. Every response's
 // signature is verified with the bank's certificate.
 //
-// Usage: node walkthrough.mjs BASE_URL CERT_PEM KEY_PEM
-// Exits 0 when every answer was what the contract says, 1 otherwise.
+// The batch run and the sandbox clock are the operator's: they are signed
+// with the operator certificate in OPERATOR_CERT_PEM and OPERATOR_KEY_PEM
+// (sandbankd cert new --operator --name NAME --out DIR --data FILE), and
+// everything else with the TPP's. Without those two the walkthrough says
+// that it skips the batch run and ends with the payment approved.
+//
+// Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] node walkthrough.mjs BASE_URL CERT_PEM KEY_PEM
+// Exits 0 when every answer was what the contract says, 1 otherwise, 2 for
+// a usage error.
 
 import { readFileSync } from 'node:fs';
 import { ResponseVerifier, SignatureError, Signer, signedFetch } from './signer.mjs';
@@ -17,15 +24,21 @@ const REDIRECT_URI = 'https://tpp.example/callback';
 const PSU_IP_ADDRESS = '192.0.2.10';
 const PAGE_LIMIT = 5;
 const NDCT = '/v1/payments/norwegian-domestic-credit-transfers';
+const SKIPPED = "skipped: steps 6 (batch run) and 7 (settled payment): a batch run and the sandbox clock are "
+  + "the operator's, not a TPP's; set OPERATOR_CERT_PEM and OPERATOR_KEY_PEM to an operator certificate "
+  + 'and its key (sandbankd cert new --operator --name NAME --out DIR --data FILE) to run them';
 
 // An answer that is not what the contract says.
 class Failure extends Error {}
 
-// Sends signed requests and checks every answer's signature and status.
+// Sends signed requests and checks every answer's signature and status. A
+// request signs with the TPP's certificate, or with the operator's when it
+// concerns every TPP ({ operator: true }).
 class Bank {
-  constructor(baseUrl, signer) {
+  constructor(baseUrl, signer, operator = null) {
     this.base = baseUrl;
     this.signer = signer;
+    this.operator = operator;
     this.verifier = null;
     this.requests = 0;
     this.verified = 0;
@@ -33,14 +46,15 @@ class Bank {
 
   // Sends one signed request; returns { status, headers, body, data }, data
   // being the parsed JSON body when there is one.
-  async call(method, target, expect, json, headers = {}) {
+  async call(method, target, expect, json, headers = {}, { operator = false } = {}) {
     let body;
     if (json !== undefined) {
       body = Buffer.from(JSON.stringify(json), 'utf8'); // the exact bytes that are hashed and sent
       headers = { ...headers, 'Content-Type': 'application/json' };
     }
     this.requests++;
-    const { response, body: raw, requestId } = await signedFetch(this.signer, this.base + target, { method, headers, body });
+    const signer = operator ? this.operator : this.signer;
+    const { response, body: raw, requestId } = await signedFetch(signer, this.base + target, { method, headers, body });
     if (this.verifier) {
       try {
         this.verifier.verify(response.headers, raw, requestId);
@@ -96,13 +110,19 @@ function closingBooked(balances = []) {
   return b.balanceAmount.amount;
 }
 
-async function walkthrough(baseUrl, certPath, keyPath) {
+async function walkthrough(baseUrl, certPath, keyPath, operatorCertPath, operatorKeyPath) {
   const started = Date.now();
-  // 1. The certificate and key.
+  // 1. The certificate and key, and the operator's when there is one.
   const signer = new Signer(readFileSync(certPath), readFileSync(keyPath));
   console.log(`1. certificate ${certPath}`);
   console.log(`   keyId ${signer.keyId}`);
-  const bank = new Bank(baseUrl, signer);
+  let operator = null;
+  if (operatorCertPath) {
+    operator = new Signer(readFileSync(operatorCertPath), readFileSync(operatorKeyPath));
+    console.log(`   operator certificate ${operatorCertPath}, for the batch run and the sandbox clock`);
+    console.log(`   keyId ${operator.keyId}`);
+  }
+  const bank = new Bank(baseUrl, signer, operator);
   let r = await bank.call('GET', '/v1/sandbox/bank-certificate', 200);
   bank.verifier = new ResponseVerifier(r.body);
   try { // the first answer, checked once the certificate is in hand
@@ -169,36 +189,50 @@ async function walkthrough(baseUrl, certPath, keyPath) {
   check(r.data?.scaStatus === 'FINALISED', "the payment's SCA is FINALISED", r.data);
   r = await bank.call('GET', `${NDCT}/${paymentId}/status`, 200);
   const status = r.data?.transactionStatus;
-  check(status === 'ACTC' || status === 'ACCP', 'the approved payment is ACTC or ACCP', r.data);
+  // ACSC: a bank in batchMode immediate settles a due payment when it is approved.
+  check(['ACTC', 'ACCP', 'ACSC'].includes(status), 'the approved payment is ACTC, ACCP or ACSC', r.data);
   console.log(`5. payment ${paymentId} of ${AMOUNT} NOK to ${CREDITOR_IBAN}: RCVD, SCA FINALISED, ${status}`);
 
-  // 6. A batch run. ACCP: today (sandbox clock, Europe/Oslo) is not a
-  // banking day, so the sandbox clock moves to the execution date, before
-  // that day's first batch run, and back to the real clock at the end.
+  if (status !== 'ACSC' && !bank.operator) {
+    console.log(SKIPPED);
+    console.log(`The walkthrough held up to the batch run: ${bank.requests} requests, ${bank.verified} response signatures verified, `
+      + `${((Date.now() - started) / 1000).toFixed(1)} s; payment ${paymentId} is ${status} and waits for a batch run.`);
+    return;
+  }
+
+  // 6. A batch run, the operator's. ACCP: today (sandbox clock,
+  // Europe/Oslo) is not a banking day, so the sandbox clock moves to the
+  // execution date, before that day's first batch run, and back to the
+  // real clock at the end.
+  const asOperator = { operator: true };
   let moved = false;
   try {
-    if (status === 'ACCP') {
-      const day = (await bank.call('GET', `${NDCT}/${paymentId}`, 200)).data?.requestedExecutionDate ?? '';
-      r = await bank.call('PUT', '/v1/sandbox/clock', 200, { now: `${day}T03:00:00Z` });
-      moved = true;
-      check((r.data?.now ?? '').startsWith(day), `the sandbox clock moves to ${day}`, r.data);
-      console.log(`6. today is not a banking day: the sandbox clock moves to ${r.data.now}`);
+    if (status === 'ACSC') {
+      console.log('6. no batch run needed: the bank settled the payment when it was approved (batchMode immediate)');
+    } else {
+      if (status === 'ACCP') {
+        const day = (await bank.call('GET', `${NDCT}/${paymentId}`, 200)).data?.requestedExecutionDate ?? '';
+        r = await bank.call('PUT', '/v1/sandbox/clock', 200, { now: `${day}T03:00:00Z` }, {}, asOperator);
+        moved = true;
+        check((r.data?.now ?? '').startsWith(day), `the sandbox clock moves to ${day}`, r.data);
+        console.log(`6. today is not a banking day: the operator moves the sandbox clock to ${r.data.now}`);
+      }
+      r = await bank.call('POST', '/v1/sandbox/batch-runs', 200, undefined, {}, asOperator);
+      check(Array.isArray(r.data?.errors) && r.data.errors.length === 0, 'the batch run has no errors', r.data);
+      console.log(`${moved ? '  ' : '6.'} the operator's batch run ${r.data.runId}: ${JSON.stringify(r.data.counts)}`);
     }
-    r = await bank.call('POST', '/v1/sandbox/batch-runs', 200);
-    check(Array.isArray(r.data?.errors) && r.data.errors.length === 0, 'the batch run has no errors', r.data);
-    console.log(`${moved ? '  ' : '6.'} batch run ${r.data.runId}: ${JSON.stringify(r.data.counts)}`);
 
     // 7. The payment is settled and the balance moved.
     r = await bank.call('GET', `${NDCT}/${paymentId}/status`, 200);
-    check(r.data?.transactionStatus === 'ACSC', 'the payment is ACSC after the batch run', r.data);
+    check(r.data?.transactionStatus === 'ACSC', 'the payment is ACSC', r.data);
     r = await bank.call('GET', `/v1/accounts/${accountId}/balances`, 200, undefined, psu);
     const after = closingBooked(r.data?.balances);
     check(cents(after) <= cents(before) - cents(AMOUNT), `closingBooked fell by at least ${AMOUNT} NOK from ${before}`, r.data);
     console.log(`7. payment ${paymentId}: ACSC; closingBooked ${before} -> ${after} NOK`);
   } finally {
     if (moved) {
-      r = await bank.call('PUT', '/v1/sandbox/clock', 200, { offsetSeconds: 0 });
-      console.log(`   the sandbox clock is back on the real clock: ${r.data?.now}`);
+      r = await bank.call('PUT', '/v1/sandbox/clock', 200, { offsetSeconds: 0 }, {}, asOperator);
+      console.log(`   the operator sets the sandbox clock back on the real clock: ${r.data?.now}`);
     }
   }
   console.log(`The walkthrough held: ${bank.requests} requests, ${bank.verified} response signatures verified, ${((Date.now() - started) / 1000).toFixed(1)} s.`);
@@ -209,9 +243,15 @@ if (args.length !== 3) {
   console.error('usage: node walkthrough.mjs BASE_URL CERT_PEM KEY_PEM');
   process.exit(2);
 }
+const operatorCert = process.env.OPERATOR_CERT_PEM ?? '';
+const operatorKey = process.env.OPERATOR_KEY_PEM ?? '';
+if (!operatorCert !== !operatorKey) {
+  console.error(`walkthrough.mjs: set both OPERATOR_CERT_PEM and OPERATOR_KEY_PEM, or neither; only ${operatorCert ? 'OPERATOR_CERT_PEM' : 'OPERATOR_KEY_PEM'} is set`);
+  process.exit(2);
+}
 const base = args[0].replace(/\/+$/, '').replace(/\/v1$/, '');
 try {
-  await walkthrough(base, args[1], args[2]);
+  await walkthrough(base, args[1], args[2], operatorCert, operatorKey);
 } catch (e) {
   // A Failure or SignatureError says what went wrong; fetch puts the
   // network error (e.g. ECONNREFUSED) in cause.

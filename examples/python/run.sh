@@ -3,8 +3,13 @@
 #
 # Usage: examples/python/run.sh BASE_URL CERT_PEM KEY_PEM
 #   e.g. examples/python/run.sh http://127.0.0.1:7380 tpp/cert.pem tpp/key.pem
+# Env:   OPERATOR_CERT_PEM and OPERATOR_KEY_PEM, an operator certificate and
+#        its key (sandbankd cert new --operator --data FILE), for the batch
+#        run and the sandbox clock; without them the walkthrough skips the
+#        batch run and ends with the payment approved.
 # Exit:  0 the whole walkthrough held; 1 it did not (the message says why);
-#        2 usage; 3 no Python 3 with requests and cryptography.
+#        2 usage (one OPERATOR_ variable without the other); 3 no Python 3
+#        with requests and cryptography.
 set -euo pipefail
 if [ $# -ne 3 ]; then
   echo "usage: $0 BASE_URL CERT_PEM KEY_PEM" >&2

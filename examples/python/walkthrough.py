@@ -3,11 +3,19 @@ a consent with automated SCA, accounts, balances and paged transactions, a
 payment with its SCA, a batch run and the settled payment. Every response's
 signature is verified with the bank's certificate.
 
-Usage: python3 walkthrough.py BASE_URL CERT_PEM KEY_PEM
-Exits 0 when every answer was what the contract says, 1 otherwise.
+The batch run and the sandbox clock are the operator's: they are signed
+with the operator certificate in OPERATOR_CERT_PEM and OPERATOR_KEY_PEM
+(sandbankd cert new --operator --name NAME --out DIR --data FILE), and
+everything else with the TPP's. Without those two the walkthrough says that
+it skips the batch run and ends with the payment approved.
+
+Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] python3 walkthrough.py BASE_URL CERT_PEM KEY_PEM
+Exits 0 when every answer was what the contract says, 1 otherwise, 2 for a
+usage error.
 """
 
 import json
+import os
 import sys
 import time
 from decimal import Decimal
@@ -25,6 +33,9 @@ REDIRECT_URI = "https://tpp.example/callback"
 PSU_IP_ADDRESS = "192.0.2.10"
 PAGE_LIMIT = 5
 NDCT = "/v1/payments/norwegian-domestic-credit-transfers"
+SKIPPED = ("skipped: steps 6 (batch run) and 7 (settled payment): a batch run and the sandbox clock are "
+           "the operator's, not a TPP's; set OPERATOR_CERT_PEM and OPERATOR_KEY_PEM to an operator certificate "
+           "and its key (sandbankd cert new --operator --name NAME --out DIR --data FILE) to run them")
 
 
 class Failure(Exception):
@@ -32,17 +43,20 @@ class Failure(Exception):
 
 
 class Bank:
-    """Sends signed requests and checks every answer's signature and status."""
+    """Sends signed requests and checks every answer's signature and status.
+    A request signs with the TPP's certificate, or with the operator's when
+    it concerns every TPP (operator=True)."""
 
-    def __init__(self, base_url: str, signer: Signer):
+    def __init__(self, base_url: str, signer: Signer, operator: Signer = None):
         self.base = base_url
         self.session = requests.Session()
         self.session.auth = SandbankAuth(signer)
+        self.operator = SandbankAuth(operator) if operator else None
         self.verifier = None
         self.requests = 0
         self.verified = 0
 
-    def call(self, method, target, expect, body=None, headers=None):
+    def call(self, method, target, expect, body=None, headers=None, operator=False):
         """Sends one signed request and returns the response; its JSON body,
         when there is one, is in response.data."""
         headers = dict(headers or {})
@@ -51,7 +65,8 @@ class Bank:
             data = json.dumps(body).encode("utf-8")  # the exact bytes that are hashed and sent
             headers["Content-Type"] = "application/json"
         self.requests += 1
-        r = self.session.request(method, self.base + target, data=data, headers=headers, timeout=20)
+        auth = self.operator if operator else None  # None: the session's, the TPP's
+        r = self.session.request(method, self.base + target, data=data, headers=headers, auth=auth, timeout=20)
         if self.verifier is not None:
             try:
                 self.verifier.verify(r.headers, r.content, r.request.headers["X-Request-ID"])
@@ -97,14 +112,20 @@ def closing_booked(balances):
     raise Failure(f"no closingBooked balance in {json.dumps(balances)}")
 
 
-def walkthrough(base_url, cert_path, key_path):
+def walkthrough(base_url, cert_path, key_path, operator_cert_path=None, operator_key_path=None):
     started = time.monotonic()
-    # 1. The certificate and key.
+    # 1. The certificate and key, and the operator's when there is one.
     with open(cert_path, "rb") as c, open(key_path, "rb") as k:
         signer = Signer(c.read(), k.read())
     print(f"1. certificate {cert_path}")
     print(f"   keyId {signer.key_id}")
-    bank = Bank(base_url, signer)
+    operator = None
+    if operator_cert_path:
+        with open(operator_cert_path, "rb") as c, open(operator_key_path, "rb") as k:
+            operator = Signer(c.read(), k.read())
+        print(f"   operator certificate {operator_cert_path}, for the batch run and the sandbox clock")
+        print(f"   keyId {operator.key_id}")
+    bank = Bank(base_url, signer, operator)
     r = bank.call("GET", "/v1/sandbox/bank-certificate", 200)
     bank.verifier = ResponseVerifier(r.content)
     try:  # the first answer, checked once the certificate is in hand
@@ -171,35 +192,47 @@ def walkthrough(base_url, cert_path, key_path):
     check(r.data.get("scaStatus") == "FINALISED", "the payment's SCA is FINALISED", r.data)
     r = bank.call("GET", f"{NDCT}/{payment_id}/status", 200)
     status = r.data.get("transactionStatus")
-    check(status in ("ACTC", "ACCP"), "the approved payment is ACTC or ACCP", r.data)
+    # ACSC: a bank in batchMode immediate settles a due payment when it is approved.
+    check(status in ("ACTC", "ACCP", "ACSC"), "the approved payment is ACTC, ACCP or ACSC", r.data)
     print(f"5. payment {payment_id} of {AMOUNT} NOK to {CREDITOR_IBAN}: RCVD, SCA FINALISED, {status}")
 
-    # 6. A batch run. ACCP: today (sandbox clock, Europe/Oslo) is not a
-    # banking day, so the sandbox clock moves to the execution date, before
-    # that day's first batch run, and back to the real clock at the end.
+    if status != "ACSC" and bank.operator is None:
+        print(SKIPPED)
+        print(f"The walkthrough held up to the batch run: {bank.requests} requests, {bank.verified} response "
+              f"signatures verified, {time.monotonic() - started:.1f} s; payment {payment_id} is {status} "
+              "and waits for a batch run.")
+        return
+
+    # 6. A batch run, the operator's. ACCP: today (sandbox clock,
+    # Europe/Oslo) is not a banking day, so the sandbox clock moves to the
+    # execution date, before that day's first batch run, and back to the
+    # real clock at the end.
     moved = False
     try:
-        if status == "ACCP":
-            day = bank.call("GET", f"{NDCT}/{payment_id}", 200).data.get("requestedExecutionDate", "")
-            r = bank.call("PUT", "/v1/sandbox/clock", 200, {"now": f"{day}T03:00:00Z"})
-            moved = True
-            check(r.data.get("now", "").startswith(day), f"the sandbox clock moves to {day}", r.data)
-            print(f"6. today is not a banking day: the sandbox clock moves to {r.data['now']}")
-        r = bank.call("POST", "/v1/sandbox/batch-runs", 200)
-        check(r.data.get("errors") == [], "the batch run has no errors", r.data)
-        print(f"{'  ' if moved else '6.'} batch run {r.data.get('runId')}: {json.dumps(r.data.get('counts'))}")
+        if status == "ACSC":
+            print("6. no batch run needed: the bank settled the payment when it was approved (batchMode immediate)")
+        else:
+            if status == "ACCP":
+                day = bank.call("GET", f"{NDCT}/{payment_id}", 200).data.get("requestedExecutionDate", "")
+                r = bank.call("PUT", "/v1/sandbox/clock", 200, {"now": f"{day}T03:00:00Z"}, operator=True)
+                moved = True
+                check(r.data.get("now", "").startswith(day), f"the sandbox clock moves to {day}", r.data)
+                print(f"6. today is not a banking day: the operator moves the sandbox clock to {r.data['now']}")
+            r = bank.call("POST", "/v1/sandbox/batch-runs", 200, operator=True)
+            check(r.data.get("errors") == [], "the batch run has no errors", r.data)
+            print(f"{'  ' if moved else '6.'} the operator's batch run {r.data.get('runId')}: {json.dumps(r.data.get('counts'))}")
 
         # 7. The payment is settled and the balance moved.
         r = bank.call("GET", f"{NDCT}/{payment_id}/status", 200)
-        check(r.data.get("transactionStatus") == "ACSC", "the payment is ACSC after the batch run", r.data)
+        check(r.data.get("transactionStatus") == "ACSC", "the payment is ACSC", r.data)
         r = bank.call("GET", f"/v1/accounts/{account_id}/balances", 200, headers=psu)
         after = closing_booked(r.data.get("balances", []))
         check(after <= before - Decimal(AMOUNT), f"closingBooked fell by at least {AMOUNT} NOK from {before}", r.data)
         print(f"7. payment {payment_id}: ACSC; closingBooked {before} -> {after} NOK")
     finally:
         if moved:
-            r = bank.call("PUT", "/v1/sandbox/clock", 200, {"offsetSeconds": 0})
-            print(f"   the sandbox clock is back on the real clock: {r.data.get('now')}")
+            r = bank.call("PUT", "/v1/sandbox/clock", 200, {"offsetSeconds": 0}, operator=True)
+            print(f"   the operator sets the sandbox clock back on the real clock: {r.data.get('now')}")
     print(f"The walkthrough held: {bank.requests} requests, {bank.verified} response signatures verified, "
           f"{time.monotonic() - started:.1f} s.")
 
@@ -208,10 +241,16 @@ def main(argv):
     if len(argv) != 4:
         print("usage: walkthrough.py BASE_URL CERT_PEM KEY_PEM", file=sys.stderr)
         return 2
+    operator_cert = os.environ.get("OPERATOR_CERT_PEM", "")
+    operator_key = os.environ.get("OPERATOR_KEY_PEM", "")
+    if bool(operator_cert) != bool(operator_key):
+        print("walkthrough.py: set both OPERATOR_CERT_PEM and OPERATOR_KEY_PEM, or neither; only "
+              + ("OPERATOR_CERT_PEM" if operator_cert else "OPERATOR_KEY_PEM") + " is set", file=sys.stderr)
+        return 2
     base = argv[1].rstrip("/")
     base = base[:-3] if base.endswith("/v1") else base
     try:
-        walkthrough(base, argv[2], argv[3])
+        walkthrough(base, argv[2], argv[3], operator_cert or None, operator_key or None)
     except (Failure, SignatureError, ValueError, OSError, requests.RequestException) as e:
         print(f"FAILED: {e}", file=sys.stderr)
         return 1
