@@ -160,6 +160,9 @@ const (
 	StepConfirm  = "confirm"  // approve or reject (no accounts: PSU identification)
 	StepPayment  = "payment"  // the payments to approve, then approve or reject
 	StepDone     = "done"     // finished; Redirect says where the PSU went
+	// StepElsewhere is what a browser without the page's cookie sees of a
+	// page that another browser opened first: no form.
+	StepElsewhere = "elsewhere"
 )
 
 // Option is a choice the SCA page offers. Label holds the words of its
@@ -268,10 +271,14 @@ func (s *core) subject(a Authorisation) scaSubject {
 	return identification{} // a kind this version does not know: identify only
 }
 
-// SCAPage returns the page of an authorisation at its address: its id and
-// its secret. An authorisation older than ScaLifetime fails here
-// (SCA_EXPIRED) the first time it is seen.
-func (s *PSD2) SCAPage(id, secret string) (SCAView, error) {
+// SCAPage returns the page of an authorisation at its address (its id and
+// its secret) for a browser that sent cookie, the value of the page's
+// cookie, or "". The first visit of an open page binds the authorisation to
+// its browser: the view carries the cookie for it to set. A later visit
+// without that cookie gets StepElsewhere, with no token and no cookie. An
+// authorisation older than ScaLifetime fails here (SCA_EXPIRED) the first
+// time it is seen.
+func (s *PSD2) SCAPage(id, secret, cookie string) (SCAView, error) {
 	var view SCAView
 	err := s.readAuthorisation("read SCA", func(tx Tx, mayWrite bool) error {
 		if err := pageOpens(tx, id, secret); err != nil {
@@ -281,11 +288,34 @@ func (s *PSD2) SCAPage(id, secret string) (SCAView, error) {
 		if err != nil {
 			return err
 		}
+		switch {
+		case a.Open() && !a.Bound:
+			if !mayWrite {
+				return errMustWrite
+			}
+			a.Bound = true
+			if err := tx.PutAuthorisation(a); err != nil {
+				return err
+			}
+		case a.Open() && subtle.ConstantTimeCompare([]byte(cookie), []byte(a.Cookie)) != 1:
+			view = elsewhere(a)
+			return nil
+		}
 		view, err = s.viewOf(tx, a, "")
 		view.Ended = expired
 		return err
 	}, Event{Kind: EventConsents}, Event{Kind: EventPayments})
 	return view, err
+}
+
+// elsewhere is the page of an open authorisation for a browser other than
+// the one it is bound to: what the TPP asks for, but neither the PSU, nor
+// what is to be approved, nor the form token and the cookie.
+func elsewhere(a Authorisation) SCAView {
+	return SCAView{Authorisation: Authorisation{
+		ID: a.ID, TPPID: a.TPPID, TPPName: a.TPPName, Kind: a.Kind, Status: a.Status, Created: a.Created,
+		RedirectURI: a.RedirectURI, Bound: a.Bound, PaymentIDs: a.PaymentIDs, BasketID: a.BasketID,
+	}, Step: StepElsewhere}
 }
 
 // pageOpens checks the secret of an SCA page's address: a wrong or missing
@@ -301,17 +331,19 @@ func pageOpens(tx Tx, id, secret string) error {
 	return nil
 }
 
-// errMustExpire stops a read that found an open authorisation past its
-// hour: failing it needs a write transaction.
-var errMustExpire = errors.New("the authorisation is past its hour")
+// errMustWrite stops a read that must write: it found an open
+// authorisation past its hour, which fails, or the first visit of an SCA
+// page, which binds the authorisation to its browser.
+var errMustWrite = errors.New("the read must write the authorisation")
 
 // readAuthorisation runs fn in a read transaction, and again in a write
-// transaction (announcing events) only when an authorisation it reads is
-// past its hour and must be failed: reading a status or a page writes
+// transaction (announcing events) only when fn returns errMustWrite: when
+// an authorisation it reads is past its hour and must be failed, or an SCA
+// page is visited for the first time. Reading a status or a page writes
 // nothing otherwise.
 func (s *core) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) error, events ...Event) error {
 	err := s.view(what, func(tx Tx) error { return fn(tx, false) })
-	if !errors.Is(err, errMustExpire) {
+	if !errors.Is(err, errMustWrite) {
 		return err
 	}
 	return s.write(what, func(tx Tx) error { return fn(tx, true) }, events...)
@@ -320,7 +352,7 @@ func (s *core) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) erro
 // loadAuthorisation reads an authorisation, failing it (SCA_EXPIRED) when
 // it is past its hour; expired reports that it failed just now. In a read
 // transaction (mayWrite false) such an authorisation stops the read with
-// errMustExpire.
+// errMustWrite.
 func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisation, expired bool, err error) {
 	a, err = tx.Authorisation(id)
 	if errors.Is(err, ErrNotFound) {
@@ -331,7 +363,7 @@ func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisati
 	}
 	if a.Open() && s.Now().After(a.Expires()) {
 		if !mayWrite {
-			return a, false, errMustExpire
+			return a, false, errMustWrite
 		}
 		return a, true, s.fail(tx, &a, CodeSCAExpired, "the SCA was not finished within an hour")
 	}
@@ -340,7 +372,8 @@ func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisati
 
 // SCAStep applies one step of the SCA page, posted to its address (id and
 // secret): the answer to the step the authorisation is at. A form without
-// the authorisation's form token and the page's cookie is refused.
+// the authorisation's form token and the page's cookie, which only the
+// browser the page is bound to holds, is refused and changes nothing.
 func (s *PSD2) SCAStep(id, secret string, in SCAInput) (SCAView, error) {
 	return change(s.core, "SCA step", func(tx Tx) (view SCAView, err error) {
 		if err := pageOpens(tx, id, secret); err != nil {
@@ -356,7 +389,7 @@ func (s *PSD2) SCAStep(id, secret string, in SCAInput) (SCAView, error) {
 			return view, err
 		}
 		if subtle.ConstantTimeCompare([]byte(in.Token), []byte(a.Token)) != 1 || subtle.ConstantTimeCompare([]byte(in.Cookie), []byte(a.Cookie)) != 1 {
-			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s, or your browser did not send the page's cookie; open the SCA link again and retry", clip(id))
+			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s, or your browser did not send the page's cookie: only the browser that opened the approval first can go on with it; go on there, or return to the app you came from and start again", clip(id))
 		}
 		problem, err := s.step(tx, &a, in)
 		if err != nil {

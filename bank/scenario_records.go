@@ -134,7 +134,7 @@ func (s *core) exportRecords(tx Tx, sc *Scenario) error {
 	}
 	sc.Authorisations = make([]ScenarioAuthorisation, len(auths))
 	for i, a := range auths {
-		a.Secret, a.Token, a.Cookie = "", "", ""
+		a.Secret, a.Token, a.Cookie, a.Bound = "", "", "", false
 		sc.Authorisations[i] = ScenarioAuthorisation{a}
 	}
 	if sc.Grants, err = tx.Grants(); err != nil {
@@ -623,7 +623,8 @@ func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
 }
 
 // restoreAuthorisations restores the authorisations, each with a new
-// secret and new form tokens. Their redirect URIs are checked as when a
+// secret and new form tokens, and unbound: the page of an open one binds
+// to the first browser that opens it. Their redirect URIs are checked as when a
 // TPP starts SCA, so a scenario sends no PSU anywhere a TPP could not.
 func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 	for i, sa := range sc.Authorisations {
@@ -655,7 +656,8 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 
 // checkRestoredAuthorisation checks the fields of an authorisation of a
 // scenario at path: its redirect URIs as when a TPP starts SCA, and no
-// secret, which an imported authorisation gets anew.
+// secret, which an imported authorisation gets anew, nor a binding to a
+// browser.
 func checkRestoredAuthorisation(v *Violations, path string, a Authorisation) {
 	f := func(field string) string { return JoinPath(path, field) }
 	checkTPP(v, f("tppId"), a.TPPID)
@@ -677,6 +679,9 @@ func checkRestoredAuthorisation(v *Violations, path string, a Authorisation) {
 		if secret.value != "" {
 			v.Format(f(secret.field), "is not part of a scenario; leave it out: an imported authorisation gets a new one")
 		}
+	}
+	if a.Bound {
+		v.Format(f("bound"), "is not part of a scenario; leave it out: an imported authorisation's page binds to the first browser that opens it")
 	}
 	if a.Attempts < 0 {
 		v.Format(f("attempts"), "must not be negative")

@@ -59,8 +59,12 @@ type Authorisation struct {
 	// Token is the authorisation's own form token: a form posted for one
 	// authorisation cannot drive another. Cookie is the value of the
 	// cookie the page sets; a form post must carry both.
-	Token      string   `json:"token,omitempty"`
-	Cookie     string   `json:"cookie,omitempty"`
+	Token  string `json:"token,omitempty"`
+	Cookie string `json:"cookie,omitempty"`
+	// Bound is set by the first visit of the open page, which alone got
+	// the cookie: from then on the page shows its form only to a browser
+	// that sends the cookie. A record stored without it is unbound.
+	Bound      bool     `json:"bound,omitempty"`
 	Attempts   int      `json:"attempts"`
 	CustomerID string   `json:"customerId,omitempty"`
 	Context    string   `json:"context,omitempty"`

@@ -243,11 +243,21 @@ func (b *Bank) StartSCA(tpp *TPP, method, path, redirectURI, sessionID string, h
 }
 
 // CompleteSCA goes through the SCA page at scaURL as the PSU with
-// nationalID: picks context when asked, ticks accounts (nil: as offered)
-// and presses decision. It fails the test unless the bank ends with a 303.
+// nationalID, in a new browser: picks context when asked, ticks accounts
+// (nil: as offered) and presses decision. It fails the test unless the
+// bank ends with a 303. The page binds to the first browser that opens it,
+// so a page another browser opened is completed with Browser.CompleteSCA.
 func (b *Bank) CompleteSCA(scaURL, nationalID, context string, accounts []string, decision string) Redirect {
 	b.TB.Helper()
-	br := b.Browser()
+	return b.Browser().CompleteSCA(scaURL, nationalID, context, accounts, decision)
+}
+
+// CompleteSCA goes through the SCA page at scaURL as Bank.CompleteSCA
+// does, in this browser: the one the page is bound to, or a browser that
+// opens it first.
+func (br *Browser) CompleteSCA(scaURL, nationalID, context string, accounts []string, decision string) Redirect {
+	b := br.b
+	b.TB.Helper()
 	p := br.Open(scaURL)
 	for range 5 {
 		if p.Status == http.StatusSeeOther {

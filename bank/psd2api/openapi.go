@@ -71,7 +71,7 @@ var operations = map[string]operation{
 	"GET /healthz":                 {id: "health", summary: "Health check", tag: tagService, status: 200, result: "Health"},
 	"GET /v1/openapi.json":         {id: "openapi", summary: "This OpenAPI document", tag: tagService, status: 200, result: resultAny},
 	"GET /sca/static/sandbank.css": {id: "scaStyle", summary: "The SCA page's style sheet", tag: tagSCAPage, status: 200, result: resultCSS},
-	"GET /sca/{id}/{secret}":       {id: "scaPage", summary: "The SCA page of an authorisation (HTML, no JavaScript)", tag: tagSCAPage, status: 200, result: resultHTML, more: []int{400, 404}},
+	"GET /sca/{id}/{secret}":       {id: "scaPage", summary: "The SCA page of an authorisation (HTML, no JavaScript); 409 to a browser other than the one that opened it first", tag: tagSCAPage, status: 200, result: resultHTML, more: []int{400, 404, 409}},
 	"POST /sca/{id}/{secret}":      {id: "scaStep", summary: "One step of the SCA page (form post); the last one redirects to TPP-Redirect-URI", tag: tagSCAPage, status: 200, result: resultHTML, more: []int{303, 400, 404}},
 
 	"POST /v1/consents":                                             {id: "createConsent", summary: "Create a consent and start its SCA by redirect; a body is ignored (the PSU chooses the accounts), each field noted", tag: tagConsent, who: ais, startsSCA: true, params: []string{"PSU-ID", "PSU-Corporate-ID", "PSU-IP-Address"}, status: 201, result: "ConsentCreated", location: true},

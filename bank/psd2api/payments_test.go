@@ -507,11 +507,12 @@ func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 	expect(t, r, 201, "")
 	var a created
 	r.JSON(t, &a)
-	page := b.Browser().Open(a.Links["scaRedirect"].Href)
+	psu := b.Browser()
+	page := psu.Open(a.Links["scaRedirect"].Href)
 	if !strings.Contains(page.Text, "3 payments") {
 		t.Fatalf("the basket's SCA page: %s", page.Text)
 	}
-	q := b.CompleteSCA(a.Links["scaRedirect"].Href, t1Number, "", nil, "approve").Query
+	q := psu.CompleteSCA(a.Links["scaRedirect"].Href, t1Number, "", nil, "approve").Query
 	if q.Get("psu-id") != psuID {
 		t.Fatalf("basket redirect %v", q)
 	}

@@ -60,11 +60,17 @@ var stepTitles = map[string]string{
 
 // scaPage serves GET and POST /sca/{id}/{secret}. A POST that finishes the
 // authorisation, or a visit after its hour, sends the PSU on with 303. The
-// first GET sets the cookie that every form post must carry with the form
-// token (SameSite=Strict: a form posted from another site is refused).
+// first GET binds the page to its browser and sets the cookie that every
+// form post must carry with the form token (SameSite=Strict: a form posted
+// from another site is refused); a GET without that cookie later gets 409,
+// a page without a form that says the approval is open in another browser.
 func (h *psd2API) scaPage() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, secret := r.PathValue("id"), r.PathValue("secret")
+		var cookie string
+		if c, err := r.Cookie((bank.Authorisation{ID: id}).CookieName()); err == nil {
+			cookie = c.Value
+		}
 		var view bank.SCAView
 		var err error
 		if r.Method == http.MethodPost {
@@ -75,21 +81,18 @@ func (h *psd2API) scaPage() http.Handler {
 			}
 			in := bank.SCAInput{
 				Token: r.PostForm.Get("token"), NationalID: r.PostForm.Get("nationalId"), Context: r.PostForm.Get("context"),
-				Accounts: r.PostForm["accounts"], Decision: r.PostForm.Get("decision"),
-			}
-			if c, err := r.Cookie((bank.Authorisation{ID: id}).CookieName()); err == nil {
-				in.Cookie = c.Value
+				Accounts: r.PostForm["accounts"], Decision: r.PostForm.Get("decision"), Cookie: cookie,
 			}
 			view, err = h.bank.SCAStep(id, secret, in)
 		} else {
-			view, err = h.bank.SCAPage(id, secret)
+			view, err = h.bank.SCAPage(id, secret, cookie)
 		}
 		if err != nil {
 			h.scaProblem(w, r, err)
 			return
 		}
 		setPageHeaders(w.Header(), view.RedirectURI)
-		if r.Method == http.MethodGet && view.Open() {
+		if r.Method == http.MethodGet && view.Open() && view.Cookie != "" {
 			http.SetCookie(w, &http.Cookie{
 				Name: view.CookieName(), Value: view.Cookie, Path: "/sca/",
 				HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
@@ -100,7 +103,11 @@ func (h *psd2API) scaPage() http.Handler {
 			w.WriteHeader(http.StatusSeeOther)
 			return
 		}
-		renderSCA(w, http.StatusOK, pageData(view))
+		status := http.StatusOK
+		if view.Step == bank.StepElsewhere {
+			status = http.StatusConflict
+		}
+		renderSCA(w, status, pageData(view))
 	})
 }
 
@@ -126,7 +133,13 @@ func pageData(v bank.SCAView) scaPageData {
 	default:
 		d.Purpose = "wants to read your account information."
 	}
-	if v.Step != bank.StepDone {
+	switch v.Step {
+	case bank.StepElsewhere:
+		d.Title = "Open in another browser"
+		d.Outcome = "This approval is open in another browser, which opened its link first; only that browser can go on with it. If that was not you, or you cannot go back to it, return to " + v.TPPName + " and start again: it will start a new approval."
+		return d
+	case bank.StepDone:
+	default:
 		return d
 	}
 	d.Token = ""

@@ -644,7 +644,8 @@ func TestSecurity_SCAPagesCannotBeFoundByScanningIds(t *testing.T) {
 
 	// With the secret (the TPP's scaRedirect) but without the page's
 	// cookie, as a form posted from another site would be: refused.
-	real := br.Open(pay.Links["scaRedirect"].Href)
+	psu := b.Browser()
+	real := psu.Open(pay.Links["scaRedirect"].Href)
 	token := formToken(t, real)
 	stranger := b.Browser()
 	p := stranger.Post(real.URL, url.Values{"token": {token}, "nationalId": {t1Number}})
@@ -662,7 +663,7 @@ func TestSecurity_SCAPagesCannotBeFoundByScanningIds(t *testing.T) {
 		}
 	}
 	// The PSU's own browser, with the cookie, goes on.
-	q := b.CompleteSCA(pay.Links["scaRedirect"].Href, t1Number, "", nil, "approve").Query
+	q := psu.CompleteSCA(pay.Links["scaRedirect"].Href, t1Number, "", nil, "approve").Query
 	if q.Get("psu-id") == "" {
 		t.Fatalf("the PSU's approval: %v", q)
 	}
