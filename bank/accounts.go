@@ -68,7 +68,7 @@ func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
 func createAccount(tx Tx, v *Violations, path, id string, in NewAccount) (Account, error) {
 	p := func(field string) string { return JoinPath(path, field) }
 	owner := lookupCustomer(tx, v, p("customerNumber"), in.CustomerNumber)
-	checkText(v, p("accountName"), in.AccountName, 1, 70)
+	checkName(v, p("accountName"), in.AccountName, 1, 70)
 	bban, iban := in.BBAN, in.IBAN
 	switch {
 	case bban == "" && iban == "":
@@ -279,7 +279,7 @@ func (s *Sandbox) UpdateAccount(id string, ch AccountChange) (AccountDetail, err
 		}
 		var v Violations
 		if ch.AccountName != nil {
-			checkText(&v, "accountName", *ch.AccountName, 1, 70)
+			checkName(&v, "accountName", *ch.AccountName, 1, 70)
 			a.Name = *ch.AccountName
 		}
 		if ch.Product != nil {

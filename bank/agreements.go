@@ -213,7 +213,7 @@ func createAgreement(tx Tx, v *Violations, path, id string, in NewAgreement, eng
 	if owner.ID != "" && owner.Type != Corporate {
 		v.Format(JoinPath(path, "owner"), "customer %s is private; a private customer's agreement comes with the customer, agreements are created for corporate customers", in.Owner)
 	}
-	checkText(v, JoinPath(path, "name"), in.Name, 1, 70)
+	checkName(v, JoinPath(path, "name"), in.Name, 1, 70)
 	id, seq, err := newID(tx, v, path, KindAgreement, 0, id)
 	if err != nil {
 		return "", err

@@ -138,7 +138,7 @@ func createCardAccount(tx Tx, v *Violations, path, id string, in NewCardAccount)
 	checkText(v, p("cardIdVNo"), in.CardIDVNo, 0, 35)
 	checkText(v, p("accountNumber"), in.AccountNumber, 0, 34)
 	checkExpiry(v, p("expiry"), in.Expiry)
-	checkText(v, p("name"), in.Name, 1, 70)
+	checkName(v, p("name"), in.Name, 1, 70)
 	checkText(v, p("product"), in.Product, 1, 70)
 	status := checkStatus(v, p("status"), in.Status)
 	id, seq, err := newID(tx, v, path, KindCardAccount, 0, id)
@@ -307,7 +307,7 @@ func (s *Sandbox) UpdateCardAccount(id string, ch CardAccountChange) (CardAccoun
 		}
 		v := s.violations()
 		if ch.Name != nil {
-			checkText(&v, "name", *ch.Name, 1, 70)
+			checkName(&v, "name", *ch.Name, 1, 70)
 			c.Name = *ch.Name
 		}
 		if ch.Product != nil {
@@ -401,12 +401,12 @@ func checkCardTransaction(v *Violations, p string, c CardAccount, in NewCardTran
 	checkText(v, f("cardTransactionId"), in.CardTransactionID, 1, 35)
 	t := CardTransaction{
 		CardTransactionID:              in.CardTransactionID,
-		TerminalID:                     checkPresent(v, f("terminalId"), in.TerminalID, 35),
+		TerminalID:                     checkPresent(v, f("terminalId"), in.TerminalID, 35, checkText),
 		MerchantCategoryCode:           in.MerchantCategoryCode,
-		CardAcceptorID:                 checkPresent(v, f("cardAcceptorId"), in.CardAcceptorID, 35),
+		CardAcceptorID:                 checkPresent(v, f("cardAcceptorId"), in.CardAcceptorID, 35, checkText),
 		MaskedPan:                      in.MaskedPan,
-		TransactionDetails:             checkPresent(v, f("transactionDetails"), in.TransactionDetails, 140),
-		ProprietaryBankTransactionCode: checkPresent(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 35),
+		TransactionDetails:             checkPresent(v, f("transactionDetails"), in.TransactionDetails, 140, checkText),
+		ProprietaryBankTransactionCode: checkPresent(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 35, checkText),
 	}
 	t.TransactionDate = checkDate(v, f("transactionDate"), in.TransactionDate)
 	checkPast(v, f("transactionDate"), t.TransactionDate, today)

@@ -10,8 +10,35 @@ import (
 
 // checkText checks a text field: between minLen and maxLen characters and
 // free of the characters a name or text must not hold (checkChars). minLen
-// 0 allows an empty text.
+// 0 allows an empty text, and one of spaces only; a text that must hold
+// something (minLen 1 or more) must show something too (validate.Visible):
+// a text of only spaces, fillers and invisible characters is refused.
 func checkText(v *Violations, path, s string, minLen, maxLen int) {
+	if !checkLength(v, path, s, minLen, maxLen) || !checkChars(v, path, s) || minLen == 0 {
+		return
+	}
+	if err := validate.Visible(s); err != nil {
+		v.Format(path, "%v", err)
+	}
+}
+
+// checkName checks a name field (a customer's, an account's, a creditor's):
+// between minLen and maxLen characters and, unless empty where minLen 0
+// allows it, a name by validate.Name: free of what checkChars refuses and of
+// private-use characters, and showing something, not only spaces, fillers
+// and invisible characters.
+func checkName(v *Violations, path, s string, minLen, maxLen int) {
+	if !checkLength(v, path, s, minLen, maxLen) || s == "" {
+		return
+	}
+	if err := validate.Name(s); err != nil {
+		v.Format(path, "%v", err)
+	}
+}
+
+// checkLength checks that a field has between minLen and maxLen
+// characters, and reports whether it has.
+func checkLength(v *Violations, path, s string, minLen, maxLen int) bool {
 	n := utf8.RuneCountInString(s)
 	switch {
 	case n == 0 && minLen > 0:
@@ -21,16 +48,18 @@ func checkText(v *Violations, path, s string, minLen, maxLen int) {
 	case n > maxLen:
 		v.Format(path, "must be at most %d characters, not %d", maxLen, n)
 	default:
-		checkChars(v, path, s)
+		return true
 	}
+	return false
 }
 
 // checkChars checks the characters of a text the bank takes: no control
-// characters, no line or paragraph separators and no format characters,
-// such as the bidirectional controls that would reorder what the SCA page
-// shows (validate.Text names the rule and its one exception, a zero width
-// joiner inside an emoji). It is a security rule, not a tolerance: strict
-// and lenient mode refuse alike. It reports whether s passed.
+// characters, no line or paragraph separators, no format characters, such
+// as the bidirectional controls that would reorder what the SCA page
+// shows, and no noncharacters (validate.Text names the rule and its one
+// exception, a zero width joiner inside an emoji). It is a security rule,
+// not a tolerance: strict and lenient mode refuse alike. It reports
+// whether s passed.
 func checkChars(v *Violations, path, s string) bool {
 	if err := validate.Text(s); err != nil {
 		v.Format(path, "%v", err)
@@ -39,14 +68,14 @@ func checkChars(v *Violations, path, s string) bool {
 	return true
 }
 
-// checkPresent checks a text field that must be present but may be empty,
-// and returns its value.
-func checkPresent(v *Violations, path string, s *string, maxLen int) string {
+// checkPresent checks a field that must be present but may be empty with
+// check (checkText or checkName), and returns its value.
+func checkPresent(v *Violations, path string, s *string, maxLen int, check func(v *Violations, path, s string, minLen, maxLen int)) string {
 	if s == nil {
 		v.Format(path, "is required (it may be an empty string)")
 		return ""
 	}
-	checkText(v, path, *s, 0, maxLen)
+	check(v, path, *s, 0, maxLen)
 	return *s
 }
 

@@ -56,7 +56,7 @@ func (s *Sandbox) CreateCustomer(in NewCustomer) (Customer, error) {
 func createCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) {
 	var v Violations
 	checkDigits(&v, JoinPath(path, "customerNumber"), in.CustomerNumber, 1, 20)
-	checkText(&v, JoinPath(path, "name"), in.Name, 1, 70)
+	checkName(&v, JoinPath(path, "name"), in.Name, 1, 70)
 	typ := strings.ToUpper(in.Type)
 	if typ != Private && typ != Corporate {
 		if in.Type == "" {
@@ -167,7 +167,7 @@ func (s *Sandbox) UpdateCustomer(id, name string) (Customer, error) {
 			return c, found(err, "customer", id)
 		}
 		var v Violations
-		checkText(&v, "name", name, 1, 70)
+		checkName(&v, "name", name, 1, 70)
 		if err := v.Err(); err != nil {
 			return c, err
 		}

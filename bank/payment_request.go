@@ -302,7 +302,7 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 		}
 		it.Amount = checkPaymentAmount(v, f("instructedAmount.amount"), r.InstructedAmount.Amount, it.Currency)
 	}
-	checkText(v, f("creditorName"), r.CreditorName, 1, 70)
+	checkName(v, f("creditorName"), r.CreditorName, 1, 70)
 	it.CreditorName = r.CreditorName
 	if r.CreditorAccount == nil {
 		v.Format(f("creditorAccount"), "is required: {\"iban\": ...} or {\"bban\": ...}")
@@ -323,8 +323,8 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 			v.Format(f("creditorAddress.country"), "%q is not an ISO 3166 alpha-2 country code", clip(a.Country))
 		}
 	}
-	checkText(v, f("ultimateDebtor"), r.UltimateDebtor, 0, 70)
-	checkText(v, f("ultimateCreditor"), r.UltimateCreditor, 0, 70)
+	checkName(v, f("ultimateDebtor"), r.UltimateDebtor, 0, 70)
+	checkName(v, f("ultimateCreditor"), r.UltimateCreditor, 0, 70)
 	checkText(v, f("endToEndIdentification"), r.EndToEndIdentification, 0, 35)
 	it.EndToEndID = r.EndToEndIdentification
 	if r.RemittanceInformationStructured != nil {

@@ -73,16 +73,17 @@ func (s *PSD2) StartSCA(r SCARequest) (Authorisation, error) {
 }
 
 // CheckSCARequest checks the redirect headers of a request that starts
-// SCA, and the TPP's name the SCA page will show: a name with a character
-// that validate.Text refuses (a bidi control that would reorder the page)
-// is CERTIFICATE_INVALID, since it comes from the certificate.
+// SCA, and the TPP's name the SCA page will show: a name that validate.Name
+// refuses (a bidi control that would reorder the page, a private-use
+// character, a name that shows nothing) is CERTIFICATE_INVALID, since it
+// comes from the certificate. Without a name the page shows the TPP's id.
 func CheckSCARequest(r SCARequest) error {
 	if err := checkRedirectURI(r.RedirectURI); err != nil {
 		return err
 	}
 	var v Violations
 	checkText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
-	if err := validate.Text(r.TPPName); err != nil {
+	if err := validate.Name(r.TPPName); err != nil && r.TPPName != "" {
 		v.Add(CodeCertificateInvalid, "TPP-Signature-Certificate", "the TPP's name in the certificate's subject (O, else CN) "+err.Error())
 	}
 	return v.Err()

@@ -661,7 +661,7 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 func checkRestoredAuthorisation(v *Violations, path string, a Authorisation) {
 	f := func(field string) string { return JoinPath(path, field) }
 	checkTPP(v, f("tppId"), a.TPPID)
-	checkText(v, f("tppName"), a.TPPName, 1, 200)
+	checkName(v, f("tppName"), a.TPPName, 1, 200)
 	checkOneOf(v, f("kind"), a.Kind, authKinds)
 	checkOneOf(v, f("status"), a.Status, scaStatuses)
 	checkTime(v, f("created"), a.Created)

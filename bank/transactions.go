@@ -128,12 +128,12 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 	f := func(field string) string { return JoinPath(p, field) }
 	t := Transaction{
 		Currency:                          in.Currency,
-		RemittanceInformationUnstructured: checkPresent(v, f("remittanceInformationUnstructured"), in.RemittanceInformationUnstructured, 140),
-		CreditorID:                        checkPresent(v, f("creditorId"), in.CreditorID, 35),
-		CreditorName:                      checkPresent(v, f("creditorName"), in.CreditorName, 70),
-		UltimateCreditor:                  checkPresent(v, f("ultimateCreditor"), in.UltimateCreditor, 70),
-		DebtorName:                        checkPresent(v, f("debtorName"), in.DebtorName, 70),
-		UltimateDebtor:                    checkPresent(v, f("ultimateDebtor"), in.UltimateDebtor, 70),
+		RemittanceInformationUnstructured: checkPresent(v, f("remittanceInformationUnstructured"), in.RemittanceInformationUnstructured, 140, checkText),
+		CreditorID:                        checkPresent(v, f("creditorId"), in.CreditorID, 35, checkText),
+		CreditorName:                      checkPresent(v, f("creditorName"), in.CreditorName, 70, checkName),
+		UltimateCreditor:                  checkPresent(v, f("ultimateCreditor"), in.UltimateCreditor, 70, checkName),
+		DebtorName:                        checkPresent(v, f("debtorName"), in.DebtorName, 70, checkName),
+		UltimateDebtor:                    checkPresent(v, f("ultimateDebtor"), in.UltimateDebtor, 70, checkName),
 		PurposeCode:                       checkPurposeCode(v, f("purposeCode"), in.PurposeCode),
 		BankTransactionCode:               in.BankTransactionCode,
 		EndToEndID:                        in.EndToEndID,
@@ -232,7 +232,7 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 // transaction, which may be empty: an ISO 20022 code of 1 to 4 letters or
 // digits. Lower case is odd; the code is kept in upper case.
 func checkPurposeCode(v *Violations, path string, in *string) string {
-	code := checkPresent(v, path, in, 4)
+	code := checkPresent(v, path, in, 4, checkText)
 	if upper := strings.ToUpper(code); upper != code && purposeCodePattern.MatchString(upper) {
 		v.Odd(CodeFormatError, path, fmt.Sprintf("%q is in lower case; ISO 20022 purpose codes are upper case, and the bank keeps it as %s", code, upper))
 		code = upper

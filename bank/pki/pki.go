@@ -189,8 +189,9 @@ func CheckRSAKeySize(what string, pub *rsa.PublicKey) error {
 
 // CheckTPPRequest reports what is wrong with a TPP certificate request,
 // every problem with its field; nil when nothing is. The name, which the
-// SCA page shows to PSUs, takes no control or format character
-// (validate.Text: a NUL, a line feed, a bidi control). The sandbox API,
+// SCA page shows to PSUs, is a name by validate.Name: no control or format
+// character (a NUL, a line feed, a bidi control), no private-use character,
+// and not only spaces and invisible characters. The sandbox API,
 // sandbankd cert new and the desktop app all issue through this check.
 func CheckTPPRequest(r TPPRequest) Problems {
 	var problems Problems
@@ -203,7 +204,7 @@ func CheckTPPRequest(r TPPRequest) Problems {
 	case n > 64:
 		add("name", "must be at most 64 characters, not %d", n)
 	default:
-		if err := validate.Text(r.Name); err != nil {
+		if err := validate.Name(r.Name); err != nil {
 			add("name", "%v", err)
 		}
 	}

@@ -672,6 +672,7 @@ func FuzzValidators(f *testing.F) {
 		"DE89370400440532013000", "GB29NWBK60161331926819", "LC55HEMM000100010012001200023015",
 		"1234567897", "1234567892", "60", "DNBANOKK", "DNBANOKKXXX", "DNBANOKO",
 		"NOK", "JPY", "XDR", "NO", "SALA", "14", "\xff\xfe", "Ø", checkTenBBANPrefix + "0",
+		"Ola\u00A0Nordmann", "\u3164", "\u2800\u3000", "\uFFFF", "\uE000", "👩\u200D💻",
 	}
 	for _, tc := range knownNorwegianAccounts {
 		seeds = append(seeds, tc.bban, tc.iban, tc.bban[:10])
@@ -685,11 +686,17 @@ func FuzzValidators(f *testing.F) {
 			"IBAN":          IBAN(s),
 			"KID":           KID(s),
 			"BIC":           BIC(s),
+			"Text":          Text(s),
+			"Name":          Name(s),
+			"Visible":       Visible(s),
 		}
 		for name, err := range errs {
 			if err != nil {
 				checkErrorStyle(t, name, s, err)
 			}
+		}
+		if errs["Name"] == nil && (errs["Text"] != nil || errs["Visible"] != nil) {
+			t.Errorf("Name(%q) = nil, but Text = %v and Visible = %v", s, errs["Text"], errs["Visible"])
 		}
 		shape := IsNorwegianBBANShape(s)
 		_ = Currency(s)
