@@ -22,8 +22,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/net/netutil"
-
 	"sandbank/bank"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
@@ -32,12 +30,10 @@ import (
 	"sandbank/storage"
 )
 
-// Limits of each listener: open connections at most (more wait to be
-// accepted), and the bytes of a request's headers.
-const (
-	MaxConnections = 256
-	MaxHeaderBytes = 64 << 10
-)
+// MaxHeaderBytes bounds the bytes of a request's headers on each
+// listener. MaxConnections and MaxConnectionsPerAddress bound its
+// connections.
+const MaxHeaderBytes = 64 << 10
 
 // Timeouts bound a connection: a request must be read (headers and body)
 // within Read, and an idle keep-alive connection is closed after Idle.
@@ -454,7 +450,7 @@ func (a *App) Start() error {
 		if err != nil {
 			errs = append(errs, &ListenError{Listener: "HTTP", Flag: "--addr", Addr: a.addr, Err: err})
 		} else {
-			lns, urls = append(lns, ln), append(urls, "http://"+ln.Addr().String())
+			lns, urls = append(lns, newFairListener(ln, a.logger)), append(urls, "http://"+ln.Addr().String())
 		}
 	}
 	if a.tlsAddr != "" {
@@ -466,7 +462,7 @@ func (a *App) Start() error {
 			if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
 				host = fmt.Sprintf("localhost:%d", tcp.Port)
 			}
-			lns = append(lns, tls.NewListener(ln, &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: tls12Suites, Certificates: []tls.Certificate{a.tlsCert}}))
+			lns = append(lns, tls.NewListener(newFairListener(ln, a.logger), &tls.Config{MinVersion: tls.VersionTLS12, CipherSuites: tls12Suites, Certificates: []tls.Certificate{a.tlsCert}}))
 			urls = append(urls, "https://"+host)
 		}
 	}
@@ -476,11 +472,10 @@ func (a *App) Start() error {
 		}
 	}
 	for i, ln := range lns {
-		ln = netutil.LimitListener(ln, MaxConnections)
 		l := &listener{url: urls[i], done: make(chan error, 1), srv: &http.Server{
 			Handler: a.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: a.timeouts.Read, IdleTimeout: a.timeouts.Idle,
-			MaxHeaderBytes: MaxHeaderBytes,
-			ErrorLog:       slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
+			MaxHeaderBytes: MaxHeaderBytes, ConnState: trackConnState,
+			ErrorLog: slog.NewLogLogger(a.logger.Handler(), slog.LevelDebug),
 		}}
 		go func() {
 			err := l.srv.Serve(ln)

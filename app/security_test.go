@@ -302,47 +302,58 @@ func TestSecurity_ConnectionsAreBounded(t *testing.T) {
 	}
 }
 
-// At most MaxConnections connections are served at once per listener; one
-// more waits in the operating system's queue until another closes.
+// A listener holds at most MaxConnectionsPerAddress connections of one
+// client address and MaxConnections in all. At a limit the connection
+// idle the longest makes room for a new one (of the address, at its
+// limit); a new connection that finds none idle is closed at once, not
+// left waiting in the operating system's queue. Slow headers and bodies
+// count as busy. TestSecurity_BusyConnectionsAreShared and
+// TestSecurity_ManyConnectionsFromOneAddressBlockNobody
+// (connections_test.go) go on from here.
 func TestSecurity_ConnectionsAreLimited(t *testing.T) {
-	a := open(t, app.Config{Addr: "127.0.0.1:0"})
+	off := false // so that the bank waits for a slow body
+	a := open(t, app.Config{Addr: "127.0.0.1:0", RequireSignature: &off})
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
 	}
-	held := make([]net.Conn, app.MaxConnections)
-	for i := range held {
-		held[i] = rawConn(t, a)
+	addr := strings.TrimPrefix(a.URLs()[0], "http://")
+	needLoopbackAddresses(t, addr)
+
+	// 127.0.0.2 holds its limit of idle keep-alive connections; one more
+	// is served, and its longest-idle one is closed.
+	idle := make([]net.Conn, app.MaxConnectionsPerAddress)
+	for i := range idle {
+		idle[i] = dialFrom(t, "127.0.0.2", addr)
+		checkAnswered(t, idle[i], fmt.Sprintf("127.0.0.2's connection %d", i+1))
 	}
-	// Each held connection is accepted: it gets an answer to a request.
-	host := strings.TrimPrefix(a.URLs()[0], "http://")
-	ask := func(c net.Conn) chan error {
-		done := make(chan error, 1)
-		go func() {
-			_, err := fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", host)
-			if err == nil {
-				var resp *http.Response
-				if resp, err = http.ReadResponse(bufio.NewReader(c), nil); err == nil && resp.StatusCode != 200 {
-					err = fmt.Errorf("status %d", resp.StatusCode)
-				}
-			}
-			done <- err
-		}()
-		return done
+	checkAnswered(t, dialFrom(t, "127.0.0.2", addr), "127.0.0.2's connection over its limit")
+	checkClosed(t, idle[0], "127.0.0.2's longest-idle connection")
+	checkOpen(t, idle[1], "127.0.0.2's second connection")
+
+	// 127.0.0.3 holds its limit of busy connections: slow bodies, and
+	// slow headers last. One more, with none idle to give up, is closed
+	// at once.
+	for i := range app.MaxConnectionsPerAddress {
+		conn := dialFrom(t, "127.0.0.3", addr)
+		var err error
+		if i < app.MaxConnectionsPerAddress-8 {
+			err = startSlowBody(conn, addr)
+		} else {
+			_, err = fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: %s\r\n", addr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := <-ask(held[0]); err != nil {
-		t.Fatalf("a held connection: %v", err)
-	}
-	extra := rawConn(t, a)
-	answered := ask(extra)
-	select {
-	case err := <-answered:
-		t.Fatalf("connection %d was served while %d were open (%v)", app.MaxConnections+1, app.MaxConnections, err)
-	case <-time.After(500 * time.Millisecond):
-	}
-	_ = held[1].Close()
-	if err := <-answered; err != nil {
-		t.Fatalf("the waiting connection after one closed: %v", err)
-	}
+	over := dialFrom(t, "127.0.0.3", addr)
+	_, _ = fmt.Fprintf(over, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+	checkClosed(t, over, "127.0.0.3's connection over its limit")
+
+	// The listener holds MaxConnections: 127.0.0.4 is served, and the
+	// connection idle the longest of all, 127.0.0.2's second, is closed.
+	checkAnswered(t, dialFrom(t, "127.0.0.4", addr), "127.0.0.4's connection")
+	checkClosed(t, idle[1], "the longest-idle connection of the listener")
+	checkOpen(t, idle[2], "127.0.0.2's third connection")
 }
 
 // With signatures required, an unsigned POST that announces a body and
