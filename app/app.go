@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -78,6 +79,13 @@ type Config struct {
 	RequireSignature *bool
 	// Strict overrides the stored strict mode when not nil.
 	Strict *bool
+	// OperatorAccess overrides the stored operator access
+	// (bank.OperatorOnly, bank.OperatorAnyTPP) when not empty.
+	OperatorAccess string
+	// OperatorCertOut, when set, is a folder the bank writes an operator
+	// certificate into at start (cert.pem, key.pem, ca.pem), for the CI
+	// job that started it in a container.
+	OperatorCertOut string
 	// ResponseSigning overrides the stored response signing mode
 	// (bank.SigningRSA, SigningECDSA, SigningOff) when not empty.
 	ResponseSigning string
@@ -128,6 +136,9 @@ type App struct {
 	addr    string
 	tlsAddr string
 	running []*listener
+	// runningGen counts the starts and stops: the running file is written
+	// for the start it was begun for only (writeRunning).
+	runningGen uint64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -176,9 +187,16 @@ func Open(cfg Config) (*App, error) {
 	if a.timeouts.Idle <= 0 {
 		a.timeouts.Idle = DefaultTimeouts.Idle
 	}
+	go func() { _, _ = operatorKey() }() // the running file needs it soon
 	if err := a.prepare(cfg); err != nil {
 		_ = a.Close()
 		return nil, err
+	}
+	if cfg.OperatorCertOut != "" {
+		if _, _, err := a.WriteOperatorFiles(cfg.OperatorCertOut); err != nil {
+			_ = a.Close()
+			return nil, err
+		}
 	}
 	return a, nil
 }
@@ -252,6 +270,9 @@ func (cfg Config) settings(stored bank.Settings) bank.Settings {
 	if cfg.ResponseSigning != "" {
 		want.ResponseSigning = cfg.ResponseSigning
 	}
+	if cfg.OperatorAccess != "" {
+		want.OperatorAccess = cfg.OperatorAccess
+	}
 	return want
 }
 
@@ -273,12 +294,12 @@ func (a *App) writeStart(settings, want bank.Settings, newKeys *keys) (bank.Sett
 		}
 	}
 	if want.TrustMode == settings.TrustMode && want.RequireSignature == settings.RequireSignature && want.Strict == settings.Strict &&
-		want.ResponseSigning == settings.ResponseSigning {
+		want.ResponseSigning == settings.ResponseSigning && want.OperatorAccess == settings.OperatorAccess {
 		return settings, nil
 	}
 	return a.Bank.Ops.UpdateSettings(func(s *bank.Settings) {
 		s.TrustMode, s.RequireSignature, s.Strict = want.TrustMode, want.RequireSignature, want.Strict
-		s.ResponseSigning = want.ResponseSigning
+		s.ResponseSigning, s.OperatorAccess = want.ResponseSigning, want.OperatorAccess
 	})
 }
 
@@ -300,7 +321,7 @@ func (a *App) applySettings() {
 
 // policy turns settings into what the signature verifier accepts.
 func (a *App) policy(s bank.Settings) httpsig.Policy {
-	p := httpsig.Policy{RequireSignature: s.RequireSignature, Strict: s.Strict}
+	p := httpsig.Policy{RequireSignature: s.RequireSignature, Strict: s.Strict, Operator: a.Authority.IsOperator}
 	if s.TrustMode == bank.TrustStore {
 		p.Trust = a.trust.verify
 	}
@@ -469,6 +490,9 @@ func (a *App) Start() error {
 	for _, ln := range lns {
 		if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 			a.logger.Warn(nonLoopbackWarning(ln.Addr().String(), a.public), "addr", ln.Addr().String())
+			if a.Bank.Ops.AnyTPPIsOperator() {
+				a.logger.Warn(anyTPPWarning(ln.Addr().String()), "addr", ln.Addr().String())
+			}
 		}
 	}
 	for i, ln := range lns {
@@ -486,7 +510,18 @@ func (a *App) Start() error {
 		}()
 		a.running = append(a.running, l)
 	}
+	a.runningGen++
+	if len(a.running) > 0 {
+		gen, urls := a.runningGen, slices.Clone(urls)
+		go a.writeRunning(gen, urls)
+	}
 	return errors.Join(errs...)
+}
+
+// anyTPPWarning is the warning of a listener on addr beyond loopback while
+// every TPP is the operator.
+func anyTPPWarning(addr string) string {
+	return "operator access is any-tpp, and the bank listens on " + addr + ": anyone who reaches it with any certificate the trust mode accepts may change its settings, move its clock, force payments and read every TPP's traffic; use --operator-access operator unless one team alone reaches this bank"
 }
 
 // nonLoopbackWarning is the warning of a listener on addr beyond
@@ -524,6 +559,10 @@ func (a *App) Stop() error {
 	a.mu.Lock()
 	running := a.running
 	a.running = nil
+	a.runningGen++
+	if len(running) > 0 {
+		a.removeRunning()
+	}
 	a.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

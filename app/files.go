@@ -34,10 +34,11 @@ func WriteTPPFiles(dir string, cert *x509.Certificate, key *rsa.PrivateKey) (cer
 // to trust.
 func (a *App) CACertPEM() []byte { return pki.EncodeCert(a.Authority.Cert) }
 
-// IssueTPP issues a TPP test certificate from the local CA and writes it
-// with its key into dir (see WriteTPPFiles).
-func (a *App) IssueTPP(req pki.TPPRequest, dir string) (cert *x509.Certificate, certPath, keyPath string, err error) {
-	cert, key, err := a.Authority.NewTPP(req)
+// IssueTPP issues a TPP test certificate from the local CA, an operator
+// certificate when operator is set (pki.Authority.IssueOperator), and
+// writes it with its key into dir (see WriteTPPFiles).
+func (a *App) IssueTPP(req pki.TPPRequest, operator bool, dir string) (cert *x509.Certificate, certPath, keyPath string, err error) {
+	cert, key, err := a.Authority.NewTPP(req, operator)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -27,6 +27,8 @@ type Flags struct {
 	requireSig *bool
 	strict     *bool
 	signing    *string
+	opAccess   *string
+	opCertOut  *string
 	watchScen  *bool
 	logLevel   *string
 	publicURL  *string
@@ -34,8 +36,8 @@ type Flags struct {
 }
 
 // AddFlags adds --data, --addr, --tls-addr, --public-url, --trust,
-// --require-signature, --strict, --response-signing, --watch-scenarios,
-// --log-level and --version to fs.
+// --require-signature, --strict, --response-signing, --operator-access,
+// --operator-cert-out, --watch-scenarios, --log-level and --version to fs.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	def, err := DefaultDataPath()
 	if err != nil {
@@ -50,6 +52,8 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		requireSig: fs.Bool("require-signature", true, "refuse unsigned requests"),
 		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer)"),
 		signing:    fs.String("response-signing", bank.SigningRSA, "how the bank signs its responses: rsa (RSA-2048), ecdsa (ECDSA P-256, far cheaper, for load tests) or off (no Signature; Digest stays)"),
+		opAccess:   fs.String("operator-access", bank.OperatorOnly, "who may do what concerns every TPP (settings, the clock, batch runs, every TPP's payments and traffic): operator (the window, sandbankd on the data file, operator certificates of the bank's CA) or any-tpp (every caller: for one team alone)"),
+		opCertOut:  fs.String("operator-cert-out", "", "a folder to write an operator certificate into at start (cert.pem, key.pem, ca.pem), for the CI job that started the bank in a container"),
 		watchScen:  fs.Bool("watch-scenarios", false, "list and watch the scenarios folder next to the data file (the desktop app's window always does)"),
 		logLevel:   fs.String("log-level", "info", "log level: debug (adds the signing string the bank rebuilt for each refused signature), info, warn or error"),
 		publicURL:  fs.String("public-url", "", "the URL TPPs and PSUs reach the bank at, e.g. https://bank.example:8443 behind a proxy or in a container: scaRedirect links use it, and every listener also answers to its host name"),
@@ -68,15 +72,18 @@ func (f *Flags) Given(name string) bool {
 }
 
 // Config returns the configuration the flags ask for, logging to logOut.
-// --trust, --require-signature, --strict and --response-signing override
-// the data file's settings only when they are given; the stored values
-// stand otherwise.
+// --trust, --require-signature, --strict, --response-signing and
+// --operator-access override the data file's settings only when they are
+// given; the stored values stand otherwise.
 func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	if *f.trust != "any" && *f.trust != "store" {
 		return Config{}, fmt.Errorf("%w: --trust must be any or store, not %q", ErrUsage, *f.trust)
 	}
 	if !slices.Contains(bank.SigningModes, *f.signing) {
 		return Config{}, fmt.Errorf("%w: --response-signing must be rsa, ecdsa or off, not %q", ErrUsage, *f.signing)
+	}
+	if !slices.Contains(bank.OperatorAccessModes, *f.opAccess) {
+		return Config{}, fmt.Errorf("%w: --operator-access must be operator or any-tpp, not %q", ErrUsage, *f.opAccess)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
@@ -87,7 +94,7 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 		return Config{}, err
 	}
 	cfg := Config{
-		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr, WatchScenarios: *f.watchScen, PublicURL: public,
+		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr, WatchScenarios: *f.watchScen, PublicURL: public, OperatorCertOut: *f.opCertOut,
 		Logger: slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),
 	}
 	if f.Given("trust") {
@@ -101,6 +108,9 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	}
 	if f.Given("response-signing") {
 		cfg.ResponseSigning = *f.signing
+	}
+	if f.Given("operator-access") {
+		cfg.OperatorAccess = *f.opAccess
 	}
 	return cfg, nil
 }
@@ -147,6 +157,9 @@ func (a *App) Banner(w io.Writer) error {
 		mode += ", responses signed with ECDSA"
 	case bank.SigningOff:
 		mode += ", responses unsigned"
+	}
+	if st.OperatorAccess == bank.OperatorAnyTPP {
+		mode += ", every TPP is the operator"
 	}
 	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s%s)\n", a.DB.Path(), st.TrustMode, sig, mode)
 	urls := a.URLs()

@@ -62,7 +62,7 @@ func serveWithFlags(t *testing.T, out *lockedBuffer, args ...string) *app.App {
 // string; it returns that signing string and the error body's id.
 func sendRefused(t *testing.T, a *app.App) (signing, id string) {
 	t.Helper()
-	cert, key, err := a.Authority.NewTPP(pki.TPPRequestFor("Log TPP", "987654321", nil, 1, time.Now()))
+	cert, key, err := a.Authority.NewTPP(pki.TPPRequestFor("Log TPP", "987654321", nil, 1, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}

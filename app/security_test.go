@@ -235,6 +235,40 @@ func TestSecurity_WarnsOnANonLoopbackAddress(t *testing.T) {
 	}
 }
 
+// TestSecurity_AnyTPPOperatorWarnsOffLoopback: --operator-access any-tpp
+// warns at start when a listener is not on loopback, and says what it
+// shares; on loopback it warns nothing, and the stored setting stands at
+// the next start without the flag.
+func TestSecurity_AnyTPPOperatorWarnsOffLoopback(t *testing.T) {
+	var stderr bytes.Buffer
+	a := open(t, parseFlags(t, &stderr, "--addr", "127.0.0.1:0", "--tls-addr", "", "--operator-access", "any-tpp"))
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr.String(), "level=WARN") || !a.Bank.Ops.AnyTPPIsOperator() {
+		t.Fatalf("any-tpp on loopback: any TPP the operator %v; stderr %q", a.Bank.Ops.AnyTPPIsOperator(), stderr.String())
+	}
+	if err := a.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	a.SetAddrs("0.0.0.0:0", "")
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	log := stderr.String()
+	if strings.Count(log, "level=WARN") != 2 || !strings.Contains(log, "operator access is any-tpp") || !strings.Contains(log, "--operator-access operator") {
+		t.Fatalf("stderr: %q", log)
+	}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f := app.AddFlags(fs)
+	if err := fs.Parse([]string{"--operator-access", "everyone"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Config(&stderr); !errors.Is(err, app.ErrUsage) || !strings.Contains(err.Error(), "--operator-access must be operator or any-tpp") {
+		t.Fatalf("a bad --operator-access: %v", err)
+	}
+}
+
 // rawConn opens a connection to a listener of a, with a generous deadline
 // for the whole exchange.
 func rawConn(t *testing.T, a *app.App) net.Conn {

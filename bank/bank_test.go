@@ -46,3 +46,22 @@ func TestInitialize_KnownState(t *testing.T) {
 	}
 	t.Logf("counts %+v", n)
 }
+
+// A data file written before operatorAccess existed has none stored: its
+// bank keeps what concerns every TPP to the operator.
+func TestSettings_OldDataFileKeepsTheOperatorBoundary(t *testing.T) {
+	_, db := newBank(t)
+	old := map[string]any{"trustMode": "any", "requireSignature": true, "responseSigning": "rsa", "batchTimes": []string{"06:00"}, "coverRetryDays": 3,
+		"ncbctFee": "250", "exemptionPolicy": "never", "batchMode": "schedule", "requestLog": map[string]int{"maxCount": 2000, "maxBytes": 32 << 20}}
+	if err := db.Update(func(tx bank.Tx) error { return tx.PutSetting("settings", old) }); err != nil {
+		t.Fatal(err)
+	}
+	b := bank.New(db, fixedClock{testNow})
+	st, err := b.Ops.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.OperatorAccess != bank.OperatorOnly || b.Ops.AnyTPPIsOperator() || st.Check() != nil {
+		t.Fatalf("an old data file's settings read as operatorAccess %q (any TPP the operator: %v; check: %v)", st.OperatorAccess, b.Ops.AnyTPPIsOperator(), st.Check())
+	}
+}

@@ -193,13 +193,20 @@ func (s *PSD2) BasketAuthorisation(tppID, basketID, authID string) (Authorisatio
 }
 
 // Baskets lists every basket, newest first, with its status.
-func (s *Ops) Baskets() ([]BasketView, error) {
-	return read(s.core, "list baskets", func(tx Tx) (out []BasketView, err error) {
+func (s *Ops) Baskets() ([]BasketView, error) { return s.baskets("") }
+
+// baskets lists the baskets of the TPP tppID, or every TPP's when empty,
+// newest first.
+func (s *core) baskets(tppID string) ([]BasketView, error) {
+	return read(s, "list baskets", func(tx Tx) (out []BasketView, err error) {
 		list, err := tx.Baskets()
 		if err != nil {
 			return out, err
 		}
 		for i := len(list) - 1; i >= 0; i-- {
+			if tppID != "" && list[i].TPPID != tppID {
+				continue
+			}
 			v, err := basketView(tx, list[i].TPPID, list[i].ID)
 			if err != nil {
 				return out, err

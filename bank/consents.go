@@ -75,13 +75,15 @@ type GrantFilter struct {
 
 // Grants lists the grants a filter selects, as the Consents & sessions
 // screen shows them, ordered by TPP, PSU and context.
-func (s *Ops) Grants(f GrantFilter) ([]GrantInfo, error) {
+func (s *Ops) Grants(f GrantFilter) ([]GrantInfo, error) { return s.grants(f) }
+
+func (s *core) grants(f GrantFilter) ([]GrantInfo, error) {
 	var v Violations
 	checkPSUFilter(&v, f.PSUID)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	return read(s.core, "list grants", func(tx Tx) ([]GrantInfo, error) { return newOverview(tx, s.Now()).grants(f) })
+	return read(s, "list grants", func(tx Tx) ([]GrantInfo, error) { return newOverview(tx, s.Now()).grants(f) })
 }
 
 // Sessions lists the SCA sessions of every TPP.
@@ -200,14 +202,18 @@ func accountName(tx Tx, id string) string {
 
 // RevokeGrant deletes a grant: the TPP's next account-information request
 // for that PSU and context gets 401 CONSENT_INVALID and a fresh SCA link.
-func (s *Ops) RevokeGrant(id string) error {
+func (s *Ops) RevokeGrant(id string) error { return s.revokeGrant("", id) }
+
+// revokeGrant revokes a grant of the TPP tppID, or of any TPP when empty;
+// another TPP's grant is unknown.
+func (s *core) revokeGrant(tppID, id string) error {
 	return s.write("revoke grant", func(tx Tx) error {
 		grants, err := tx.Grants()
 		if err != nil {
 			return err
 		}
 		for _, g := range grants {
-			if g.ID == id {
+			if g.ID == id && (tppID == "" || g.TPPID == tppID) {
 				if err := endConsent(tx, g, ConsentRevoked, s.Now()); err != nil {
 					return err
 				}

@@ -68,6 +68,9 @@ type core struct {
 	legacy atomic.Uint32 // the legacy date's Key, 0 when none
 	// strictMode is the strict setting: oddities are refused.
 	strictMode atomic.Bool
+	// anyTPPOperator is operatorAccess any-tpp: every caller is the
+	// operator.
+	anyTPPOperator atomic.Bool
 	// importing is the scenario import that runs, if one does: every other
 	// write is refused as busy until it ends.
 	importing atomic.Pointer[ImportProgress]

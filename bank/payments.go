@@ -425,7 +425,9 @@ type PaymentList struct {
 // Payments lists the payments a filter selects, newest first: one page
 // of them, and how many match in all. A filter value the bank does not
 // know is a FORMAT_ERROR at its query parameter's name.
-func (s *Ops) Payments(f PaymentFilter) (PaymentList, error) {
+func (s *Ops) Payments(f PaymentFilter) (PaymentList, error) { return s.payments(f) }
+
+func (s *core) payments(f PaymentFilter) (PaymentList, error) {
 	var out PaymentList
 	if f.Limit == 0 {
 		f.Limit = DefaultPageSize
@@ -486,10 +488,17 @@ type PaymentDetail struct {
 // Payment returns one payment with its request body and fundsAvailable as
 // of now, and the parties it names, for the desktop screens and support
 // staff.
-func (s *Ops) Payment(id string) (PaymentDetail, error) {
-	return read(s.core, "read payment", func(tx Tx) (d PaymentDetail, err error) {
+func (s *Ops) Payment(id string) (PaymentDetail, error) { return s.paymentDetail("", id) }
+
+// paymentDetail reads one payment of the TPP tppID (any TPP's when
+// empty); another TPP's is unknown, as in every scoped read.
+func (s *core) paymentDetail(tppID, id string) (PaymentDetail, error) {
+	return read(s, "read payment", func(tx Tx) (d PaymentDetail, err error) {
 		if d.Payment, err = tx.Payment(id); err != nil {
 			return d, found(err, "payment", id)
+		}
+		if tppID != "" && d.Payment.TPPID != tppID {
+			return d, unknown("payment", id)
 		}
 		if d.Request, err = tx.PaymentRequest(id); err != nil {
 			return d, err

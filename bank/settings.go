@@ -18,6 +18,22 @@ const (
 	TrustStore = "store"
 )
 
+// Operator access modes (the operatorAccess setting, --operator-access;
+// docs/SECURITY.md "Two kinds of caller").
+const (
+	// OperatorOnly lets only the operator (the window, sandbankd on the
+	// data file, an operator certificate of the bank's CA) do what
+	// concerns every TPP: settings, the clock, batch runs, every TPP's
+	// payments and traffic. The default.
+	OperatorOnly = "operator"
+	// OperatorAnyTPP makes every caller the bank accepts the operator:
+	// for a single team that wants no boundary between its TPPs.
+	OperatorAnyTPP = "any-tpp"
+)
+
+// OperatorAccessModes are the values of the operatorAccess setting.
+var OperatorAccessModes = []string{OperatorOnly, OperatorAnyTPP}
+
 // Settings are the bank's settings that testers change (docs/PAYMENTS.md 8). They
 // live in the data file.
 type Settings struct {
@@ -29,6 +45,9 @@ type Settings struct {
 	// Strict refuses every oddity the bank otherwise accepts with a
 	// warning, as the real bank does (docs/TPP-GUIDE.md 9); off by default.
 	Strict bool `json:"strict"`
+	// OperatorAccess is who may use the operator's routes: OperatorOnly
+	// or OperatorAnyTPP. Data files before it have none: OperatorOnly.
+	OperatorAccess string `json:"operatorAccess"`
 	// ResponseSigning is how the bank signs its responses: SigningRSA,
 	// SigningECDSA or SigningOff.
 	ResponseSigning string `json:"responseSigning"`
@@ -171,7 +190,7 @@ func DefaultFX() map[string]decimal.Decimal {
 // DefaultSettings are the settings of a new data file.
 func DefaultSettings() Settings {
 	return Settings{
-		TrustMode: TrustAny, RequireSignature: true, ResponseSigning: SigningRSA,
+		TrustMode: TrustAny, RequireSignature: true, ResponseSigning: SigningRSA, OperatorAccess: OperatorOnly,
 		BatchTimes: []string{"06:00", "09:00", "12:00", "15:00", "18:00"}, CoverRetryDays: 3,
 		NCBCTFee: decimal.RequireFromString("250"), FX: DefaultFX(), Exemption: ExemptNever,
 		BatchMode:  BatchSchedule,
@@ -186,6 +205,7 @@ func (st Settings) Check() error {
 	var v Violations
 	checkOneOf(&v, "trustMode", st.TrustMode, []string{TrustAny, TrustStore})
 	checkOneOf(&v, "responseSigning", st.ResponseSigning, SigningModes)
+	checkOneOf(&v, "operatorAccess", st.OperatorAccess, OperatorAccessModes)
 	if st.ClockOffsetSeconds > maxClockOffset || st.ClockOffsetSeconds < -maxClockOffset {
 		v.Format("offsetSeconds", "the clock may be moved at most 100 years either way")
 	}
@@ -344,6 +364,7 @@ func (s *core) apply(st Settings) {
 	s.offset.Store(st.ClockOffsetSeconds)
 	s.legacy.Store(st.LegacyDate.Key())
 	s.strictMode.Store(st.Strict)
+	s.anyTPPOperator.Store(st.OperatorAccess == OperatorAnyTPP)
 	f := st.Faults
 	s.faults.Store(&f)
 }
@@ -351,6 +372,10 @@ func (s *core) apply(st Settings) {
 // Strict reports whether strict mode is on: oddities the bank otherwise
 // accepts with a warning are refused.
 func (s *Ops) Strict() bool { return s.strictMode.Load() }
+
+// AnyTPPIsOperator reports whether operatorAccess is any-tpp: every
+// caller the bank accepts may use the operator's routes.
+func (s *Ops) AnyTPPIsOperator() bool { return s.anyTPPOperator.Load() }
 
 // violations starts the findings of one request, refusing oddities in
 // strict mode.

@@ -29,6 +29,7 @@ type SettingsDoc struct {
 	RequireSignature *bool                 `json:"requireSignature"`
 	Strict           *bool                 `json:"strict"`
 	ResponseSigning  *string               `json:"responseSigning"`
+	OperatorAccess   *string               `json:"operatorAccess"`
 	LegacyDate       *string               `json:"legacyDate"`
 	ExemptionPolicy  *string               `json:"exemptionPolicy"`
 	BatchTimes       []string              `json:"batchTimes"`
@@ -63,7 +64,8 @@ func (st Settings) Doc() SettingsDoc {
 	times := append([]string{}, st.BatchTimes...)
 	return SettingsDoc{
 		TrustMode: &st.TrustMode, RequireSignature: &st.RequireSignature, Strict: &st.Strict, ResponseSigning: &st.ResponseSigning,
-		LegacyDate: legacy, ExemptionPolicy: &st.Exemption, BatchTimes: times,
+		OperatorAccess: &st.OperatorAccess,
+		LegacyDate:     legacy, ExemptionPolicy: &st.Exemption, BatchTimes: times,
 		CoverRetryDays: &st.CoverRetryDays, NCBCTFee: &AmountText{Text: FormatAmount(st.NCBCTFee, "NOK")},
 		FXRates: fx, BatchMode: &st.BatchMode,
 		RequestLog: &RequestLogDoc{MaxCount: &st.RequestLog.MaxCount, MaxBytes: &st.RequestLog.MaxBytes},
@@ -234,6 +236,7 @@ func (d SettingsDoc) applyTo(st *Settings, v *Violations) {
 	setIf(&st.RequireSignature, d.RequireSignature)
 	setIf(&st.Strict, d.Strict)
 	setIf(&st.ResponseSigning, d.ResponseSigning)
+	setIf(&st.OperatorAccess, d.OperatorAccess)
 	setIf(&st.Exemption, d.ExemptionPolicy)
 	setIf(&st.CoverRetryDays, d.CoverRetryDays)
 	setIf(&st.BatchMode, d.BatchMode)

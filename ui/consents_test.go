@@ -21,7 +21,7 @@ import (
 // and returns the status and body.
 func (h *harness) call(method, path string, headers ...string) (int, []byte) {
 	h.t.Helper()
-	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()))
+	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()), false)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -59,5 +59,5 @@ type Host interface {
 	CACertPEM() []byte
 	// IssueTPP issues a TPP test certificate from the local CA and writes
 	// it with its key into dir.
-	IssueTPP(req pki.TPPRequest, dir string) (cert *x509.Certificate, certPath, keyPath string, err error)
+	IssueTPP(req pki.TPPRequest, operator bool, dir string) (cert *x509.Certificate, certPath, keyPath string, err error)
 }

@@ -40,12 +40,13 @@ type serverScreen struct {
 	startBtn   *widget.Button
 	stopBtn    *widget.Button
 
-	settingsForm *form
-	trust        *widget.RadioGroup
-	requireSig   *widget.Check
-	strict       *widget.Check
-	signing      *widget.Select
-	loading      bool
+	settingsForm   *form
+	trust          *widget.RadioGroup
+	requireSig     *widget.Check
+	strict         *widget.Check
+	signing        *widget.Select
+	operatorAccess *widget.RadioGroup
+	loading        bool
 
 	clockForm  *form
 	clockNow   *widget.Label
@@ -73,6 +74,7 @@ type serverScreen struct {
 	certRole *widget.CheckGroup
 	certDays *entry
 	certDir  *entry
+	certOp   *widget.Check
 	certOut  *widget.Label
 }
 
@@ -100,7 +102,11 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.settingsForm.add("Response signatures", "responseSigning", container.NewVBox(s.signing, helpText(
 		"rsa: the bank's RSA-2048 certificate, as a real bank signs. ecdsa: an ECDSA P-256 certificate (algorithm ecdsa-sha256), far cheaper, for load tests. off: no Signature on responses; Digest stays. "+
 			"The next answer follows the change; GET /v1/sandbox/bank-certificate serves the certificate of the mode (RSA while off).")))
-	trustHelp := helpText("any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.host.TrustDir() + " (watched: a file dropped there is trusted at once).")
+	s.operatorAccess = widget.NewRadioGroup(bank.OperatorAccessModes, func(string) { s.saveSettings() })
+	s.operatorAccess.Horizontal = true
+	s.settingsForm.add("Operator access", "operatorAccess", s.operatorAccess)
+	trustHelp := helpText("Trust mode any: every certificate whose signature verifies, self-signed included. store: also a chain to the Sandbank test CA or a CA file in " + s.u.host.TrustDir() + " (watched: a file dropped there is trusted at once). " +
+		"Operator access operator: only this window, sandbankd on the data file and operator certificates of the bank's CA may do what concerns every TPP (settings, the clock, batch runs, every TPP's payments and traffic); a TPP reads its own. any-tpp: every TPP may, for one team alone.")
 
 	s.clockNow = widget.NewLabel("")
 	s.clockForm = newForm(s.jump)
@@ -129,6 +135,8 @@ func (s *serverScreen) build() fyne.CanvasObject {
 	s.certForm.add("Roles", "roles", s.certRole)
 	s.certDays = s.certForm.text("Valid for days", "days", "730", "")
 	s.certDir = s.certForm.text("Save to folder", "dir", filepath.Join(s.u.host.DataDir(), "tpp"), "cert.pem and key.pem are written here")
+	s.certOp = widget.NewCheck("An operator certificate: it may also do what concerns every TPP", nil)
+	s.certForm.add("Operator", "operator", s.certOp)
 	s.certOut = helpText("")
 
 	reset := widget.NewButtonWithIcon("Reset to the known state…", theme.ViewRefreshIcon(), s.reset)
@@ -203,6 +211,7 @@ func (s *serverScreen) reloadSettings() {
 	s.requireSig.SetChecked(st.RequireSignature)
 	s.strict.SetChecked(st.Strict)
 	s.signing.SetSelected(st.ResponseSigning)
+	s.operatorAccess.SetSelected(st.OperatorAccess)
 	s.loading = false
 	c := s.u.ops.Clock()
 	text := "Now: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
@@ -258,8 +267,8 @@ func (s *serverScreen) saveSettings() {
 	if s.loading {
 		return
 	}
-	trust, require, strict, signing := s.trust.Selected, s.requireSig.Checked, s.strict.Checked, s.signing.Selected
-	_, _, err := s.u.ops.ChangeSettings(bank.SettingsDoc{TrustMode: &trust, RequireSignature: &require, Strict: &strict, ResponseSigning: &signing})
+	trust, require, strict, signing, access := s.trust.Selected, s.requireSig.Checked, s.strict.Checked, s.signing.Selected, s.operatorAccess.Selected
+	_, _, err := s.u.ops.ChangeSettings(bank.SettingsDoc{TrustMode: &trust, RequireSignature: &require, Strict: &strict, ResponseSigning: &signing, OperatorAccess: &access})
 	s.settingsForm.show(err)
 }
 
@@ -286,13 +295,17 @@ func (s *serverScreen) issue() {
 		return
 	}
 	req := pki.TPPRequestFor(strings.TrimSpace(s.certName.Text), strings.TrimSpace(s.certOrg.Text), s.certRole.Selected, days, time.Now())
-	cert, certPath, keyPath, err := s.u.host.IssueTPP(req, strings.TrimSpace(s.certDir.Text))
+	cert, certPath, keyPath, err := s.u.host.IssueTPP(req, s.certOp.Checked, strings.TrimSpace(s.certDir.Text))
 	if err != nil {
 		s.certForm.show(err)
 		return
 	}
-	s.certOut.SetText(fmt.Sprintf("Wrote %s and %s. TPP id %s, roles %s, valid to %s.\nSign with: sandbankd call GET /v1/sandbox/customers --cert %s --key %s",
-		certPath, keyPath, pki.TPPID(cert), strings.Join(s.certRole.Selected, ", "), cert.NotAfter.Format(time.DateOnly), certPath, keyPath))
+	what, try := "TPP id", "GET /v1/sandbox/customers"
+	if s.certOp.Checked {
+		what, try = "An operator certificate: keep its key to yourself. TPP id", "GET /v1/sandbox/settings"
+	}
+	s.certOut.SetText(fmt.Sprintf("Wrote %s and %s. %s %s, roles %s, valid to %s.\nSign with: sandbankd call %s --cert %s --key %s",
+		certPath, keyPath, what, pki.TPPID(cert), strings.Join(s.certRole.Selected, ", "), cert.NotAfter.Format(time.DateOnly), try, certPath, keyPath))
 }
 
 func (s *serverScreen) reset() {

@@ -130,6 +130,25 @@ func TestServer_SettingsStartStopCertificates(t *testing.T) {
 	if info, _ := os.Stat(filepath.Join(dir, "key.pem")); info.Mode().Perm() != 0o600 {
 		t.Fatalf("key.pem mode %v", info.Mode())
 	}
+	if h.core.Authority.IsOperator(cert) {
+		t.Fatal("a TPP certificate of the screen is the operator's")
+	}
+	// An operator certificate, when asked for.
+	test.Tap(s.certOp)
+	test.Tap(widgetIn(t, h.u.tabs, "Issue"))
+	data, _ = os.ReadFile(filepath.Join(dir, "cert.pem"))
+	if cert, _ = pki.DecodeCert(data); cert == nil || !h.core.Authority.IsOperator(cert) || !strings.Contains(s.certOut.Text, "operator certificate") {
+		t.Fatalf("the operator certificate: %q", s.certOut.Text)
+	}
+	// Operator access: every TPP may be the operator, by choice.
+	s.operatorAccess.SetSelected(bank.OperatorAnyTPP)
+	if st, _ := h.core.Bank.Ops.Settings(); st.OperatorAccess != bank.OperatorAnyTPP || !h.core.Bank.Ops.AnyTPPIsOperator() {
+		t.Fatalf("operator access any-tpp: %+v", st)
+	}
+	s.operatorAccess.SetSelected(bank.OperatorOnly)
+	if h.core.Bank.Ops.AnyTPPIsOperator() {
+		t.Fatal("operator access is any-tpp still")
+	}
 }
 
 func TestServer_ResetToKnownState(t *testing.T) {
@@ -162,10 +181,9 @@ func TestServer_SettingsAgreeWithTheAPI(t *testing.T) {
 	h := newHarness(t, true)
 	s := h.u.server
 	b := &apptest.Bank{App: h.core, URL: h.core.URLs()[0], Path: h.core.DB.Path(), TB: t}
-	tpp := b.NewTPP("933012867", 0, pki.RoleAI)
 	read := func() map[string]any {
 		t.Helper()
-		r := b.Do(tpp, "GET", "/v1/sandbox/settings", nil)
+		r := b.Do(b.Operator(), "GET", "/v1/sandbox/settings", nil)
 		if r.Status != 200 {
 			t.Fatalf("GET /v1/sandbox/settings: %d %s", r.Status, r.Body)
 		}
@@ -175,7 +193,7 @@ func TestServer_SettingsAgreeWithTheAPI(t *testing.T) {
 	}
 
 	// Through the API, then on the screen.
-	r := b.Do(tpp, "PATCH", "/v1/sandbox/settings", []byte(`{"batchMode": "immediate", "fxRates": {"BHD": "28.70"}, "legacyDate": "2020-07-31", "requestLog": {"maxCount": 50}, "strict": true}`))
+	r := b.Do(b.Operator(), "PATCH", "/v1/sandbox/settings", []byte(`{"batchMode": "immediate", "fxRates": {"BHD": "28.70"}, "legacyDate": "2020-07-31", "requestLog": {"maxCount": 50}, "strict": true}`))
 	if r.Status != 200 {
 		t.Fatalf("PATCH: %d %s", r.Status, r.Body)
 	}
@@ -205,7 +223,7 @@ func TestServer_SettingsAgreeWithTheAPI(t *testing.T) {
 	s.batchTimes.SetText("06:00, 25:00")
 	test.Tap(s.paySave)
 	onScreen := s.payForm.errorText("batchTimes")
-	r = b.Do(tpp, "PATCH", "/v1/sandbox/settings", map[string]any{"batchTimes": []string{"06:00", "25:00"}})
+	r = b.Do(b.Operator(), "PATCH", "/v1/sandbox/settings", map[string]any{"batchTimes": []string{"06:00", "25:00"}})
 	e := r.Err(t)
 	if r.Status != 400 || len(e.TPPMessages) != 1 || e.TPPMessages[0].Path != "batchTimes[1]" || onScreen != e.TPPMessages[0].Text {
 		t.Fatalf("the screen says %q; the API %d %s", onScreen, r.Status, r.Body)

@@ -66,7 +66,7 @@ func TestServer_ResponseSigningSelect(t *testing.T) {
 	}
 
 	// A change through the API shows on the screen.
-	r := b.Do(tpp, "PATCH", "/v1/sandbox/settings", []byte(`{"responseSigning": "rsa"}`))
+	r := b.Do(b.Operator(), "PATCH", "/v1/sandbox/settings", []byte(`{"responseSigning": "rsa"}`))
 	if r.Status != 200 {
 		t.Fatalf("PATCH: %d %s", r.Status, r.Body)
 	}

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"bytes"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -23,10 +25,27 @@ import (
 // (or with a broken signature when broken is set) and returns the status.
 func (h *harness) send(method, path string, body []byte, broken bool) int {
 	h.t.Helper()
-	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()))
+	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()), false)
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	return h.sendSigned(cert, key, method, path, body, broken)
+}
+
+// sendAsOperator sends a request as send does, signed with the bank's
+// operator certificate.
+func (h *harness) sendAsOperator(method, path string) int {
+	h.t.Helper()
+	cert, key, err := h.core.OperatorCert()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.sendSigned(cert, key, method, path, nil, false)
+}
+
+// sendSigned signs a request with cert and key and sends it.
+func (h *harness) sendSigned(cert *x509.Certificate, key *rsa.PrivateKey, method, path string, body []byte, broken bool) int {
+	h.t.Helper()
 	signer, _ := httpsig.NewSigner(cert, key)
 	req, _ := http.NewRequest(method, h.core.URLs()[0]+path, bytes.NewReader(body))
 	req.Header.Set("X-Request-ID", "ui-test")
@@ -72,7 +91,7 @@ func TestSync_APIChangesAppearInScreens(t *testing.T) {
 	h.u.customers.name.SetText("Endret i vinduet")
 	test.Tap(h.u.customers.saveName)
 	req, _ := http.NewRequest("GET", h.core.URLs()[0]+"/v1/sandbox/customers/"+c.ID, nil)
-	cert, key, _ := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", nil, 1, time.Now()))
+	cert, key, _ := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", nil, 1, time.Now()), false)
 	signer, _ := httpsig.NewSigner(cert, key)
 	req.Header.Set("X-Request-ID", "sync")
 	_ = signer.SignRequest(req, nil)
@@ -221,7 +240,7 @@ func TestTraffic_FollowsAClearThroughTheAPI(t *testing.T) {
 	if s.request.Text == "" {
 		t.Fatal("no request shown")
 	}
-	if st := h.send("DELETE", "/v1/sandbox/requests", nil, false); st != 204 {
+	if st := h.sendAsOperator("DELETE", "/v1/sandbox/requests"); st != 204 {
 		t.Fatalf("DELETE /v1/sandbox/requests: %d", st)
 	}
 	h.u.catchUp()
@@ -241,7 +260,7 @@ func TestTraffic_FollowsAClearThroughTheAPI(t *testing.T) {
 func TestTraffic_ClientNotes(t *testing.T) {
 	h := newHarness(t, true)
 	s := h.u.traffic
-	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()))
+	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}

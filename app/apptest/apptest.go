@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,6 +35,9 @@ type Bank struct {
 	URL  string // base URL of the HTTP listener
 	Path string // the data file
 	TB   testing.TB
+
+	opOnce sync.Once
+	op     *TPP
 }
 
 // Options change how Start runs the bank.
@@ -45,6 +49,8 @@ type Options struct {
 	DataPath string
 	// PublicURL is the bank's --public-url.
 	PublicURL string
+	// Logger receives the bank's log; nil: none.
+	Logger *slog.Logger
 }
 
 // Start runs a bank on 127.0.0.1:0 over a new data file and stops it when
@@ -57,7 +63,7 @@ func Start(tb testing.TB, opts Options) *Bank {
 	}
 	a, err := app.Open(app.Config{
 		DataPath: path, Addr: "127.0.0.1:0", Trust: opts.Trust,
-		RequireSignature: opts.RequireSignature, Clock: opts.Clock, PublicURL: opts.PublicURL,
+		RequireSignature: opts.RequireSignature, Clock: opts.Clock, PublicURL: opts.PublicURL, Logger: opts.Logger,
 	})
 	if err != nil {
 		tb.Fatalf("start the bank: %v", err)
@@ -119,6 +125,21 @@ func (b *Bank) NewTPPWith(r pki.TPPRequest, keyIndex int) *TPP {
 		b.TB.Fatalf("issue TPP certificate: %v", err)
 	}
 	return TPPFor(b.TB, cert, key)
+}
+
+// Operator returns the bank's operator: a client that signs with an
+// operator certificate of the bank's CA, as sandbankd does on the data
+// file. Its TPP id is NO-FSA-0.
+func (b *Bank) Operator() *TPP {
+	b.TB.Helper()
+	b.opOnce.Do(func() {
+		cert, key, err := b.OperatorCert()
+		if err != nil {
+			b.TB.Fatalf("issue the operator certificate: %v", err)
+		}
+		b.op = TPPFor(b.TB, cert, key)
+	})
+	return b.op
 }
 
 // TPPFor wraps a certificate and key.

@@ -25,7 +25,7 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cert, key, err := ca.NewTPP(pki.TPPRequestFor("Bench TPP", "933012867", []string{pki.RoleAI, pki.RolePI}, 10, time.Now()))
+	cert, key, err := ca.NewTPP(pki.TPPRequestFor("Bench TPP", "933012867", []string{pki.RoleAI, pki.RolePI}, 10, time.Now()), false)
 	if err != nil {
 		b.Fatal(err)
 	}

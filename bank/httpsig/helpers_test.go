@@ -83,7 +83,7 @@ func newFixture() (*fixture, error) {
 	if f.ca, err = pki.NewAuthority(f.now); err != nil {
 		return nil, err
 	}
-	if f.tpp, f.tppKey, err = f.ca.NewTPP(pki.TPPRequestFor("Test TPP AS", tppOrg, tppRoles, 30, f.now)); err != nil {
+	if f.tpp, f.tppKey, err = f.ca.NewTPP(pki.TPPRequestFor("Test TPP AS", tppOrg, tppRoles, 30, f.now), false); err != nil {
 		return nil, err
 	}
 	if f.self, err = pki.SelfSigned(f.tppKey, "Self TPP", f.now); err != nil {

@@ -42,6 +42,10 @@ type Verdict struct {
 	TPPID         string            `json:"tppId,omitempty"`
 	// Roles are the PSD2 roles the request may use.
 	Roles []string `json:"roles,omitempty"`
+	// Operator is set when the request is signed with an operator
+	// certificate of the bank's own CA (Policy.Operator) and the signature
+	// verified: it may do what concerns every TPP.
+	Operator bool `json:"operator,omitempty"`
 	// Notes are the client notes of the request: what was odd about its
 	// signature that the bank accepted as the real bank does, with what to
 	// change (bank.Oddity warnings, docs/TPP-GUIDE.md 9). Strict mode refuses them
@@ -73,6 +77,9 @@ type Policy struct {
 	// Strict refuses what the bank otherwise accepts with a client note
 	// (Verdict.Notes), as SIGNATURE_INVALID.
 	Strict bool
+	// Operator reports whether a certificate is the bank's operator
+	// certificate (pki.Authority.IsOperator); nil: none is.
+	Operator func(*x509.Certificate) bool
 }
 
 // Verifier checks signed requests. It is safe for concurrent use.
@@ -146,7 +153,45 @@ func (vf *Verifier) Verify(r *http.Request, body []byte) *Verdict {
 // fails the verdict.
 func (vf *Verifier) VerifyBody(v *Verdict, r *http.Request, body []byte) {
 	if v.Signed {
-		vf.checkDigest(v, r, body)
+		vf.checkDigest(v, r, int64(len(body)), func(h crypto.Hash) []byte { return hashOf(h, body) })
+	}
+}
+
+// BodyDigest hashes a request body as it is read, for a body too large
+// to hold in memory: write the body to it, then VerifyBodyDigest checks
+// it as VerifyBody would. It computes the digests the request's Digest
+// header names (SHA-256, SHA-512).
+type BodyDigest struct {
+	n      int64
+	hashes map[crypto.Hash]hash.Hash
+}
+
+// NewBodyDigest returns a BodyDigest for a request whose Digest header
+// is header.
+func NewBodyDigest(header string) *BodyDigest {
+	d := &BodyDigest{hashes: map[crypto.Hash]hash.Hash{}}
+	for _, item := range strings.Split(header, ",") {
+		alg, _, _ := strings.Cut(strings.TrimSpace(item), "=")
+		if h, ok := digestHash(alg); ok && d.hashes[h] == nil {
+			d.hashes[h] = h.New()
+		}
+	}
+	return d
+}
+
+// Write hashes p, the next bytes of the body.
+func (d *BodyDigest) Write(p []byte) (int, error) {
+	d.n += int64(len(p))
+	for _, h := range d.hashes {
+		h.Write(p)
+	}
+	return len(p), nil
+}
+
+// VerifyBodyDigest is VerifyBody for a body hashed as it was read (d).
+func (vf *Verifier) VerifyBodyDigest(v *Verdict, r *http.Request, d *BodyDigest) {
+	if v.Signed {
+		vf.checkDigest(v, r, d.n, func(h crypto.Hash) []byte { return d.hashes[h].Sum(nil) })
 	}
 }
 
@@ -183,6 +228,10 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 		return v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
 	}
 	vf.checkSignature(v, r, hasBody, sigValue, cert, policy.Strict)
+	if v.Err == nil && policy.Operator != nil && policy.Operator(cert) {
+		v.Operator = true
+		v.pass("operator", "the bank's own CA issued this operator certificate: the request may do what concerns every TPP")
+	}
 	return v
 }
 
@@ -371,11 +420,12 @@ func decodeBase64(s string) ([]byte, error) {
 	return nil, fmt.Errorf("not base64")
 }
 
-// checkDigest checks the Digest header against the body.
-func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, body []byte) bool {
+// checkDigest checks the Digest header against the body of size bytes,
+// whose digest with a hash sum returns.
+func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, size int64, sum func(crypto.Hash) []byte) bool {
 	header := r.Header.Get("Digest")
 	if header == "" {
-		if len(body) > 0 {
+		if size > 0 {
 			v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
 			return false
 		}
@@ -388,20 +438,15 @@ func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, body []byte) bool {
 		if !found {
 			continue
 		}
-		var h crypto.Hash
-		switch strings.ToUpper(alg) {
-		case "SHA-256":
-			h = crypto.SHA256
-		case "SHA-512":
-			h = crypto.SHA512
-		default:
+		h, ok := digestHash(alg)
+		if !ok {
 			continue
 		}
-		got := base64.StdEncoding.EncodeToString(hashOf(h, body))
+		got := base64.StdEncoding.EncodeToString(sum(h))
 		name := strings.ToUpper(alg)
 		v.Digest = name + "=" + got
 		if want != got {
-			v.fail("digest", bank.CodeSignatureInvalid, "Digest %s=%s does not match the body (%d bytes), whose %s is %s; compute it over the exact bytes sent", name, clip(want), len(body), name, got)
+			v.fail("digest", bank.CodeSignatureInvalid, "Digest %s=%s does not match the body (%d bytes), whose %s is %s; compute it over the exact bytes sent", name, clip(want), size, name, got)
 			return false
 		}
 		checked = true
@@ -410,8 +455,20 @@ func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, body []byte) bool {
 		v.fail("digest", bank.CodeSignatureInvalid, "the Digest header %q has no SHA-256 or SHA-512 value; write SHA-256=<base64>", clip(header))
 		return false
 	}
-	v.pass("digest", "%s matches the %d-byte body", v.Digest, len(body))
+	v.pass("digest", "%s matches the %d-byte body", v.Digest, size)
 	return true
+}
+
+// digestHash is the hash a Digest header's algorithm names: SHA-256 or
+// SHA-512, in any letter case.
+func digestHash(alg string) (crypto.Hash, bool) {
+	switch strings.ToUpper(alg) {
+	case "SHA-256":
+		return crypto.SHA256, true
+	case "SHA-512":
+		return crypto.SHA512, true
+	}
+	return 0, false
 }
 
 // checkKeyID is the package's checkKeyID, remembering a keyId that passed

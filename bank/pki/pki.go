@@ -6,6 +6,7 @@
 package pki
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -22,6 +23,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -250,11 +252,20 @@ func (a *Authority) IssueTPP(r TPPRequest, pub crypto.PublicKey) (*x509.Certific
 	if problems := CheckTPPIssue(r, pub); problems != nil {
 		return nil, problems
 	}
+	tmpl, err := tppTemplate(r)
+	if err != nil {
+		return nil, err
+	}
+	return a.issue(tmpl, pub)
+}
+
+// tppTemplate is the certificate a TPP request asks for.
+func tppTemplate(r TPPRequest) (*x509.Certificate, error) {
 	qc, err := qcStatements(r.Roles)
 	if err != nil {
 		return nil, err
 	}
-	return a.issue(&x509.Certificate{
+	return &x509.Certificate{
 		SerialNumber: newSerial(),
 		Subject: pkix.Name{
 			CommonName:   r.Name,
@@ -267,11 +278,57 @@ func (a *Authority) IssueTPP(r TPPRequest, pub crypto.PublicKey) (*x509.Certific
 		KeyUsage:        x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
 		ExtKeyUsage:     []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		ExtraExtensions: []pkix.Extension{{Id: oidQCStatements, Value: qc}},
-	}, pub)
+	}, nil
 }
 
-// NewTPP makes an RSA 2048 key and a TPP test certificate for it.
-func (a *Authority) NewTPP(r TPPRequest) (*x509.Certificate, *rsa.PrivateKey, error) {
+// OperatorPolicy is the certificate policy that marks the bank's
+// operator certificate: 2.25 and the UUID
+// 1ac8c0f0-702e-4681-a424-b4df2eaae55a as an integer (ITU-T X.667), an
+// OID no registry had to hand out. A certificate is the operator's only
+// when the bank's own CA issued it with this policy (IsOperator); the CA
+// puts it only in certificates of IssueOperator, never in a TPP test
+// certificate, whatever the request asks for.
+var OperatorPolicy = must(x509.ParseOID("2.25.35602300534235947410171987570872477018"))
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// IssueOperator issues an operator certificate for a public key: a TPP
+// certificate of request r (the same name, organisation and roles
+// rules) that also carries OperatorPolicy, so that the bank that holds
+// this CA lets it do what concerns every TPP (settings, the clock, batch
+// runs, every TPP's payments and traffic). Only the operator gets one:
+// the data file's owner (sandbankd cert new --operator --data), the
+// bank's --operator-cert-out, or an operator through the operator API.
+func (a *Authority) IssueOperator(r TPPRequest, pub crypto.PublicKey) (*x509.Certificate, error) {
+	if problems := CheckTPPIssue(r, pub); problems != nil {
+		return nil, problems
+	}
+	tmpl, err := tppTemplate(r)
+	if err != nil {
+		return nil, err
+	}
+	tmpl.Policies = []x509.OID{OperatorPolicy}
+	return a.issue(tmpl, pub)
+}
+
+// IsOperator reports whether cert is an operator certificate of this CA:
+// it carries OperatorPolicy and the CA's key signed it. Its validity is
+// the verifier's to check, as for every certificate.
+func (a *Authority) IsOperator(cert *x509.Certificate) bool {
+	if cert == nil || !slices.ContainsFunc(cert.Policies, OperatorPolicy.Equal) {
+		return false
+	}
+	return bytes.Equal(cert.RawIssuer, a.Cert.RawSubject) && cert.CheckSignatureFrom(a.Cert) == nil
+}
+
+// NewTPP makes an RSA 2048 key and a TPP test certificate for it, an
+// operator certificate when operator is set (IssueOperator).
+func (a *Authority) NewTPP(r TPPRequest, operator bool) (*x509.Certificate, *rsa.PrivateKey, error) {
 	if problems := CheckTPPRequest(r); problems != nil {
 		return nil, nil, problems
 	}
@@ -279,7 +336,11 @@ func (a *Authority) NewTPP(r TPPRequest) (*x509.Certificate, *rsa.PrivateKey, er
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate TPP key: %w", err)
 	}
-	cert, err := a.IssueTPP(r, key.Public())
+	issue := a.IssueTPP
+	if operator {
+		issue = a.IssueOperator
+	}
+	cert, err := issue(r, key.Public())
 	return cert, key, err
 }
 

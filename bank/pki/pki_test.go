@@ -21,7 +21,7 @@ func TestIssueTPP_RolesIdentityAndChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, key, err := ca.NewTPP(pki.TPPRequestFor("Test TPP", "933012867", []string{pki.RoleAI, pki.RolePI}, 30, time.Now()))
+	cert, key, err := ca.NewTPP(pki.TPPRequestFor("Test TPP", "933012867", []string{pki.RoleAI, pki.RolePI}, 30, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestIssueTPP_RolesIdentityAndChain(t *testing.T) {
 		t.Fatalf("the TPP certificate does not chain to the CA: %v", err)
 	}
 	// A certificate that names no roles has an empty list, not all roles.
-	none, _, err := ca.NewTPP(pki.TPPRequestFor("No roles", "1", nil, 1, time.Now()))
+	none, _, err := ca.NewTPP(pki.TPPRequestFor("No roles", "1", nil, 1, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestIssueTPP_OpenSSLReadsIt(t *testing.T) {
 		t.Fatal("openssl is not installed; scripts/install-deps installs it")
 	}
 	ca, _ := pki.NewAuthority(time.Now())
-	cert, _, err := ca.NewTPP(pki.TPPRequestFor("Acme Betaling AS", "912345678", []string{pki.RolePI}, 30, time.Now()))
+	cert, _, err := ca.NewTPP(pki.TPPRequestFor("Acme Betaling AS", "912345678", []string{pki.RolePI}, 30, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestIssueTPP_OpenSSLReadsIt(t *testing.T) {
 
 func TestPEM_RoundTrips(t *testing.T) {
 	ca, _ := pki.NewAuthority(time.Now())
-	cert, key, err := ca.NewTPP(pki.TPPRequestFor("X", "1", nil, 1, time.Now()))
+	cert, key, err := ca.NewTPP(pki.TPPRequestFor("X", "1", nil, 1, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}

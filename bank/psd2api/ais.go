@@ -34,8 +34,9 @@ var hostPattern = regexp.MustCompile(`^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:[0-9
 
 // scaURL is the SCA page of an authorisation, its id and its secret: on
 // the public URL when there is one, else on the listener the request came
-// in on.
+// in on. The request's log entry holds no secret (keepSecret).
 func (h *psd2API) scaURL(r *http.Request, a bank.Authorisation) string {
+	keepSecret(r, a.Secret)
 	if h.publicURL != "" {
 		return h.publicURL + a.PagePath() // ids and secrets are URL-safe
 	}

@@ -73,7 +73,7 @@ func get(b *apptest.Bank, tpp *apptest.TPP, p psu, path string, extra ...string)
 // moveClock sets the sandbox clock's offset from the real clock.
 func moveClock(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, d time.Duration) {
 	t.Helper()
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]int64{"offsetSeconds": int64(d / time.Second)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]int64{"offsetSeconds": int64(d / time.Second)}), 200, "")
 }
 
 // scaRedirect checks that a 401 offers a fresh SCA on this bank.
@@ -929,7 +929,7 @@ func TestSandbox_Clock(t *testing.T) {
 		t.Fatalf("clock %+v", c)
 	}
 	target := time.Now().Add(72 * time.Hour).Truncate(time.Second)
-	r = b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": target.Format(time.RFC3339)})
+	r = b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": target.Format(time.RFC3339)})
 	expect(t, r, 200, "")
 	r.JSON(t, &c)
 	if d := c.OffsetSeconds - 72*3600; d < -2 || d > 2 {
@@ -938,7 +938,7 @@ func TestSandbox_Clock(t *testing.T) {
 	// The clock lands on the moment or just after it, never before: set
 	// to a batch time, that run is due at once.
 	for range 5 {
-		r = b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": target.Format(time.RFC3339)})
+		r = b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": target.Format(time.RFC3339)})
 		r.JSON(t, &c)
 		if c.Now.Before(target) || c.Now.After(target.Add(2*time.Second)) {
 			t.Fatalf("set to %s, the clock says %s", target, c.Now)
@@ -955,6 +955,6 @@ func TestSandbox_Clock(t *testing.T) {
 		{map[string]any{"now": "2026-01-01T00:00:00Z", "offsetSeconds": 1}, "FORMAT_ERROR"},
 		{map[string]any{"offsetSeconds": "1"}, "BAD_REQUEST"},
 	} {
-		rejects(t, b, tpp, "PUT", "/v1/sandbox/clock", c.body, 400, c.code)
+		rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/clock", c.body, 400, c.code)
 	}
 }

@@ -144,7 +144,7 @@ type creditorLine struct {
 func TestSCA_BrowserShowsCreditorNameAndIBANApart(t *testing.T) {
 	browser := chromium(t)
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	c := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
 	storedBeforeTheRule(t, b, c.PaymentID)
 	ctx := browserContext(t, browser)

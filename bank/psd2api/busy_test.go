@@ -33,7 +33,7 @@ func TestBusy_WritesDuringAnImportAreRefusedWithRetryAfter(t *testing.T) {
 			t.Fatal("every import ended before a write reached the bank: no write was refused as busy")
 		}
 		done := make(chan int)
-		go func() { done <- b.Do(tpp, "PUT", "/v1/sandbox/scenario", historyScenario(count)).Status }()
+		go func() { done <- b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", historyScenario(count)).Status }()
 		deadline := time.Now().Add(60 * time.Second)
 		for _, on := b.App.Bank.Ops.Importing(); !on && time.Now().Before(deadline); _, on = b.App.Bank.Ops.Importing() {
 			time.Sleep(time.Millisecond)

@@ -219,7 +219,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 	wg.Go(func() { // faults and the clock, each read back at once
 		for i := range rounds {
 			f := bank.Faults{LatencyMs: i % 3}
-			if answered(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", f), 200, "put faults") {
+			if answered(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", f), 200, "put faults") {
 				var got bank.Faults
 				b.Do(tpp, "GET", "/v1/sandbox/faults", nil).JSON(t, &got)
 				if got != f {
@@ -227,7 +227,7 @@ func TestConcurrent_GUIEditsAndAPIWritesLoseNothing(t *testing.T) {
 				}
 			}
 			off := int64(i)
-			if answered(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]int64{"offsetSeconds": off}), 200, "put clock") {
+			if answered(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]int64{"offsetSeconds": off}), 200, "put clock") {
 				var got bank.ClockState
 				b.Do(tpp, "GET", "/v1/sandbox/clock", nil).JSON(t, &got)
 				if got.OffsetSeconds != off {

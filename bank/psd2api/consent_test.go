@@ -202,7 +202,7 @@ func TestConsent_StrictRefusesTheIgnoredBody(t *testing.T) {
 // PSU approved it (when the payment itself is not readable yet).
 func TestPayments_AuthorisationsAreListed(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	single := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
 	periodic := ndct("11", ibanT1Bruk, ibanT2Bruk)
 	periodic["startDate"], periodic["frequency"] = day.AddDays(3).String(), "Monthly"

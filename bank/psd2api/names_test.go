@@ -19,7 +19,7 @@ import (
 // name. Names with spaces between letters of any script, and emoji, pass.
 func TestSecurity_BlankLookingNamesAreRefused(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	const blankName = ", which shows as blank; write the name in letters, e.g. Ola Nordmann"
 	// payment is an NDCT body in Berlin Group's field names, with a creditor name.
 	payment := func(creditorName string) map[string]any {

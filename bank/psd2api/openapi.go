@@ -27,11 +27,17 @@ var openAPIComponents []byte
 type audience int
 
 const (
-	open    audience = iota // unsigned: health, the document, the SCA page
-	sandbox                 // signed, no PSU headers
-	ais                     // signed, PSD2 account information
-	pis                     // signed, PSD2 payments and signing baskets
+	open     audience = iota // unsigned: health, the document, the SCA page
+	sandbox                  // signed, no PSU headers: any TPP
+	ais                      // signed, PSD2 account information
+	pis                      // signed, PSD2 payments and signing baskets
+	operator                 // signed, no PSU headers: the operator only
+	mine                     // signed, no PSU headers: a TPP's own records, or every TPP's for the operator
 )
+
+// callers names who may call an operation, as the x-sandbank-caller of
+// the document says it (docs/SECURITY.md, "Two kinds of caller").
+var callers = map[audience]string{sandbox: "tpp", ais: "tpp", pis: "tpp", operator: "operator", mine: "tpp-own"}
 
 // operation documents one route.
 type operation struct {
@@ -101,36 +107,37 @@ var operations = map[string]operation{
 	"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}": {id: "getBasketAuthorisation", summary: "A basket authorisation's SCA status", tag: tagBaskets, who: pis, status: 200, result: "ScaStatusResponse"},
 
 	"GET /v1/sandbox/clock":                        {id: "getClock", summary: "The sandbox clock", tag: tagControl, who: sandbox, status: 200, result: "Clock"},
-	"PUT /v1/sandbox/clock":                        {id: "setClock", summary: "Set the sandbox clock; batch runs due in between happen once each", tag: tagControl, who: sandbox, body: "ClockInput", status: 200, result: "Clock"},
+	"PUT /v1/sandbox/clock":                        {id: "setClock", summary: "Set the sandbox clock; batch runs due in between happen once each", tag: tagControl, who: operator, body: "ClockInput", status: 200, result: "Clock"},
 	"POST /v1/sandbox/sca/{authorisationId}":       {id: "automatedSCA", summary: "Go through an SCA at once, as the PSU would on the SCA page", tag: tagControl, who: sandbox, body: "AutomatedSCAInput", status: 200, result: "AutomatedSCAResult", more: []int{401}},
-	"POST /v1/sandbox/batch-runs":                  {id: "runBatch", summary: "Run the payment batch now", tag: tagControl, who: sandbox, status: 200, result: "BatchRunResult"},
+	"POST /v1/sandbox/batch-runs":                  {id: "runBatch", summary: "Run the payment batch now", tag: tagControl, who: operator, status: 200, result: "BatchRunResult"},
 	"GET /v1/sandbox/faults":                       {id: "getFaults", summary: "The simulated faults", tag: tagControl, who: sandbox, status: 200, result: "Faults"},
-	"PUT /v1/sandbox/faults":                       {id: "setFaults", summary: "Set latency, a random 500 rate or an outage", tag: tagControl, who: sandbox, body: "FaultsInput", status: 200, result: "Faults"},
-	"GET /v1/sandbox/batch-runs":                   {id: "listBatchRuns", summary: "The batch run reports, newest first, paged (X-Total-Count)", tag: tagControl, who: sandbox, params: []string{"offset", "sandboxLimit"}, status: 200, result: "BatchRunList"},
-	"GET /v1/sandbox/batch-runs/{runId}":           {id: "getBatchRun", summary: "One batch run report, with what it did to each payment", tag: tagControl, who: sandbox, status: 200, result: "BatchRun"},
-	"GET /v1/sandbox/settings":                     {id: "getSettings", summary: "The bank's settings", tag: tagControl, who: sandbox, status: 200, result: "Settings"},
-	"PUT /v1/sandbox/settings":                     {id: "putSettings", summary: "Replace the settings; a field left out takes its default", tag: tagControl, who: sandbox, body: "SettingsInput", status: 200, result: "Settings"},
-	"PATCH /v1/sandbox/settings":                   {id: "patchSettings", summary: "Change some settings: a JSON merge patch (RFC 7396)", tag: tagControl, who: sandbox, body: "SettingsInput", mergePatch: true, status: 200, result: "Settings"},
-	"GET /v1/sandbox/payments":                     {id: "listOperatorPayments", summary: "Every TPP's payments, newest first, filtered and paged (X-Total-Count)", tag: tagControl, who: sandbox, params: []string{"paymentStatus", "tppId", "psuId", "paymentProduct", "createdFrom", "createdTo", "offset", "sandboxLimit"}, status: 200, result: "OperatorPaymentList"},
-	"GET /v1/sandbox/payments/{paymentId}":         {id: "getOperatorPayment", summary: "One payment of any TPP, with its status history and request", tag: tagControl, who: sandbox, status: 200, result: "OperatorPaymentDetail"},
-	"POST /v1/sandbox/payments/{paymentId}/status": {id: "forcePaymentStatus", summary: "Force a payment's status, recorded as forced; no money moves", tag: tagControl, who: sandbox, body: "ForceStatusInput", status: 200, result: "OperatorPaymentDetail"},
-	"GET /v1/sandbox/baskets":                      {id: "listOperatorBaskets", summary: "Every TPP's signing baskets, newest first", tag: tagControl, who: sandbox, status: 200, result: "OperatorBasketList"},
-	"GET /v1/sandbox/grants":                       {id: "listGrants", summary: "What each TPP may read: the grants of its consents", tag: tagControl, who: sandbox, params: []string{"tppId", "psuId"}, status: 200, result: "GrantList"},
-	"DELETE /v1/sandbox/grants/{grantId}":          {id: "revokeGrant", summary: "Revoke a grant, as the PSU would: its consent becomes revokedByPsu", tag: tagControl, who: sandbox, status: 204},
-	"GET /v1/sandbox/sca-sessions":                 {id: "listScaSessions", summary: "The SCA sessions of every TPP", tag: tagControl, who: sandbox, status: 200, result: "ScaSessionList"},
-	"GET /v1/sandbox/authorisations":               {id: "listOpenAuthorisations", summary: "The authorisations that wait for a PSU, oldest first", tag: tagControl, who: sandbox, params: []string{"authorisationStatus"}, status: 200, result: "OpenAuthorisationList"},
+	"PUT /v1/sandbox/faults":                       {id: "setFaults", summary: "Set latency, a random 500 rate or an outage", tag: tagControl, who: operator, body: "FaultsInput", status: 200, result: "Faults"},
+	"GET /v1/sandbox/batch-runs":                   {id: "listBatchRuns", summary: "The batch run reports, newest first, paged (X-Total-Count)", tag: tagControl, who: operator, params: []string{"offset", "sandboxLimit"}, status: 200, result: "BatchRunList"},
+	"GET /v1/sandbox/batch-runs/{runId}":           {id: "getBatchRun", summary: "One batch run report, with what it did to each payment", tag: tagControl, who: operator, status: 200, result: "BatchRun"},
+	"GET /v1/sandbox/settings":                     {id: "getSettings", summary: "The bank's settings", tag: tagControl, who: operator, status: 200, result: "Settings"},
+	"PUT /v1/sandbox/settings":                     {id: "putSettings", summary: "Replace the settings; a field left out takes its default", tag: tagControl, who: operator, body: "SettingsInput", status: 200, result: "Settings"},
+	"PATCH /v1/sandbox/settings":                   {id: "patchSettings", summary: "Change some settings: a JSON merge patch (RFC 7396)", tag: tagControl, who: operator, body: "SettingsInput", mergePatch: true, status: 200, result: "Settings"},
+	"GET /v1/sandbox/payments":                     {id: "listOperatorPayments", summary: "Payments, newest first, filtered and paged (X-Total-Count): a TPP's own, or every TPP's for the operator", tag: tagControl, who: mine, params: []string{"paymentStatus", "tppId", "psuId", "paymentProduct", "createdFrom", "createdTo", "offset", "sandboxLimit"}, status: 200, result: "OperatorPaymentList"},
+	"GET /v1/sandbox/payments/{paymentId}":         {id: "getOperatorPayment", summary: "One payment with its status history and request: a TPP's own, or any TPP's for the operator", tag: tagControl, who: mine, status: 200, result: "OperatorPaymentDetail"},
+	"POST /v1/sandbox/payments/{paymentId}/status": {id: "forcePaymentStatus", summary: "Force a payment's status, recorded as forced; no money moves", tag: tagControl, who: operator, body: "ForceStatusInput", status: 200, result: "OperatorPaymentDetail"},
+	"GET /v1/sandbox/baskets":                      {id: "listOperatorBaskets", summary: "Signing baskets, newest first: a TPP's own, or every TPP's for the operator", tag: tagControl, who: mine, status: 200, result: "OperatorBasketList"},
+	"GET /v1/sandbox/grants":                       {id: "listGrants", summary: "What each TPP may read: the grants of its consents (a TPP's own, or every TPP's for the operator)", tag: tagControl, who: mine, params: []string{"tppId", "psuId"}, status: 200, result: "GrantList"},
+	"DELETE /v1/sandbox/grants/{grantId}":          {id: "revokeGrant", summary: "Revoke a grant, as the PSU would: its consent becomes revokedByPsu (a TPP its own; the operator any)", tag: tagControl, who: mine, status: 204},
+	"GET /v1/sandbox/sca-sessions":                 {id: "listScaSessions", summary: "The SCA sessions of every TPP", tag: tagControl, who: operator, status: 200, result: "ScaSessionList"},
+	"GET /v1/sandbox/authorisations":               {id: "listOpenAuthorisations", summary: "The authorisations that wait for a PSU, oldest first", tag: tagControl, who: operator, params: []string{"authorisationStatus"}, status: 200, result: "OpenAuthorisationList"},
 	"POST /v1/sandbox/initialize":                  {id: "initialize", summary: "Reset the sandbox data to the known state", tag: tagControl, who: sandbox, status: 200, result: "InitializeCounts"},
 	"GET /v1/sandbox/bank-certificate":             {id: "getBankCertificate", summary: "The certificate that signs the bank's responses (PEM)", tag: tagControl, who: sandbox, status: 200, result: resultPEM},
 	"GET /v1/sandbox/ca-certificate":               {id: "getCACertificate", summary: "Sandbank's local CA certificate (PEM), to trust its HTTPS listener", tag: tagControl, who: sandbox, status: 200, result: resultPEM},
 	"POST /v1/sandbox/tpp-certificates":            {id: "issueTPPCertificate", summary: "Issue a TPP test certificate for a public key", tag: tagControl, who: sandbox, body: "CertificateRequest", status: 201, result: "CertificateIssued"},
-	"GET /v1/sandbox/scenario":                     {id: "exportScenario", summary: "Export the sandbox data as a scenario", tag: tagControl, who: sandbox, params: []string{"note"}, status: 200, result: "Scenario"},
-	"PUT /v1/sandbox/scenario":                     {id: "importScenario", summary: "Replace the sandbox data with a scenario", tag: tagControl, who: sandbox, body: "Scenario", status: 200, result: "ScenarioCounts"},
+	"POST /v1/sandbox/operator-certificates":       {id: "issueOperatorCertificate", summary: "Issue an operator certificate for a public key: a TPP certificate that may also do what concerns every TPP", tag: tagControl, who: operator, body: "CertificateRequest", status: 201, result: "CertificateIssued"},
+	"GET /v1/sandbox/scenario":                     {id: "exportScenario", summary: "Export the sandbox data as a scenario", tag: tagControl, who: operator, params: []string{"note"}, status: 200, result: "Scenario"},
+	"PUT /v1/sandbox/scenario":                     {id: "importScenario", summary: "Replace the sandbox data with a scenario", tag: tagControl, who: operator, body: "Scenario", status: 200, result: "ScenarioCounts"},
 	"PUT /v1/tpps/{tppId}/contact-information":     {id: "setContact", summary: "Set the calling TPP's contact address", tag: tagControl, who: sandbox, body: "Contact", status: 200, result: "Contact"},
 	"GET /v1/tpps/{tppId}/contact-information":     {id: "getContact", summary: "The calling TPP's contact address", tag: tagControl, who: sandbox, status: 200, result: "Contact"},
-	"GET /v1/sandbox/requests":                     {id: "listRequests", summary: "The request log: the requests the bank answered, newest first, filtered and paged (the log's own operations left out)", tag: tagControl, who: sandbox, params: requestLogFilter("requestLogLimit", "requestLogBefore"), status: 200, result: "RequestLogList"},
-	"DELETE /v1/sandbox/requests":                  {id: "clearRequests", summary: "Clear the request log (and the desktop app's Traffic screen)", tag: tagControl, who: sandbox, status: 204},
-	"GET /v1/sandbox/requests.har":                 {id: "exportRequestsHAR", summary: "The request log as a HAR 1.2 file, oldest first, with the bodies and the bank's signature check in _sandbank", tag: tagControl, who: sandbox, params: requestLogFilter(), status: 200, result: "Har"},
-	"GET /v1/sandbox/requests/{id}":                {id: "getRequest", summary: "One request of the log by the id of its answer's error body: headers, bodies, the signature check step by step with the signing string the bank rebuilt, client notes", tag: tagControl, who: sandbox, status: 200, result: "RequestLogEntry"},
+	"GET /v1/sandbox/requests":                     {id: "listRequests", summary: "The request log: the requests the bank answered, newest first, filtered and paged (the log's own operations left out)", tag: tagControl, who: mine, params: requestLogFilter("requestLogLimit", "requestLogBefore"), status: 200, result: "RequestLogList"},
+	"DELETE /v1/sandbox/requests":                  {id: "clearRequests", summary: "Clear the request log (and the desktop app's Traffic screen)", tag: tagControl, who: operator, status: 204},
+	"GET /v1/sandbox/requests.har":                 {id: "exportRequestsHAR", summary: "The request log as a HAR 1.2 file, oldest first, with the bodies and the bank's signature check in _sandbank", tag: tagControl, who: mine, params: requestLogFilter(), status: 200, result: "Har"},
+	"GET /v1/sandbox/requests/{id}":                {id: "getRequest", summary: "One request of the log by the id of its answer's error body: headers, bodies, the signature check step by step with the signing string the bank rebuilt, client notes", tag: tagControl, who: mine, status: 200, result: "RequestLogEntry"},
 
 	"POST /v1/sandbox/customers":                {id: "createCustomer", summary: "Create a customer", tag: tagSandbox, who: sandbox, body: "CustomerInput", status: 201, result: "Customer", location: true},
 	"GET /v1/sandbox/customers":                 {id: "listCustomers", summary: "Every customer", tag: tagSandbox, who: sandbox, params: []string{"withAccounts", "withAgreements"}, status: 200, result: "CustomerList"},
@@ -315,6 +322,16 @@ func (op operation) document(path string) map[string]any {
 		params = append(params, ref("parameters", p))
 	}
 	out := map[string]any{"operationId": op.id, "summary": op.summary, "tags": []string{op.tag}, "responses": op.responses()}
+	switch c := callers[op.who]; c {
+	case "operator":
+		out["x-sandbank-caller"] = c
+		out["description"] = "Only the bank's operator may call this: it concerns every TPP. A TPP gets 403 FORBIDDEN."
+	case "tpp-own":
+		out["x-sandbank-caller"] = c
+		out["description"] = "A TPP gets its own records only; the operator gets every TPP's."
+	case "tpp":
+		out["x-sandbank-caller"] = c
+	}
 	if len(params) > 0 {
 		out["parameters"] = params
 	}
@@ -375,7 +392,7 @@ func (op operation) responses() map[string]any {
 	switch op.who {
 	case open:
 		errs = append(errs, 403, 503)
-	case sandbox:
+	case sandbox, operator, mine:
 		errs = append(errs, 400, 403, 404, 406, 409, 413, 415, 500, 503)
 	case ais:
 		errs = append(errs, 400, 401, 403, 404, 406, 413, 415, 429, 500, 503)

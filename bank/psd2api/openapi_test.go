@@ -76,9 +76,10 @@ func TestOpenAPI_DocumentIsServedUnsignedAndValid(t *testing.T) {
 		// Every route of the API: 83, the consent resource's 5, the
 		// authorisation lists of the 3 payment services, the landing page
 		// (GET and HEAD), the request log's 4, plus the document itself;
-		// and the operator's 13 (settings, payments, baskets, batch runs,
-		// grants, sessions and open authorisations).
-		if ops != 111 {
+		// the operator's 13 (settings, payments, baskets, batch runs,
+		// grants, sessions and open authorisations), and the operator
+		// certificates.
+		if ops != 112 {
 			t.Errorf("%d operations", ops)
 		}
 	}
@@ -120,7 +121,7 @@ func TestOpenAPI_RemainingOperations(t *testing.T) {
 	if agreement.Owner != f1Number || agreement.Private {
 		t.Fatalf("agreement %+v", agreement)
 	}
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 
 	periodic := "/v1/periodic-payments/norwegian-domestic-credit-transfers"
 	body := ndct("500", ibanT1Bruk, ibanT1Spare)

@@ -20,6 +20,7 @@ type settingsDoc struct {
 	RequireSignature bool              `json:"requireSignature"`
 	Strict           bool              `json:"strict"`
 	ResponseSigning  string            `json:"responseSigning"`
+	OperatorAccess   string            `json:"operatorAccess"`
 	LegacyDate       *string           `json:"legacyDate"`
 	ExemptionPolicy  string            `json:"exemptionPolicy"`
 	BatchTimes       []string          `json:"batchTimes"`
@@ -48,13 +49,13 @@ func settingsOf(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method string, 
 // patch sends a JSON merge patch of the settings that must succeed.
 func patch(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, body string) settingsDoc {
 	t.Helper()
-	d, _ := settingsOf(t, b, tpp, "PATCH", []byte(body), "Content-Type: application/merge-patch+json")
+	d, _ := settingsOf(t, b, b.Operator(), "PATCH", []byte(body), "Content-Type: application/merge-patch+json")
 	return d
 }
 
 func TestOperator_SettingsReadReplaceAndPatch(t *testing.T) {
 	b, tpp := setup(t)
-	d, _ := settingsOf(t, b, tpp, "GET", nil)
+	d, _ := settingsOf(t, b, b.Operator(), "GET", nil)
 	if d.TrustMode != "any" || !d.RequireSignature || d.Strict || d.ResponseSigning != "rsa" || d.LegacyDate != nil || d.ExemptionPolicy != "never" ||
 		strings.Join(d.BatchTimes, " ") != "06:00 09:00 12:00 15:00 18:00" || d.CoverRetryDays != 3 || d.NCBCTFee != "250.00" ||
 		d.FXRates["NOK"] != "1" || d.FXRates["EUR"] != "11.65" || len(d.FXRates) != 12 || d.BatchMode != "schedule" ||
@@ -63,7 +64,7 @@ func TestOperator_SettingsReadReplaceAndPatch(t *testing.T) {
 	}
 
 	// A merge patch changes what it names; an object merges, null removes.
-	d = patch(t, b, tpp, `{"batchMode": "immediate", "fxRates": {"BHD": "28.70", "JPY": null}, "requestLog": {"maxCount": 50}, "legacyDate": "2020-07-31"}`)
+	d = patch(t, b, b.Operator(), `{"batchMode": "immediate", "fxRates": {"BHD": "28.70", "JPY": null}, "requestLog": {"maxCount": 50}, "legacyDate": "2020-07-31"}`)
 	if d.BatchMode != "immediate" || d.FXRates["BHD"] != "28.7" || d.FXRates["EUR"] != "11.65" || d.FXRates["JPY"] != "" || len(d.FXRates) != 12 ||
 		d.RequestLog.MaxCount != 50 || d.RequestLog.MaxBytes != 32<<20 || d.LegacyDate == nil || *d.LegacyDate != "2020-07-31" || d.CoverRetryDays != 3 {
 		t.Fatalf("after the patch %+v", d)
@@ -75,10 +76,10 @@ func TestOperator_SettingsReadReplaceAndPatch(t *testing.T) {
 		t.Fatalf("the bank's settings %+v", st)
 	}
 	// application/json is taken as the same patch.
-	if d = patch(t, b, tpp, `{"legacyDate": null}`); d.LegacyDate != nil {
+	if d = patch(t, b, b.Operator(), `{"legacyDate": null}`); d.LegacyDate != nil {
 		t.Fatalf("legacyDate null: %v", *d.LegacyDate)
 	}
-	d, _ = settingsOf(t, b, tpp, "PATCH", map[string]any{"coverRetryDays": 5})
+	d, _ = settingsOf(t, b, b.Operator(), "PATCH", map[string]any{"coverRetryDays": 5})
 	if d.CoverRetryDays != 5 || d.BatchMode != "immediate" {
 		t.Fatalf("a patch sent as application/json: %+v", d)
 	}
@@ -86,8 +87,8 @@ func TestOperator_SettingsReadReplaceAndPatch(t *testing.T) {
 	// PUT replaces: what it leaves out takes its default, and the clock and
 	// the faults, which are not in the document, stay.
 	moveClock(t, b, tpp, 48*time.Hour)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{"latencyMs": 1}), 200, "")
-	d, _ = settingsOf(t, b, tpp, "PUT", map[string]any{"batchTimes": []string{"07:00"}, "strict": false, "exemptionPolicy": "own-accounts"})
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", map[string]any{"latencyMs": 1}), 200, "")
+	d, _ = settingsOf(t, b, b.Operator(), "PUT", map[string]any{"batchTimes": []string{"07:00"}, "strict": false, "exemptionPolicy": "own-accounts"})
 	if strings.Join(d.BatchTimes, " ") != "07:00" || d.ExemptionPolicy != "own-accounts" || d.BatchMode != "schedule" || d.CoverRetryDays != 3 ||
 		d.FXRates["JPY"] != "0.071" || d.FXRates["BHD"] != "" || d.RequestLog.MaxCount != 2000 || !d.RequireSignature {
 		t.Fatalf("after the PUT %+v", d)
@@ -101,35 +102,35 @@ func TestOperator_SettingsReadReplaceAndPatch(t *testing.T) {
 	if n, _ := b.App.RequestLog().Limits(); n != 2000 {
 		t.Fatalf("the request log keeps %d requests, want the default", n)
 	}
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", map[string]any{}), 200, "")
 
 	// Amounts are decimal strings; a JSON number is taken with a warning.
-	d, r := settingsOf(t, b, tpp, "PATCH", []byte(`{"ncbctFee": 300, "fxRates": {"EUR": 11.5}}`))
+	d, r := settingsOf(t, b, b.Operator(), "PATCH", []byte(`{"ncbctFee": 300, "fxRates": {"EUR": 11.5}}`))
 	if d.NCBCTFee != "300.00" || d.FXRates["EUR"] != "11.5" {
 		t.Fatalf("numbers read as %+v", d)
 	}
 	warned(t, b, r, "ncbctFee", "JSON number 300", `"250.00"`)
 	warned(t, b, r, "fxRates.EUR", "JSON number 11.5")
 	// A field the document does not have, and a key given twice, too.
-	_, r = settingsOf(t, b, tpp, "PATCH", []byte(`{"coverRetryDays": 2, "coverRetryDays": 4, "faults": {"outage": true}}`))
+	_, r = settingsOf(t, b, b.Operator(), "PATCH", []byte(`{"coverRetryDays": 2, "coverRetryDays": 4, "faults": {"outage": true}}`))
 	warned(t, b, r, "coverRetryDays", "given twice")
 	warned(t, b, r, "faults", "not a field the bank uses")
 	if f := b.Bank.Ops.Faults(); f.Outage {
 		t.Fatal("faults in the settings document turned the outage on")
 	}
-	_, r = settingsOf(t, b, tpp, "PUT", map[string]any{"fx": map[string]string{"NOK": "1"}})
+	_, r = settingsOf(t, b, b.Operator(), "PUT", map[string]any{"fx": map[string]string{"NOK": "1"}})
 	warned(t, b, r, "fx", "not a field the bank uses")
 	// Strict mode refuses each, and stores nothing.
-	refusedInStrictMode(t, b, tpp, "PATCH", "/v1/sandbox/settings", []byte(`{"ncbctFee": 300}`), "FORMAT_ERROR", "ncbctFee")
-	refusedInStrictMode(t, b, tpp, "PATCH", "/v1/sandbox/settings", []byte(`{"fx": {"NOK": "1"}}`), "BAD_REQUEST", "fx")
-	refusedInStrictMode(t, b, tpp, "PUT", "/v1/sandbox/settings", []byte(`{"batchTimes": ["06:00"], "batchTimes": ["07:00"]}`), "BAD_REQUEST", "batchTimes")
+	refusedInStrictMode(t, b, b.Operator(), "PATCH", "/v1/sandbox/settings", []byte(`{"ncbctFee": 300}`), "FORMAT_ERROR", "ncbctFee")
+	refusedInStrictMode(t, b, b.Operator(), "PATCH", "/v1/sandbox/settings", []byte(`{"fx": {"NOK": "1"}}`), "BAD_REQUEST", "fx")
+	refusedInStrictMode(t, b, b.Operator(), "PUT", "/v1/sandbox/settings", []byte(`{"batchTimes": ["06:00"], "batchTimes": ["07:00"]}`), "BAD_REQUEST", "batchTimes")
 }
 
 // Every settings request that breaks a rule is refused with the error
 // body, naming the field, and changes nothing in the data file.
 func TestOperator_SettingsRefusedChangeNothing(t *testing.T) {
-	b, tpp := setup(t)
-	before, _ := settingsOf(t, b, tpp, "GET", nil)
+	b, _ := setup(t)
+	before, _ := settingsOf(t, b, b.Operator(), "GET", nil)
 	cases := []struct {
 		method, body string
 		code         string
@@ -190,7 +191,7 @@ func TestOperator_SettingsRefusedChangeNothing(t *testing.T) {
 			if c.body != "" {
 				body = []byte(c.body)
 			}
-			e := rejects(t, b, tpp, c.method, "/v1/sandbox/settings", body, 400, c.code, c.paths...)
+			e := rejects(t, b, b.Operator(), c.method, "/v1/sandbox/settings", body, 400, c.code, c.paths...)
 			if c.code == "FORMAT_ERROR" {
 				for _, m := range e.TPPMessages {
 					if m.Text == "" || m.Category != "ERROR" {
@@ -200,7 +201,7 @@ func TestOperator_SettingsRefusedChangeNothing(t *testing.T) {
 			}
 		})
 	}
-	after, _ := settingsOf(t, b, tpp, "GET", nil)
+	after, _ := settingsOf(t, b, b.Operator(), "GET", nil)
 	before.TPPMessages, after.TPPMessages = nil, nil
 	if fmt.Sprint(before) != fmt.Sprint(after) {
 		t.Fatalf("the settings changed:\n%+v\n%+v", before, after)
@@ -230,7 +231,7 @@ type opsPayment struct {
 // with X-Total-Count.
 func opsPayments(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, query string) ([]opsPayment, string) {
 	t.Helper()
-	r := b.Do(tpp, "GET", "/v1/sandbox/payments"+query, nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/payments"+query, nil)
 	expect(t, r, 200, "")
 	var list []opsPayment
 	r.JSON(t, &list)
@@ -239,7 +240,7 @@ func opsPayments(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, query string) 
 
 func TestOperator_PaymentsListDetailAndForcedStatus(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	other := b.NewTPP("955555555", 1, pki.RolePI)
 	c1 := createPayment(t, b, tpp, ndctPath, ndct("101", ibanT1Bruk, ibanT2Bruk))
 	autoSCA(t, b, tpp, c1.authID(), t1Number, "approve")
@@ -283,7 +284,7 @@ func TestOperator_PaymentsListDetailAndForcedStatus(t *testing.T) {
 
 	// One payment: its history and the request the TPP sent.
 	var one opsPayment
-	r := b.Do(tpp, "GET", "/v1/sandbox/payments/"+c1.PaymentID, nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/payments/"+c1.PaymentID, nil)
 	expect(t, r, 200, "")
 	r.JSON(t, &one)
 	if len(one.StatusHistory) != 2 || one.StatusHistory[1].To != "ACTC" || one.StatusHistory[1].Forced || one.Request["creditorName"] != "Mottaker AS" {
@@ -292,7 +293,7 @@ func TestOperator_PaymentsListDetailAndForcedStatus(t *testing.T) {
 
 	// A forced status is in the history, marked forced, with the note;
 	// the TPP reads it.
-	r = b.Do(tpp, "POST", "/v1/sandbox/payments/"+c1.PaymentID+"/status", map[string]string{"status": "RJCT", "note": "reproduces case 4711"})
+	r = b.Do(b.Operator(), "POST", "/v1/sandbox/payments/"+c1.PaymentID+"/status", map[string]string{"status": "RJCT", "note": "reproduces case 4711"})
 	expect(t, r, 200, "")
 	r.JSON(t, &one)
 	last := one.StatusHistory[len(one.StatusHistory)-1]
@@ -318,25 +319,25 @@ func TestOperator_PaymentsListDetailAndForcedStatus(t *testing.T) {
 		{"?limit=10001", "FORMAT_ERROR", "limit"},
 		{"?createdFrom=" + day.String() + "&createdTo=" + day.AddDays(-1).String(), "PERIOD_INVALID", ""},
 	} {
-		e := rejects(t, b, tpp, "GET", "/v1/sandbox/payments"+c.query, nil, 400, c.code)
+		e := rejects(t, b, b.Operator(), "GET", "/v1/sandbox/payments"+c.query, nil, 400, c.code)
 		if c.path != "" && !slices.Contains(paths(e), c.path) {
 			t.Errorf("%s: paths %v", c.query, paths(e))
 		}
 	}
-	rejects(t, b, tpp, "GET", "/v1/sandbox/payments/enc!!nothingHere000000000", nil, 404, "RESOURCE_UNKNOWN")
-	rejects(t, b, tpp, "POST", "/v1/sandbox/payments/enc!!nothingHere000000000/status", map[string]string{"status": "ACSC"}, 404, "RESOURCE_UNKNOWN")
-	rejects(t, b, tpp, "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"status": "DONE"}, 400, "FORMAT_ERROR", "status")
-	rejects(t, b, tpp, "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"note": "no status"}, 400, "FORMAT_ERROR", "status")
-	rejects(t, b, tpp, "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"status": "ACSC", "note": "two\nlines"}, 400, "FORMAT_ERROR", "note")
-	rejects(t, b, tpp, "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"status": "ACSC", "note": strings.Repeat("n", 501)}, 400, "FORMAT_ERROR", "note")
-	rejects(t, b, tpp, "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]any{"status": 7}, 400, "BAD_REQUEST", "status")
-	rejects(t, b, tpp, "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", nil, 400, "BAD_REQUEST")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/payments/enc!!nothingHere000000000", nil, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, b.Operator(), "POST", "/v1/sandbox/payments/enc!!nothingHere000000000/status", map[string]string{"status": "ACSC"}, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, b.Operator(), "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"status": "DONE"}, 400, "FORMAT_ERROR", "status")
+	rejects(t, b, b.Operator(), "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"note": "no status"}, 400, "FORMAT_ERROR", "status")
+	rejects(t, b, b.Operator(), "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"status": "ACSC", "note": "two\nlines"}, 400, "FORMAT_ERROR", "note")
+	rejects(t, b, b.Operator(), "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]string{"status": "ACSC", "note": strings.Repeat("n", 501)}, 400, "FORMAT_ERROR", "note")
+	rejects(t, b, b.Operator(), "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", map[string]any{"status": 7}, 400, "BAD_REQUEST", "status")
+	rejects(t, b, b.Operator(), "POST", "/v1/sandbox/payments/"+c3.PaymentID+"/status", nil, 400, "BAD_REQUEST")
 	wantStatus(t, b, other, ndctPath, c2.PaymentID, "ACTC")
 }
 
 func TestOperator_BasketsAndBatchRuns(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	p1 := createPayment(t, b, tpp, ndctPath, ndct("11", ibanT1Bruk, ibanT2Bruk))
 	p2 := createPayment(t, b, tpp, ndctPath, ndct("12", ibanT1Bruk, ibanT2Bruk))
 	r := b.Do(tpp, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{p1.PaymentID, p2.PaymentID}})
@@ -354,7 +355,7 @@ func TestOperator_BasketsAndBatchRuns(t *testing.T) {
 			InstructedAmount map[string]string `json:"instructedAmount"`
 		} `json:"payments"`
 	}
-	r = b.Do(tpp, "GET", "/v1/sandbox/baskets", nil)
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/baskets", nil)
 	expect(t, r, 200, "")
 	r.JSON(t, &baskets)
 	if len(baskets) != 1 || baskets[0].BasketID != basket.BasketID || baskets[0].TransactionStatus != "RCVD" || len(baskets[0].Payments) != 2 || baskets[0].Payments[1].InstructedAmount["amount"] != "12.00" {
@@ -365,7 +366,7 @@ func TestOperator_BasketsAndBatchRuns(t *testing.T) {
 	autoSCA(t, b, tpp, p3.authID(), t1Number, "approve")
 	var runIDs []string
 	for range 3 {
-		r := b.Do(tpp, "POST", "/v1/sandbox/batch-runs", nil)
+		r := b.Do(b.Operator(), "POST", "/v1/sandbox/batch-runs", nil)
 		expect(t, r, 200, "")
 		var run struct {
 			RunID string `json:"runId"`
@@ -380,34 +381,34 @@ func TestOperator_BasketsAndBatchRuns(t *testing.T) {
 		Outcomes []bank.BatchOutcome `json:"outcomes"`
 	}
 	var runs []runView
-	r = b.Do(tpp, "GET", "/v1/sandbox/batch-runs?limit=2", nil)
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/batch-runs?limit=2", nil)
 	expect(t, r, 200, "")
 	r.JSON(t, &runs)
 	if len(runs) != 2 || runs[0].RunID != runIDs[2] || runs[1].RunID != runIDs[1] || r.Header.Get("X-Total-Count") != "3" || runs[0].Trigger != bank.TriggerManual || runs[0].Outcomes != nil {
 		t.Fatalf("newest two runs of %s: %s", r.Header.Get("X-Total-Count"), r.Body)
 	}
-	r = b.Do(tpp, "GET", "/v1/sandbox/batch-runs?offset=2", nil)
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/batch-runs?offset=2", nil)
 	expect(t, r, 200, "")
 	r.JSON(t, &runs)
 	if len(runs) != 1 || runs[0].RunID != runIDs[0] || runs[0].Counts["ACSC"] != 1 {
 		t.Fatalf("the oldest run: %s", r.Body)
 	}
 	var one runView
-	r = b.Do(tpp, "GET", "/v1/sandbox/batch-runs/"+runIDs[0], nil)
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/batch-runs/"+runIDs[0], nil)
 	expect(t, r, 200, "")
 	r.JSON(t, &one)
 	if one.RunID != runIDs[0] || len(one.Outcomes) != 1 || one.Outcomes[0].PaymentID != p3.PaymentID || one.Outcomes[0].To != "ACSC" {
 		t.Fatalf("run %s", r.Body)
 	}
-	r = b.Do(tpp, "GET", "/v1/sandbox/batch-runs/"+runIDs[2], nil)
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/batch-runs/"+runIDs[2], nil)
 	expect(t, r, 200, "")
 	if !strings.Contains(string(r.Body), `"outcomes":[]`) {
 		t.Fatalf("a run that moved nothing: %s", r.Body)
 	}
-	rejects(t, b, tpp, "GET", "/v1/sandbox/batch-runs/"+p1.PaymentID, nil, 404, "RESOURCE_UNKNOWN")
-	rejects(t, b, tpp, "GET", "/v1/sandbox/batch-runs/enc!!nothingHere000000000", nil, 404, "RESOURCE_UNKNOWN")
-	rejects(t, b, tpp, "GET", "/v1/sandbox/batch-runs?offset=x", nil, 400, "FORMAT_ERROR", "offset")
-	rejects(t, b, tpp, "GET", "/v1/sandbox/batch-runs?limit=20000", nil, 400, "FORMAT_ERROR", "limit")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/batch-runs/"+p1.PaymentID, nil, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/batch-runs/enc!!nothingHere000000000", nil, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/batch-runs?offset=x", nil, 400, "FORMAT_ERROR", "offset")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/batch-runs?limit=20000", nil, 400, "FORMAT_ERROR", "limit")
 }
 
 func TestOperator_GrantsSessionsAndOpenAuthorisations(t *testing.T) {
@@ -434,7 +435,7 @@ func TestOperator_GrantsSessionsAndOpenAuthorisations(t *testing.T) {
 	}
 	grants := func(query string) []grant {
 		t.Helper()
-		r := b.Do(tpp, "GET", "/v1/sandbox/grants"+query, nil)
+		r := b.Do(b.Operator(), "GET", "/v1/sandbox/grants"+query, nil)
 		expect(t, r, 200, "")
 		var out []grant
 		r.JSON(t, &out)
@@ -452,14 +453,14 @@ func TestOperator_GrantsSessionsAndOpenAuthorisations(t *testing.T) {
 			t.Errorf("%s: %d grants, want %d", query, len(got), want)
 		}
 	}
-	rejects(t, b, tpp, "GET", "/v1/sandbox/grants?psuId=x!", nil, 400, "FORMAT_ERROR", "psuId")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/grants?psuId=x!", nil, 400, "FORMAT_ERROR", "psuId")
 
 	var sessions []struct {
 		TPPID        string `json:"tppId"`
 		TPPSessionID string `json:"tppSessionId"`
 		Valid        bool   `json:"valid"`
 	}
-	r := b.Do(tpp, "GET", "/v1/sandbox/sca-sessions", nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/sca-sessions", nil)
 	expect(t, r, 200, "")
 	r.JSON(t, &sessions)
 	if len(sessions) != 2 || !slices.ContainsFunc(sessions, func(s struct {
@@ -474,7 +475,7 @@ func TestOperator_GrantsSessionsAndOpenAuthorisations(t *testing.T) {
 
 	var auths []map[string]any
 	for _, query := range []string{"", "?status=open"} {
-		r = b.Do(tpp, "GET", "/v1/sandbox/authorisations"+query, nil)
+		r = b.Do(b.Operator(), "GET", "/v1/sandbox/authorisations"+query, nil)
 		expect(t, r, 200, "")
 		r.JSON(t, &auths)
 		if len(auths) != 1 || auths[0]["authorisationId"] != scaID(open) || auths[0]["kind"] != "consent" || auths[0]["scaStatus"] != "RECEIVED" {
@@ -485,12 +486,12 @@ func TestOperator_GrantsSessionsAndOpenAuthorisations(t *testing.T) {
 	if secret = strings.Trim(secret, "/"); secret == "" || strings.Contains(string(r.Body), secret) {
 		t.Fatalf("the list gives away the SCA page's secret (%q): %s", secret, r.Body)
 	}
-	rejects(t, b, tpp, "GET", "/v1/sandbox/authorisations?status=all", nil, 400, "FORMAT_ERROR", "status")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/authorisations?status=all", nil, 400, "FORMAT_ERROR", "status")
 
 	// Revoking a grant: the TPP's next request needs a new consent, and the
 	// consent reads revokedByPsu.
 	expect(t, get(b, tpp, user, "/v1/accounts"), 200, "")
-	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/grants/"+mine[0].GrantID, nil), 204, "")
+	expect(t, b.Do(b.Operator(), "DELETE", "/v1/sandbox/grants/"+mine[0].GrantID, nil), 204, "")
 	expect(t, get(b, tpp, user, "/v1/accounts"), 401, "CONSENT_INVALID")
 	if st := consentStatus(t, b, tpp, mine[0].ConsentID); st != bank.ConsentRevoked {
 		t.Fatalf("the consent is %s", st)
@@ -498,16 +499,16 @@ func TestOperator_GrantsSessionsAndOpenAuthorisations(t *testing.T) {
 	if left := grants(""); len(left) != 1 || left[0].TPPID != "NO-FSA-955555555" {
 		t.Fatalf("after the revocation %+v", left)
 	}
-	rejects(t, b, tpp, "DELETE", "/v1/sandbox/grants/"+mine[0].GrantID, nil, 404, "RESOURCE_UNKNOWN")
-	rejects(t, b, tpp, "DELETE", "/v1/sandbox/grants/nothing", nil, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, b.Operator(), "DELETE", "/v1/sandbox/grants/"+mine[0].GrantID, nil, 404, "RESOURCE_UNKNOWN")
+	rejects(t, b, b.Operator(), "DELETE", "/v1/sandbox/grants/nothing", nil, 404, "RESOURCE_UNKNOWN")
 }
 
 // In batch mode immediate, an approved payment due today settles at once,
 // as a batch run would settle it.
 func TestOperator_ImmediateBatchMode(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
-	patch(t, b, tpp, `{"batchMode": "immediate"}`)
+	day := onBankingMorning(t, b)
+	patch(t, b, b.Operator(), `{"batchMode": "immediate"}`)
 
 	// NDCT: booked on both accounts when the PSU approves.
 	c := createPayment(t, b, tpp, ndctPath, ndct("100.3", ibanT1Bruk, ibanT2Bruk))
@@ -517,7 +518,7 @@ func TestOperator_ImmediateBatchMode(t *testing.T) {
 		t.Fatalf("after settling at once: debtor %s, creditor %s", d, c)
 	}
 	var one opsPayment
-	b.Do(tpp, "GET", "/v1/sandbox/payments/"+c.PaymentID, nil).JSON(t, &one)
+	b.Do(b.Operator(), "GET", "/v1/sandbox/payments/"+c.PaymentID, nil).JSON(t, &one)
 	if h := one.StatusHistory; len(h) != 3 || h[1].To != "ACTC" || h[2].To != "ACSC" || !strings.Contains(h[2].By, "immediate") {
 		t.Fatalf("history %+v", h)
 	}
@@ -540,7 +541,7 @@ func TestOperator_ImmediateBatchMode(t *testing.T) {
 	runBatch(t, b, tpp)
 	wantStatus(t, b, tpp, ndctPath, later.PaymentID, "ACCP")
 	at := time.Date(next.Year, next.Month, next.Day, 9, 30, 0, 0, bank.Oslo)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
 	wantStatus(t, b, tpp, ndctPath, later.PaymentID, "ACSC")
 
 	// Without cover it waits (PDNG) as at a batch run.
@@ -551,7 +552,7 @@ func TestOperator_ImmediateBatchMode(t *testing.T) {
 	}
 
 	// Back to the schedule: an approved payment waits for a run again.
-	patch(t, b, tpp, `{"batchMode": "schedule"}`)
+	patch(t, b, b.Operator(), `{"batchMode": "schedule"}`)
 	s := createPayment(t, b, tpp, ndctPath, ndct("5", ibanT1Bruk, ibanT1Spare))
 	autoSCA(t, b, tpp, s.authID(), t1Number, "approve")
 	wantStatus(t, b, tpp, ndctPath, s.PaymentID, "ACTC")
@@ -561,13 +562,13 @@ func TestOperator_ImmediateBatchMode(t *testing.T) {
 // lets a transfer between the PSU's own accounts through without SCA.
 func TestOperator_ExemptionSetThroughTheAPI(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	psuID := usersPSU(t, b, tpp, t1Number)
 	headers := append(append([]string{}, payHeaders...), "PSU-ID: "+psuID)
 	if c := createPayment(t, b, tpp, ndctPath, ndct("81", ibanT1Bruk, ibanT1Spare), "PSU-ID: "+psuID); c.TransactionStatus != "RCVD" {
 		t.Fatalf("exempted under the default policy: %+v", c)
 	}
-	if d := patch(t, b, tpp, `{"exemptionPolicy": "own-accounts"}`); d.ExemptionPolicy != "own-accounts" {
+	if d := patch(t, b, b.Operator(), `{"exemptionPolicy": "own-accounts"}`); d.ExemptionPolicy != "own-accounts" {
 		t.Fatalf("settings %+v", d)
 	}
 	r := b.Do(tpp, "POST", ndctPath, ndct("82", ibanT1Bruk, ibanT1Spare), headers...)
@@ -610,14 +611,14 @@ func TestOperator_LegacyDateSetThroughTheAPI(t *testing.T) {
 	if a := amount(); a[0] != '"' {
 		t.Fatalf("today's API writes %s", a)
 	}
-	patch(t, b, tpp, `{"legacyDate": "2020-07-31"}`)
+	patch(t, b, b.Operator(), `{"legacyDate": "2020-07-31"}`)
 	if a := amount(); a[0] == '"' {
 		t.Fatalf("as on 2020-07-31 the amount is %s, want a JSON number", a)
 	}
 	if a := amount("x-accept-fix: " + bank.FixAmountAsString); a[0] != '"' {
 		t.Fatalf("naming the fix: %s", a)
 	}
-	patch(t, b, tpp, `{"legacyDate": null}`)
+	patch(t, b, b.Operator(), `{"legacyDate": null}`)
 	if a := amount(); a[0] != '"' {
 		t.Fatalf("without a legacy date again: %s", a)
 	}
@@ -627,14 +628,14 @@ func TestOperator_LegacyDateSetThroughTheAPI(t *testing.T) {
 // added through the API; then it settles like any other.
 func TestOperator_NCBCTInBHDAfterAddingARate(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	psuID := usersPSU(t, b, tpp, t1Number)
 	headers := []string{"x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: " + psuID, "PSU-IP-Address: 192.0.2.1"}
 	e := rejectsWith(t, b, tpp, "POST", ncbctPath, ncbct("100.500", "BHD", ibanT1Bruk), append(append([]string{}, payHeaders...), headers...), 400, "FORMAT_ERROR", "instructedAmount.currency")
 	if text := textAt(e, "instructedAmount.currency"); !strings.Contains(text, "fxRates") {
 		t.Fatalf("the refusal does not say how to add a rate: %q", text)
 	}
-	patch(t, b, tpp, `{"fxRates": {"BHD": "28.70"}}`)
+	patch(t, b, b.Operator(), `{"fxRates": {"BHD": "28.70"}}`)
 	c := createPayment(t, b, tpp, ncbctPath, ncbct("100.500", "BHD", ibanT1Bruk), headers...)
 	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
 	// BHD 100.500 at NOK 28.70 is NOK 2884.35, and the fee NOK 250.
@@ -658,7 +659,7 @@ func TestOperator_RequestLogLimits(t *testing.T) {
 	for range 5 {
 		expect(t, b.Do(tpp, "GET", "/v1/sandbox/clock", nil), 200, "")
 	}
-	patch(t, b, tpp, `{"requestLog": {"maxCount": 3}}`)
+	patch(t, b, b.Operator(), `{"requestLog": {"maxCount": 3}}`)
 	expect(t, b.Do(tpp, "GET", "/v1/sandbox/clock", nil, "X-Request-ID: the-last"), 200, "")
 	b.Logged("the-last")
 	if n := len(b.App.RequestLog().Entries()); n != 3 {

@@ -130,30 +130,44 @@ func page(r *http.Request) (offset, limit int, err error) {
 
 // listPayments answers GET /v1/sandbox/payments: every TPP's payments,
 // newest first, filtered and paged, with X-Total-Count.
+// A TPP's own reads of these lists (own.go) answer with the same
+// shapes.
 func (h *opsAPI) listPayments(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	f := bank.PaymentFilter{Status: q.Get("status"), TPPID: q.Get("tppId"), PSUID: q.Get("psuId"), Product: q.Get("product")}
-	var err error
-	if f.CreatedFrom, err = queryDate(r, "createdFrom"); err != nil {
-		return err
-	}
-	if f.CreatedTo, err = queryDate(r, "createdTo"); err != nil {
-		return err
-	}
-	if f.Offset, f.Limit, err = page(r); err != nil {
+	f, err := paymentFilter(r)
+	if err != nil {
 		return err
 	}
 	list, err := h.bank.Payments(f)
 	if err != nil {
 		return err
 	}
+	writePaymentList(w, list)
+	return nil
+}
+
+// paymentFilter reads the query of GET /v1/sandbox/payments.
+func paymentFilter(r *http.Request) (bank.PaymentFilter, error) {
+	q := r.URL.Query()
+	f := bank.PaymentFilter{Status: q.Get("status"), TPPID: q.Get("tppId"), PSUID: q.Get("psuId"), Product: q.Get("product")}
+	var err error
+	if f.CreatedFrom, err = queryDate(r, "createdFrom"); err != nil {
+		return f, err
+	}
+	if f.CreatedTo, err = queryDate(r, "createdTo"); err != nil {
+		return f, err
+	}
+	f.Offset, f.Limit, err = page(r)
+	return f, err
+}
+
+// writePaymentList answers with a page of payments and X-Total-Count.
+func writePaymentList(w http.ResponseWriter, list bank.PaymentList) {
 	out := make([]opsPaymentView, len(list.Payments))
 	for i, p := range list.Payments {
 		out[i] = opsPaymentOf(p, list.Parties)
 	}
 	w.Header().Set("X-Total-Count", strconv.Itoa(list.Total))
 	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // getOpsPayment answers GET /v1/sandbox/payments/{paymentId}.
@@ -189,6 +203,12 @@ func (h *opsAPI) listBaskets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	writeBaskets(w, baskets)
+	return nil
+}
+
+// writeBaskets answers with a list of baskets.
+func writeBaskets(w http.ResponseWriter, baskets []bank.BasketView) {
 	out := make([]opsBasketView, len(baskets))
 	for i, b := range baskets {
 		out[i] = opsBasketView{BasketID: b.ID, TPPID: b.TPPID, Created: b.Created, TransactionStatus: b.Status,
@@ -198,7 +218,6 @@ func (h *opsAPI) listBaskets(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // listBatchRuns answers GET /v1/sandbox/batch-runs: the kept batch run
@@ -239,11 +258,22 @@ func (h *opsAPI) getBatchRun(w http.ResponseWriter, r *http.Request) error {
 
 // listGrants answers GET /v1/sandbox/grants: what each TPP may read.
 func (h *opsAPI) listGrants(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	grants, err := h.bank.Grants(bank.GrantFilter{TPPID: q.Get("tppId"), PSUID: q.Get("psuId")})
+	grants, err := h.bank.Grants(grantFilter(r))
 	if err != nil {
 		return err
 	}
+	writeGrants(w, grants)
+	return nil
+}
+
+// grantFilter reads the query of GET /v1/sandbox/grants.
+func grantFilter(r *http.Request) bank.GrantFilter {
+	q := r.URL.Query()
+	return bank.GrantFilter{TPPID: q.Get("tppId"), PSUID: q.Get("psuId")}
+}
+
+// writeGrants answers with a list of grants.
+func writeGrants(w http.ResponseWriter, grants []bank.GrantInfo) {
 	out := make([]grantView, len(grants))
 	for i, g := range grants {
 		out[i] = grantView{
@@ -257,7 +287,6 @@ func (h *opsAPI) listGrants(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
-	return nil
 }
 
 // deleteGrant answers DELETE /v1/sandbox/grants/{grantId}: the grant is

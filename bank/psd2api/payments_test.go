@@ -43,11 +43,11 @@ func ndct(amount, from, to string) map[string]any {
 // onBankingMorning moves the sandbox clock to 10:30 on a banking day at
 // least two days ahead and returns that day, so that payment tests do not
 // depend on the weekday they run on.
-func onBankingMorning(t *testing.T, b *apptest.Bank, tpp *apptest.TPP) bank.Date {
+func onBankingMorning(t *testing.T, b *apptest.Bank) bank.Date {
 	t.Helper()
 	d := bank.NextBankingDay(bank.DateOf(time.Now()).AddDays(2))
 	at := time.Date(d.Year, d.Month, d.Day, 10, 30, 0, 0, bank.Oslo)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
 	return d
 }
 
@@ -127,7 +127,7 @@ func wantStatus(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, path, id, want 
 // runBatch runs a batch now and returns its counts.
 func runBatch(t *testing.T, b *apptest.Bank, tpp *apptest.TPP) map[string]int {
 	t.Helper()
-	r := b.Do(tpp, "POST", "/v1/sandbox/batch-runs", nil)
+	r := b.Do(b.Operator(), "POST", "/v1/sandbox/batch-runs", nil)
 	expect(t, r, 200, "")
 	var out struct {
 		Counts map[string]int `json:"counts"`
@@ -161,7 +161,7 @@ func expectedBalance(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, iban strin
 
 func TestPayments_NDCTFromCreationToSettlement(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	c := createPayment(t, b, tpp, ndctPath, ndct("100.3", ibanT1Bruk, ibanT2Bruk))
 	if c.TransactionStatus != "RCVD" || c.Links["scaRedirect"].Href == "" || c.Links["self"].Href != ndctPath+"/"+c.PaymentID || c.Links["status"].Href == "" {
 		t.Fatalf("created %+v", c)
@@ -244,7 +244,7 @@ func ncbct(amount, currency, from string) map[string]any {
 
 func TestPayments_NCBCTPickedUpThenSettled(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	psuID := usersPSU(t, b, tpp, t1Number)
 	headers := []string{"x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: " + psuID, "PSU-IP-Address: 192.0.2.1"}
 
@@ -290,7 +290,7 @@ func TestPayments_NCBCTPickedUpThenSettled(t *testing.T) {
 
 func TestPayments_PeriodicSkippedByTheBatchAndCancelled(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	body := ndct("500", ibanT1Bruk, ibanT1Spare)
 	body["startDate"], body["frequency"], body["dayOfExecution"], body["executionRule"] = day.String(), "Monthly", "25", "following"
 	path := "/v1/periodic-payments/norwegian-domestic-credit-transfers"
@@ -311,7 +311,7 @@ func TestPayments_PeriodicSkippedByTheBatchAndCancelled(t *testing.T) {
 
 func TestPayments_BulkSettlesEachItem(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	item := func(amount, to string) map[string]any {
 		return map[string]any{"instructedAmount": map[string]string{"amount": amount, "currency": "NOK"}, "creditorAccount": map[string]string{"iban": to}, "creditorName": "Mottaker"}
 	}
@@ -351,7 +351,7 @@ func TestPayments_BulkSettlesEachItem(t *testing.T) {
 
 func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	// Testperson 2 has NOK 8,940.12 and a credit line of 5,000.
 	c := createPayment(t, b, tpp, ndctPath, ndct("20000", ibanT2Bruk, ibanT1Bruk))
 	autoSCA(t, b, tpp, c.authID(), t2Number, "approve")
@@ -371,12 +371,12 @@ func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
 	// Retried for 3 banking days: still PDNG at the runs of the third.
 	last := bank.AddBankingDays(day, 3)
 	at := time.Date(last.Year, last.Month, last.Day, 19, 0, 0, 0, bank.Oslo)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
 	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "PDNG")
 	// The first run after them rejects it.
 	next := bank.AddBankingDays(last, 1)
 	at = time.Date(next.Year, next.Month, next.Day, 6, 30, 0, 0, bank.Oslo)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
 	if st, funds := status(t, b, tpp, ndctPath, c.PaymentID); st != "RJCT" || funds {
 		t.Fatalf("after the retry days: %s, fundsAvailable %v", st, funds)
 	}
@@ -394,7 +394,7 @@ func TestPayments_NoCoverIsRetriedThenRejected(t *testing.T) {
 
 func TestPayments_CancelAndTheStatusesThatRefuseIt(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	later := ndct("10", ibanT1Bruk, ibanT2Bruk)
 	later["requestedExecutionDate"] = bank.AddBankingDays(day, 5).String()
 	c := createPayment(t, b, tpp, ndctPath, later)
@@ -424,7 +424,7 @@ func TestPayments_CancelAndTheStatusesThatRefuseIt(t *testing.T) {
 	// An SCA left for more than an hour fails at the next batch run.
 	x := createPayment(t, b, tpp, ndctPath, ndct("13", ibanT1Bruk, ibanT2Bruk))
 	moveTo := time.Date(day.Year, day.Month, day.Day, 12, 5, 0, 0, bank.Oslo) // past the 12:00 run
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": moveTo.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": moveTo.Format(time.RFC3339)}), 200, "")
 	ar := b.Do(tpp, "GET", ndctPath+"/"+x.PaymentID+"/authorisations/"+x.authID(), nil)
 	expect(t, ar, 200, "")
 	if !strings.Contains(string(ar.Body), "FAILED") {
@@ -439,13 +439,13 @@ func loadScenario(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, name string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/scenario", data), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", data), 200, "")
 }
 
 func TestPayments_TwoApprovers(t *testing.T) {
 	b, tpp := setup(t)
 	loadScenario(t, b, tpp, "corporate-two-approvers.json")
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	const kari, ola = "01019012345", "02029054321"
 	const fjordtech = "NO6715031112238"
 	body := ndct("60000", fjordtech, "NO2615032223335")
@@ -479,7 +479,7 @@ func TestPayments_TwoApprovers(t *testing.T) {
 
 func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	psuID := usersPSU(t, b, tpp, t1Number)
 	n1 := createPayment(t, b, tpp, ndctPath, ndct("100", ibanT1Bruk, ibanT2Bruk))
 	n2 := createPayment(t, b, tpp, ncbctPath, ncbct("50", "EUR", ibanT1Bruk), "x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: "+psuID, "PSU-IP-Address: 192.0.2.1")
@@ -557,7 +557,7 @@ func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 
 func TestBaskets_Rules(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	var ids []string
 	for i := range 11 {
 		ids = append(ids, createPayment(t, b, tpp, ndctPath, ndct(fmt.Sprint(10+i), ibanT1Bruk, ibanT2Bruk)).PaymentID)
@@ -645,7 +645,7 @@ func with(body map[string]any, kv ...any) map[string]any {
 
 func TestPayments_EveryRuleRefusesAndStoresNothing(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	psuID := usersPSU(t, b, tpp, t1Number)
 	nc := []string{"x-accept-fix: amount-as-string", "PSU-Context: PRIVATE", "PSU-ID: " + psuID, "PSU-IP-Address: 192.0.2.1"}
 	base := ndct("100", ibanT1Bruk, ibanT2Bruk)
@@ -739,7 +739,7 @@ func TestPayments_EveryRuleRefusesAndStoresNothing(t *testing.T) {
 
 func TestPayments_DuplicatesHolidaysKIDAndExemption(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 
 	// A logical duplicate within 24 hours is refused, unless allowed.
 	first := createPayment(t, b, tpp, ndctPath, ndct("77", ibanT1Bruk, ibanT2Bruk))
@@ -802,7 +802,7 @@ func TestPayments_DuplicatesHolidaysKIDAndExemption(t *testing.T) {
 
 func TestPayments_RolesAndCatchUp(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	reader := b.NewTPP("555555555", 1, "PSP_AI")
 	expect(t, b.Do(reader, "POST", ndctPath, ndct("1", ibanT1Bruk, ibanT2Bruk), payHeaders...), 403, "FORBIDDEN")
 	expect(t, b.Do(reader, "POST", "/v1/signing-baskets", map[string]any{"paymentIds": []string{"x"}}), 403, "FORBIDDEN")
@@ -813,7 +813,7 @@ func TestPayments_RolesAndCatchUp(t *testing.T) {
 	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
 	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACCP")
 	at := time.Date(next.Year, next.Month, next.Day, 9, 30, 0, 0, bank.Oslo)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
 	wantStatus(t, b, tpp, ndctPath, c.PaymentID, "ACSC")
 	user := psuOf(b.Consent(tpp, t1Number, "", nil))
 	var txs aisTxList
@@ -825,7 +825,7 @@ func TestPayments_RolesAndCatchUp(t *testing.T) {
 
 func TestFaults(t *testing.T) {
 	b, tpp := setup(t)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{"outage": true}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", map[string]any{"outage": true}), 200, "")
 	e := expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers", nil), 503, "SYSTEM_ERROR")
 	if !strings.Contains(e.Message, "simulated outage") {
 		t.Fatalf("outage message %q", e.Message)
@@ -833,18 +833,18 @@ func TestFaults(t *testing.T) {
 	// The faults endpoint and the health check still answer.
 	expect(t, b.Do(tpp, "GET", "/v1/sandbox/faults", nil), 200, "")
 	expect(t, b.Do(nil, "GET", "/healthz", nil), 200, "")
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{"errorRate": 1}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", map[string]any{"errorRate": 1}), 200, "")
 	expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers", nil), 500, "SYSTEM_ERROR")
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{"latencyMs": 150}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", map[string]any{"latencyMs": 150}), 200, "")
 	start := time.Now()
 	expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers", nil), 200, "")
 	if took := time.Since(start); took < 150*time.Millisecond {
 		t.Fatalf("latency 150 ms took %s", took)
 	}
 	for _, bad := range []map[string]any{{"latencyMs": -1}, {"errorRate": 1.5}, {"latencyMs": 60001}} {
-		rejects(t, b, tpp, "PUT", "/v1/sandbox/faults", bad, 400, "FORMAT_ERROR")
+		rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/faults", bad, 400, "FORMAT_ERROR")
 	}
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", map[string]any{}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", map[string]any{}), 200, "")
 }
 
 // A bulk payment whose items do not all find cover settles those that do;
@@ -852,7 +852,7 @@ func TestFaults(t *testing.T) {
 // PART (docs/PAYMENTS.md 5), with fundsAvailable false.
 func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	// Testperson 2 has NOK 8,940.12 and a credit line of 5,000: the first
 	// item fits, the second does not.
 	item := func(amount string) map[string]any {
@@ -874,7 +874,7 @@ func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 	// The first run after the 3 retry days rejects the waiting item.
 	next := bank.AddBankingDays(day, 4)
 	at := time.Date(next.Year, next.Month, next.Day, 6, 30, 0, 0, bank.Oslo)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": at.Format(time.RFC3339)}), 200, "")
 	if st, funds := status(t, b, tpp, path, c.PaymentID); st != "PART" || funds {
 		t.Fatalf("after the retry days: %s, fundsAvailable %v", st, funds)
 	}
@@ -900,7 +900,7 @@ func TestPayments_BulkPartlySettledEndsPART(t *testing.T) {
 // its header, as a PSU-ID's is, and nothing is stored.
 func TestPayments_CorporateIDOfADeletedCustomer(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	q := b.Consent(tpp, f1Number, f1Agreement, nil)
 	corporate := q.Get("psu-corporate-id")
 	if corporate == "" {
@@ -927,7 +927,7 @@ func TestPayments_CorporateIDOfADeletedCustomer(t *testing.T) {
 // means today.
 func TestPayments_EmptyExecutionDateIsRefused(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	const periodicPath, bulkPath = "/v1/periodic-payments/norwegian-domestic-credit-transfers", "/v1/bulk-payments/norwegian-domestic-credit-transfers"
 	item := map[string]any{"instructedAmount": map[string]string{"amount": "1", "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT2Bruk}, "creditorName": "X"}
 	bulk := map[string]any{"debtorAccount": map[string]string{"iban": ibanT1Bruk}, "requestedExecutionDate": "", "paymentInformationId": "B1", "payments": []any{item}}

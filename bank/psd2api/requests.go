@@ -13,6 +13,9 @@ import (
 
 // Handlers of the request log under /v1/sandbox/requests: what the bank
 // saw of each request and what it decided, for a bank without a window.
+// The operator reads every request; a TPP reads only the requests made
+// with its certificate (scoped, as its PSD2 reads are), and only the
+// operator clears the log.
 // The list and the HAR export leave out the requests to these operations
 // themselves (reqlog.Filter.LeaveOutOwn); the log keeps them like any
 // other, and GET /v1/sandbox/requests/{id} finds them.
@@ -35,6 +38,7 @@ type requestsAPI struct {
 func requestFilter(r *http.Request, v *bank.Violations) reqlog.Filter {
 	q := r.URL.Query()
 	f := reqlog.Filter{Text: q.Get("q"), TPPID: q.Get("tppId"), LeaveOutOwn: true}
+
 	if m := q.Get("method"); m != "" {
 		if strings.Trim(strings.ToUpper(m), "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" || len(m) > 16 {
 			v.Format("method", "%q is not an HTTP method; give one such as GET, POST or DELETE", clipNote(m))
@@ -56,6 +60,21 @@ func requestFilter(r *http.Request, v *bank.Violations) reqlog.Filter {
 		v.Format("errorsOnly", "%q is not a boolean; give true or false", clipNote(s))
 	}
 	return f
+}
+
+// ownRequests narrows a TPP's filter to the requests made with its
+// certificate; a tppId that names another TPP is refused. The operator's
+// filter stays as it is.
+func ownRequests(r *http.Request, f *reqlog.Filter) error {
+	if fromOperator(r) {
+		return nil
+	}
+	caller := callerTPP(r)
+	if f.TPPID != "" && f.TPPID != caller {
+		return bank.PathError(bank.CodeForbidden, "tppId", fmt.Sprintf("a TPP reads only its own requests: this certificate is TPP %s, not %s; leave tppId out, or ask the bank's operator", clipNote(caller), clipNote(f.TPPID)))
+	}
+	f.TPPID = caller
+	return nil
 }
 
 // wholeNumber reads a number written in digits only, of at most six.
@@ -84,6 +103,9 @@ func (h *requestsAPI) list(w http.ResponseWriter, r *http.Request) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
+	if err := ownRequests(r, &f); err != nil {
+		return err
+	}
 	page, ok := h.log.Page(f, before, limit)
 	if !ok {
 		return bank.PathError(bank.CodeFormatError, "before", fmt.Sprintf("%q is not the id of a request in the log: it was cleared, or dropped as newer requests came; list again without before", clipNote(before)))
@@ -108,6 +130,9 @@ func (h *requestsAPI) list(w http.ResponseWriter, r *http.Request) error {
 func (h *requestsAPI) get(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	e, ok := h.log.Get(id)
+	if ok && !fromOperator(r) && e.TPPID != callerTPP(r) {
+		ok = false // another TPP's request is unknown, as its payments are
+	}
 	if !ok {
 		return bank.Errorf(bank.CodeResourceUnknown, "no request with id %s is in the request log; it keeps only the most recent requests, none from before the bank started or the log was cleared. List the kept ones with GET %s", clipNote(id), reqlog.APIPath)
 	}
@@ -121,6 +146,9 @@ func (h *requestsAPI) har(w http.ResponseWriter, r *http.Request) error {
 	var v bank.Violations
 	f := requestFilter(r, &v)
 	if err := v.Err(); err != nil {
+		return err
+	}
+	if err := ownRequests(r, &f); err != nil {
 		return err
 	}
 	entries := h.log.Select(f)

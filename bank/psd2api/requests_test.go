@@ -48,7 +48,7 @@ func (l logList) ids() []string {
 // listLog lists the request log with a query.
 func listLog(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, query string) logList {
 	t.Helper()
-	r := b.Do(tpp, "GET", "/v1/sandbox/requests"+query, nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/requests"+query, nil)
 	expect(t, r, 200, "")
 	var l logList
 	r.JSON(t, &l)
@@ -85,7 +85,7 @@ type logEntry struct {
 
 func getLogged(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, id string) logEntry {
 	t.Helper()
-	r := b.Do(tpp, "GET", "/v1/sandbox/requests/"+url.PathEscape(id), nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/requests/"+url.PathEscape(id), nil)
 	expect(t, r, 200, "")
 	var e logEntry
 	r.JSON(t, &e)
@@ -98,7 +98,7 @@ func TestRequests_ListFiltersAndPages(t *testing.T) {
 	b, tpp := setup(t)
 	other := b.NewTPP("911111111", 1, pki.RoleAI)
 	expect(t, b.Do(tpp, "GET", "/v1/sandbox/clock", nil), 200, "") // the contract check loads its document
-	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/requests", nil), 204, "")
+	expect(t, b.Do(b.Operator(), "DELETE", "/v1/sandbox/requests", nil), 204, "")
 	expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers", nil), 200, "")
 	bad := expect(t, b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]any{"customerNumber": "x", "name": "", "type": "private"}), 400, "FORMAT_ERROR")
 	expect(t, b.Do(other, "GET", "/v1/sandbox/clock", nil, "PSU-IP-Address: not-an-ip"), 200, "")
@@ -199,21 +199,21 @@ func TestRequests_BadQueries(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"?limit=0", "?limit=1001", "?limit=ten", "?limit=99999999999"} {
-		rejects(t, b, tpp, "GET", "/v1/sandbox/requests"+q, nil, 400, "FORMAT_ERROR", "limit")
+		rejects(t, b, b.Operator(), "GET", "/v1/sandbox/requests"+q, nil, 400, "FORMAT_ERROR", "limit")
 	}
-	e := rejects(t, b, tpp, "GET", "/v1/sandbox/requests?before=not-an-id", nil, 400, "FORMAT_ERROR", "before")
+	e := rejects(t, b, b.Operator(), "GET", "/v1/sandbox/requests?before=not-an-id", nil, 400, "FORMAT_ERROR", "before")
 	if !strings.Contains(e.Message, "without before") {
 		t.Errorf("before: %s", e.Message)
 	}
-	e = rejects(t, b, tpp, "GET", "/v1/sandbox/requests/0b1e7e2a-0000-4000-8000-000000000000", nil, 404, "RESOURCE_UNKNOWN")
+	e = rejects(t, b, b.Operator(), "GET", "/v1/sandbox/requests/0b1e7e2a-0000-4000-8000-000000000000", nil, 404, "RESOURCE_UNKNOWN")
 	if !strings.Contains(e.Message, "GET /v1/sandbox/requests") {
 		t.Errorf("unknown id: %s", e.Message)
 	}
 	// A cleared log forgets what it held: the id of an earlier error too.
 	gone := expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers/nope", nil), 404, "RESOURCE_UNKNOWN")
 	getLogged(t, b, tpp, gone.ID)
-	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/requests", nil), 204, "")
-	rejects(t, b, tpp, "GET", "/v1/sandbox/requests/"+gone.ID, nil, 404, "RESOURCE_UNKNOWN")
+	expect(t, b.Do(b.Operator(), "DELETE", "/v1/sandbox/requests", nil), 204, "")
+	rejects(t, b, b.Operator(), "GET", "/v1/sandbox/requests/"+gone.ID, nil, 404, "RESOURCE_UNKNOWN")
 	// The operations are signed like the rest of the sandbox API, and
 	// DELETE is the only other method.
 	missing := expect(t, b.Do(nil, "GET", "/v1/sandbox/requests", nil), 400, "SIGNATURE_MISSING")
@@ -221,7 +221,7 @@ func TestRequests_BadQueries(t *testing.T) {
 		t.Errorf("a missing signature's message %q does not end with %q", missing.Message, want)
 	}
 	expect(t, b.Do(nil, "DELETE", "/v1/sandbox/requests", nil), 400, "SIGNATURE_MISSING")
-	expect(t, b.Do(tpp, "POST", "/v1/sandbox/requests", nil), 405, "BAD_REQUEST")
+	expect(t, b.Do(b.Operator(), "POST", "/v1/sandbox/requests", nil), 405, "BAD_REQUEST")
 	if n := len(b.RequestLog().Entries()); n < 3 {
 		t.Fatalf("an unsigned DELETE cleared the log: %d entries", n)
 	}
@@ -275,7 +275,7 @@ func TestRequests_RefusedSignatureLeadsToItsSigningString(t *testing.T) {
 	// A request that verified but whose body is not UTF-8 keeps its body,
 	// in base64, and its client note.
 	raw := []byte{'"', 0xff, 0xfe, '"'}
-	bin := expect(t, b.Do(tpp, "PUT", "/v1/sandbox/faults", raw, "Date: yesterday"), 400, "BAD_REQUEST")
+	bin := expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/faults", raw, "Date: yesterday"), 400, "BAD_REQUEST")
 	e = getLogged(t, b, tpp, bin.ID)
 	if e.Request.BodyEncoding != "base64" || e.Request.Body != base64.StdEncoding.EncodeToString(raw) || e.Request.BodySize != 4 || e.Signature != "verified" {
 		t.Fatalf("binary body %+v", e)
@@ -293,13 +293,13 @@ func TestRequests_RefusedSignatureLeadsToItsSigningString(t *testing.T) {
 func TestRequests_HARExport(t *testing.T) {
 	b, tpp := setup(t)
 	expect(t, b.Do(tpp, "GET", "/v1/sandbox/clock", nil), 200, "") // the contract check loads its document
-	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/requests", nil), 204, "")
+	expect(t, b.Do(b.Operator(), "DELETE", "/v1/sandbox/requests", nil), 204, "")
 	created := b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]any{"customerNumber": "5150", "name": "HAR Test", "type": "private"})
 	expect(t, created, 201, "")
 	refused := expect(t, b.Do(tpp, "GET", "/v1/sandbox/customers/nope", nil), 404, "RESOURCE_UNKNOWN")
 	listLog(t, b, tpp, "") // the log's own: left out of the export
 
-	r := b.Do(tpp, "GET", "/v1/sandbox/requests.har", nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/requests.har", nil)
 	expect(t, r, 200, "")
 	if cd := r.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, `attachment; filename="sandbank-`) || !strings.HasSuffix(cd, `.har"`) {
 		t.Fatalf("Content-Disposition %q", cd)
@@ -343,7 +343,7 @@ func TestRequests_HARExport(t *testing.T) {
 	}
 
 	// The same filters as the list.
-	r = b.Do(tpp, "GET", "/v1/sandbox/requests.har?errorsOnly=true", nil)
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/requests.har?errorsOnly=true", nil)
 	expect(t, r, 200, "")
 	apptest.CheckHAR(t, r.Body)
 	r.JSON(t, &h)
@@ -351,8 +351,8 @@ func TestRequests_HARExport(t *testing.T) {
 		t.Fatalf("errors only: %+v", h.Log.Entries)
 	}
 	// An empty log is an empty HAR.
-	expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/requests", nil), 204, "")
-	r = b.Do(tpp, "GET", "/v1/sandbox/requests.har", nil)
+	expect(t, b.Do(b.Operator(), "DELETE", "/v1/sandbox/requests", nil), 204, "")
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/requests.har", nil)
 	expect(t, r, 200, "")
 	apptest.CheckHAR(t, r.Body)
 	r.JSON(t, &h)

@@ -40,14 +40,22 @@ type route struct {
 	handler http.Handler
 }
 
-// routes lists every route of the API. Signed routes name the PSD2 role
-// they need (none for the sandbox data API) and what they answer with.
+// routes lists every route of the API. Signed routes name who may call
+// them (docs/SECURITY.md, "Two kinds of caller") and what they answer
+// with: a TPP with a PSD2 role (ais, pis), any TPP (sandbox: the seed's
+// sandbox data API, the certificates, automated SCA), the operator only
+// (operator: what concerns every TPP), or both, each TPP scoped to its own
+// records (mine).
 func (s *server) routes() []route {
 	p, sb, op, rl := s.psd2, s.sandbox, s.ops, s.requests
-	sandbox := func(f handlerFunc) http.Handler { return s.signed(anyRole, jsonType, MaxBody, s.handle(f)) }
-	pem := func(f handlerFunc) http.Handler { return s.signed(anyRole, pemType, MaxBody, s.handle(f)) }
-	ais := func(f handlerFunc) http.Handler { return s.signed(aisRoles, jsonType, MaxBody, s.handle(f)) }
-	pis := func(f handlerFunc) http.Handler { return s.signed(pisRoles, jsonType, MaxBody, s.handle(f)) }
+	sandbox := func(f handlerFunc) http.Handler { return s.signed(anyTPP, jsonType, MaxBody, s.handle(f)) }
+	pem := func(f handlerFunc) http.Handler { return s.signed(anyTPP, pemType, MaxBody, s.handle(f)) }
+	ais := func(f handlerFunc) http.Handler { return s.signed(aisTPP, jsonType, MaxBody, s.handle(f)) }
+	pis := func(f handlerFunc) http.Handler { return s.signed(pisTPP, jsonType, MaxBody, s.handle(f)) }
+	operator := func(f handlerFunc) http.Handler { return s.signed(operatorOnly, jsonType, MaxBody, s.handle(f)) }
+	mine := func(operator, tpp handlerFunc) http.Handler {
+		return s.signed(anyTPP, jsonType, MaxBody, s.handle(byCaller(operator, tpp)))
+	}
 	routes := []route{
 		{"GET /{$}", http.HandlerFunc(s.root)},
 		{"HEAD /{$}", http.HandlerFunc(s.root)},
@@ -61,7 +69,7 @@ func (s *server) routes() []route {
 		{"DELETE /v1/consents/{consentId}", ais(p.deleteConsent)},
 		{"GET /v1/consents/{consentId}/authorisations", ais(p.listConsentAuthorisations)},
 		{"GET /v1/consents/{consentId}/authorisations/{authorisationId}", ais(p.getConsentAuthorisation)},
-		{"GET /v1/users", s.signed(userRoles, jsonType, MaxBody, s.handle(p.identifyUser))},
+		{"GET /v1/users", s.signed(userTPP, jsonType, MaxBody, s.handle(p.identifyUser))},
 
 		{"GET /v1/accounts", ais(p.listAISAccounts)},
 		{"GET /v1/accounts/{id}", ais(p.getAISAccount)},
@@ -84,28 +92,28 @@ func (s *server) routes() []route {
 		{"GET /sca/{id}/{secret}", p.scaPage()},
 		{"POST /sca/{id}/{secret}", p.scaPage()},
 		{"GET /v1/sandbox/clock", sandbox(op.getClock)},
-		{"PUT /v1/sandbox/clock", sandbox(op.putClock)},
+		{"PUT /v1/sandbox/clock", operator(op.putClock)},
 		{"POST /v1/sandbox/sca/{authorisationId}", sandbox(p.automatedSCA)},
 
-		{"POST /v1/sandbox/batch-runs", sandbox(op.runBatch)},
-		{"GET /v1/sandbox/batch-runs", sandbox(op.listBatchRuns)},
-		{"GET /v1/sandbox/batch-runs/{runId}", sandbox(op.getBatchRun)},
+		{"POST /v1/sandbox/batch-runs", operator(op.runBatch)},
+		{"GET /v1/sandbox/batch-runs", operator(op.listBatchRuns)},
+		{"GET /v1/sandbox/batch-runs/{runId}", operator(op.getBatchRun)},
 		{"GET /v1/sandbox/faults", sandbox(op.getFaults)},
-		{"PUT /v1/sandbox/faults", sandbox(op.putFaults)},
-		{"GET /v1/sandbox/settings", sandbox(op.getSettings)},
-		{"PUT /v1/sandbox/settings", sandbox(op.putSettings)},
-		{"PATCH /v1/sandbox/settings", sandbox(op.patchSettings)},
-		{"GET /v1/sandbox/payments", sandbox(op.listPayments)},
-		{"GET /v1/sandbox/payments/{paymentId}", sandbox(op.getOpsPayment)},
-		{"POST /v1/sandbox/payments/{paymentId}/status", sandbox(op.forceStatus)},
-		{"GET /v1/sandbox/baskets", sandbox(op.listBaskets)},
-		{"GET /v1/sandbox/grants", sandbox(op.listGrants)},
-		{"DELETE /v1/sandbox/grants/{grantId}", sandbox(op.deleteGrant)},
-		{"GET /v1/sandbox/sca-sessions", sandbox(op.listSessions)},
-		{"GET /v1/sandbox/authorisations", sandbox(op.listAuthorisations)},
+		{"PUT /v1/sandbox/faults", operator(op.putFaults)},
+		{"GET /v1/sandbox/settings", operator(op.getSettings)},
+		{"PUT /v1/sandbox/settings", operator(op.putSettings)},
+		{"PATCH /v1/sandbox/settings", operator(op.patchSettings)},
+		{"GET /v1/sandbox/payments", mine(op.listPayments, p.listOwnPayments)},
+		{"GET /v1/sandbox/payments/{paymentId}", mine(op.getOpsPayment, p.getOwnPayment)},
+		{"POST /v1/sandbox/payments/{paymentId}/status", operator(op.forceStatus)},
+		{"GET /v1/sandbox/baskets", mine(op.listBaskets, p.listOwnBaskets)},
+		{"GET /v1/sandbox/grants", mine(op.listGrants, p.listOwnGrants)},
+		{"DELETE /v1/sandbox/grants/{grantId}", mine(op.deleteGrant, p.deleteOwnGrant)},
+		{"GET /v1/sandbox/sca-sessions", operator(op.listSessions)},
+		{"GET /v1/sandbox/authorisations", operator(op.listAuthorisations)},
 
 		{"GET /v1/sandbox/requests", sandbox(rl.list)},
-		{"DELETE /v1/sandbox/requests", sandbox(rl.clear)},
+		{"DELETE /v1/sandbox/requests", operator(rl.clear)},
 		{"GET /v1/sandbox/requests.har", sandbox(rl.har)},
 		{"GET /v1/sandbox/requests/{id}", sandbox(rl.get)},
 
@@ -150,9 +158,10 @@ func (s *server) routes() []route {
 		{"GET /v1/sandbox/bank-certificate", pem(sb.bankCertificate)},
 		{"GET /v1/sandbox/ca-certificate", pem(sb.caCertificate)},
 		{"POST /v1/sandbox/tpp-certificates", sandbox(sb.issueCertificate)},
+		{"POST /v1/sandbox/operator-certificates", operator(sb.issueOperatorCertificate)},
 
-		{"GET /v1/sandbox/scenario", sandbox(sb.exportScenario)},
-		{"PUT /v1/sandbox/scenario", s.signed(anyRole, jsonType, MaxScenarioBody, s.handle(sb.importScenario))},
+		{"GET /v1/sandbox/scenario", operator(sb.exportScenario)},
+		{"PUT /v1/sandbox/scenario", s.signed(operatorOnly, jsonType, MaxScenarioBody, s.handle(sb.importScenario))},
 	}
 	for _, service := range bank.Services {
 		base := "/v1/" + service + "/{product}"

@@ -1,7 +1,8 @@
 package psd2api
 
 import (
-	"bytes"
+	"crypto"
+	"crypto/x509"
 	"net/http"
 	"strconv"
 	"strings"
@@ -498,7 +499,22 @@ type certRequest struct {
 // finding comes at once, each at its field: a missing roles list and an
 // unreadable public key here, the rest from pki.CheckTPPIssue, the rule
 // IssueTPP keeps.
+// It never carries the operator's policy, whatever the request asks for.
 func (h *sandboxAPI) issueCertificate(w http.ResponseWriter, r *http.Request) error {
+	return h.certify(w, r, h.authority.IssueTPP)
+}
+
+// issueOperatorCertificate answers POST
+// /v1/sandbox/operator-certificates, which only the operator may call:
+// the same request and answer as a TPP certificate's, with a certificate
+// that is the operator's too (pki.Authority.IssueOperator).
+func (h *sandboxAPI) issueOperatorCertificate(w http.ResponseWriter, r *http.Request) error {
+	return h.certify(w, r, h.authority.IssueOperator)
+}
+
+// certify checks a certificate request and answers with the certificate
+// issue makes of it.
+func (h *sandboxAPI) certify(w http.ResponseWriter, r *http.Request, issue func(pki.TPPRequest, crypto.PublicKey) (*x509.Certificate, error)) error {
 	in, err := decode[certRequest](r)
 	if err != nil {
 		return err
@@ -522,7 +538,7 @@ func (h *sandboxAPI) issueCertificate(w http.ResponseWriter, r *http.Request) er
 	if err := v.Err(); err != nil {
 		return err
 	}
-	cert, err := h.authority.IssueTPP(req, pub)
+	cert, err := issue(req, pub)
 	if err != nil {
 		return err // CheckTPPIssue passed: an unexpected failure
 	}
@@ -544,14 +560,15 @@ func (h *sandboxAPI) exportScenario(w http.ResponseWriter, r *http.Request) erro
 }
 
 // importScenario streams the scenario from the body, which the middleware
-// holds already, through the same loader as a scenario file; the body's
-// oddities are notes of the request, refused in strict mode.
+// spooled to a file, through the same loader as a scenario file; the
+// body's oddities are notes of the request (the first refused in strict
+// mode).
 func (h *sandboxAPI) importScenario(w http.ResponseWriter, r *http.Request) error {
-	body, err := jsonBody(r)
-	if err != nil {
-		return err
+	st := stateOf(r)
+	if st.spool == nil || st.size == 0 {
+		return bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
 	}
-	n, err := h.bank.ImportScenarioFrom(bytes.NewReader(body), func(odd []bank.Message) error { return note(r, odd...) })
+	n, err := h.bank.ImportScenarioFrom(st.spool)
 	if err != nil {
 		return err
 	}

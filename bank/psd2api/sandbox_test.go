@@ -803,7 +803,7 @@ func TestSandbox_BankCertificate(t *testing.T) {
 func TestSandbox_Scenario(t *testing.T) {
 	b, tpp := setup(t)
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/customers", map[string]string{"customerNumber": "777", "name": "Extra", "type": "corporate"}), 201, "")
-	r := b.Do(tpp, "GET", "/v1/sandbox/scenario?note=support+case+42", nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario?note=support+case+42", nil)
 	expect(t, r, 200, "")
 	exported := r.Body
 	var sc bank.Scenario
@@ -812,7 +812,7 @@ func TestSandbox_Scenario(t *testing.T) {
 		t.Fatalf("export: %d customers %d accounts %d agreements", len(sc.Customers), len(sc.Accounts), len(sc.Agreements))
 	}
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
-	r = b.Do(tpp, "PUT", "/v1/sandbox/scenario", exported)
+	r = b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", exported)
 	expect(t, r, 200, "")
 	var n bank.Counts
 	r.JSON(t, &n)
@@ -821,7 +821,7 @@ func TestSandbox_Scenario(t *testing.T) {
 	}
 	// The second export is the first, but for the sandbox time it was
 	// made at and the clock's offset from the real clock.
-	again := b.Do(tpp, "GET", "/v1/sandbox/scenario?note=support+case+42", nil)
+	again := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario?note=support+case+42", nil)
 	if withoutNow(again.Body) != withoutNow(exported) {
 		a, b := withoutNow(exported), withoutNow(again.Body)
 		i := 0
@@ -832,9 +832,9 @@ func TestSandbox_Scenario(t *testing.T) {
 	}
 	// A bad record rolls the whole import back.
 	sc.Accounts[3].IBAN = "NO0000000000000"
-	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "accounts[3].iban")
+	rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "accounts[3].iban")
 	sc.Format = "something/2"
-	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "format")
+	rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", sc, 400, "FORMAT_ERROR", "format")
 }
 
 // withoutNow is an exported scenario without the sandbox time of its
@@ -858,13 +858,13 @@ func TestSandbox_LargeScenarioRoundTrip(t *testing.T) {
 	for range 30 {
 		expect(t, b.Do(tpp, "POST", "/v1/sandbox/accounts/"+a.ID+"/transactions", batch), 201, "")
 	}
-	r := b.Do(tpp, "GET", "/v1/sandbox/scenario", nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario", nil)
 	expect(t, r, 200, "")
 	if len(r.Body) <= 1<<20 {
 		t.Fatalf("the export is only %d bytes; the test needs one over 1 MiB", len(r.Body))
 	}
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
-	imported := b.Do(tpp, "PUT", "/v1/sandbox/scenario", r.Body)
+	imported := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", r.Body)
 	expect(t, imported, 200, "")
 	var n bank.Counts
 	imported.JSON(t, &n)
@@ -1095,7 +1095,7 @@ func TestTolerance_AccountWhoseBBANFailsMOD11(t *testing.T) {
 	}
 
 	// Payments refuse it, from it and to it.
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	for _, c := range []struct {
 		body map[string]any
 		path string
@@ -1148,8 +1148,8 @@ func TestTolerance_ScenarioImport(t *testing.T) {
 		"agreements[0].engagements[0].registerLimit", "agreements[0].engagements[0].approvalLimit",
 	}
 	// Strict mode refuses the first record that has an oddity.
-	refusedInStrictMode(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, "FORMAT_ERROR", odd[0])
-	r := b.Do(tpp, "PUT", "/v1/sandbox/scenario", sc)
+	refusedInStrictMode(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", sc, "FORMAT_ERROR", odd[0])
+	r := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", sc)
 	expect(t, r, 200, "")
 	for _, p := range odd {
 		warned(t, b, r, p)

@@ -50,7 +50,7 @@ func elsewherePage(t *testing.T, br *apptest.Browser, p apptest.Page, token stri
 // attempt. The first browser reloads, goes back and finishes as before.
 func TestSecurity_SCAPageIsBoundToTheFirstBrowser(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	c := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
 	href, scaStatus := c.Links["scaRedirect"].Href, c.Links["scaStatus"].Href
 

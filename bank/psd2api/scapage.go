@@ -71,6 +71,7 @@ func (h *psd2API) scaPage() http.Handler {
 		if c, err := r.Cookie((bank.Authorisation{ID: id}).CookieName()); err == nil {
 			cookie = c.Value
 		}
+		keepSecret(r, secret, cookie) // the log keeps none of them (redact.go)
 		var view bank.SCAView
 		var err error
 		if r.Method == http.MethodPost {
@@ -83,6 +84,7 @@ func (h *psd2API) scaPage() http.Handler {
 				Token: r.PostForm.Get("token"), NationalID: r.PostForm.Get("nationalId"), Context: r.PostForm.Get("context"),
 				Accounts: r.PostForm["accounts"], Decision: r.PostForm.Get("decision"), Cookie: cookie,
 			}
+			keepSecret(r, in.Token)
 			view, err = h.bank.SCAStep(id, secret, in)
 		} else {
 			view, err = h.bank.SCAPage(id, secret, cookie)
@@ -91,6 +93,7 @@ func (h *psd2API) scaPage() http.Handler {
 			h.scaProblem(w, r, err)
 			return
 		}
+		keepSecret(r, view.Token, view.Cookie)
 		setPageHeaders(w.Header(), view.RedirectURI)
 		if r.Method == http.MethodGet && view.Open() && view.Cookie != "" {
 			http.SetCookie(w, &http.Cookie{

@@ -11,7 +11,7 @@ import (
 // TestSCA_Failures), write.
 func TestSCA_ReadsWriteNothing(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	href := b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, "r-1")
 	c := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
 	psu := b.Browser()

@@ -72,7 +72,7 @@ func startCaseBank(t *testing.T, real time.Time) (*apptest.Bank, *apptest.TPP) {
 func buildCase(t *testing.T, b *apptest.Bank, tpp *apptest.TPP) map[string]string {
 	t.Helper()
 	day := bank.DateOf(caseSandboxTime)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/clock", map[string]string{"now": caseSandboxTime.Format(time.RFC3339)}), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/clock", map[string]string{"now": caseSandboxTime.Format(time.RFC3339)}), 200, "")
 	if _, err := b.App.Bank.Ops.UpdateSettings(func(st *bank.Settings) {
 		st.CoverRetryDays = 2
 		st.NCBCTFee = decimal.RequireFromString("175")
@@ -311,7 +311,7 @@ func comparable(t *testing.T, b *apptest.Bank, r apptest.Response) string {
 func TestScenario_SupportRoundTrip(t *testing.T) {
 	a, tppA := startCaseBank(t, caseRealTime)
 	statuses := buildCase(t, a, tppA)
-	r := a.Do(tppA, "GET", "/v1/sandbox/scenario?note=support+case+4711", nil)
+	r := a.Do(a.Operator(), "GET", "/v1/sandbox/scenario?note=support+case+4711", nil)
 	expect(t, r, 200, "")
 	export := r.Body
 	var sc bank.Scenario
@@ -341,7 +341,7 @@ func TestScenario_SupportRoundTrip(t *testing.T) {
 	if tppB.ID != tppA.ID || bytes.Equal(tppA.Cert.Raw, tppB.Cert.Raw) {
 		t.Fatalf("TPP %s on the first bank, %s on the second", tppA.ID, tppB.ID)
 	}
-	imported := b.Do(tppB, "PUT", "/v1/sandbox/scenario", export)
+	imported := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", export)
 	expect(t, imported, 200, "")
 	var n bank.Counts
 	imported.JSON(t, &n)
@@ -392,9 +392,9 @@ func TestScenario_SupportRoundTrip(t *testing.T) {
 	}
 	// A second export is the first: every record, the clock and where the
 	// batch schedule stands.
-	again := b.Do(tppB, "GET", "/v1/sandbox/scenario?note=support+case+4711", nil)
+	again := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario?note=support+case+4711", nil)
 	expect(t, again, 200, "")
-	first := a.Do(tppA, "GET", "/v1/sandbox/scenario?note=support+case+4711", nil)
+	first := a.Do(a.Operator(), "GET", "/v1/sandbox/scenario?note=support+case+4711", nil)
 	offset := fmt.Sprintf(`"clockOffsetSeconds":%d`, clockB.OffsetSeconds)
 	if got, want := strings.Replace(string(again.Body), offset, fmt.Sprintf(`"clockOffsetSeconds":%d`, clockA.OffsetSeconds), 1), string(first.Body); got != want {
 		t.Fatalf("the imported bank exports another scenario:\n%s\n%s", diffAt(want, got), want[:200])
@@ -442,7 +442,7 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 		Accounts     []struct{ ID string } `json:"accounts"`
 		CardAccounts []struct{ ID string } `json:"cardAccounts"`
 	}
-	b.Do(tpp, "GET", "/v1/sandbox/scenario", nil).JSON(t, &sandbox)
+	b.Do(b.Operator(), "GET", "/v1/sandbox/scenario", nil).JSON(t, &sandbox)
 	for _, a := range sandbox.Accounts {
 		expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/accounts/"+a.ID+"/transactions", nil), 204, "")
 	}
@@ -450,7 +450,7 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 		expect(t, b.Do(tpp, "DELETE", "/v1/sandbox/card-accounts/"+c.ID+"/transactions", nil), 204, "")
 	}
 	statuses := buildCase(t, b, tpp)
-	r := b.Do(tpp, "GET", "/v1/sandbox/scenario?note="+strings.ReplaceAll(exampleNote, " ", "+"), nil)
+	r := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario?note="+strings.ReplaceAll(exampleNote, " ", "+"), nil)
 	expect(t, r, 200, "")
 	var sc bank.Scenario
 	r.JSON(t, &sc)
@@ -484,7 +484,7 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 	// Loaded into a bank of another day, it sets the clock and every
 	// payment reads back in its status.
 	fresh, freshTPP := startCaseBank(t, caseRealTime.Add(40*24*time.Hour))
-	expect(t, fresh.Do(freshTPP, "PUT", "/v1/sandbox/scenario", file), 200, "")
+	expect(t, fresh.Do(fresh.Operator(), "PUT", "/v1/sandbox/scenario", file), 200, "")
 	var clock bank.ClockState
 	fresh.Do(freshTPP, "GET", "/v1/sandbox/clock", nil).JSON(t, &clock)
 	if !clock.Now.Equal(caseSandboxTime) {
@@ -553,9 +553,9 @@ func paymentIn(t *testing.T, sc map[string]any, status string) int {
 // what is wrong, and the data file does not change: the import is one
 // transaction.
 func TestScenario_BrokenVersion2FilesChangeNothing(t *testing.T) {
-	b, tpp := setup(t)
+	b, _ := setup(t)
 	example := exampleScenario(t)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/scenario", example), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", example), 200, "")
 	accp := paymentIn(t, edit(t, example, func(map[string]any) {}), "ACCP")
 	for _, c := range []struct {
 		name   string
@@ -653,7 +653,7 @@ func TestScenario_BrokenVersion2FilesChangeNothing(t *testing.T) {
 		}, 400, "FORMAT_ERROR", "format"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", edit(t, example, c.change), c.status, c.code, c.path)
+			e := rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", edit(t, example, c.change), c.status, c.code, c.path)
 			if c.path == "format" && !strings.Contains(e.Message, `it reads "sandbank-scenario/1" and "sandbank-scenario/2"`) {
 				t.Errorf("a newer version: %s", e.Message)
 			}
@@ -670,7 +670,7 @@ func TestScenario_BrokenVersion2FilesChangeNothing(t *testing.T) {
 // the clock stay as they are.
 func TestScenario_Version1LoadsAsBefore(t *testing.T) {
 	b, tpp := startCaseBank(t, caseRealTime)
-	expect(t, b.Do(tpp, "PUT", "/v1/sandbox/scenario", exampleScenario(t)), 200, "")
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", exampleScenario(t)), 200, "")
 	if _, err := b.App.Bank.Ops.UpdateSettings(func(st *bank.Settings) { st.CoverRetryDays = 9 }); err != nil {
 		t.Fatal(err)
 	}
@@ -680,7 +680,7 @@ func TestScenario_Version1LoadsAsBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := b.Do(tpp, "PUT", "/v1/sandbox/scenario", v1)
+	r := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", v1)
 	expect(t, r, 200, "")
 	var n bank.Counts
 	r.JSON(t, &n)

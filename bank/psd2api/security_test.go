@@ -110,7 +110,7 @@ func TestSecurity_SCAPageEscapesEveryValue(t *testing.T) {
 	checkEscaped(t, p, "<img")
 
 	// The payment summary: creditor name and remittance information.
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	body := ndct("10", ibanT1Bruk, ibanT2Bruk)
 	body["creditorName"] = "<script>alert(1)</script>"
 	body["remittanceInformationUnstructured"] = `"><img src=x onerror=alert(1)>`
@@ -229,7 +229,7 @@ func TestSecurity_SCAFormNeedsItsToken(t *testing.T) {
 
 func TestSecurity_RedirectURIIsCheckedWhenSigned(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	for _, uri := range []string{
 		"javascript:alert(1)",
 		"JaVaScRiPt:alert(document.cookie)",
@@ -458,7 +458,7 @@ func TestSecurity_OversizedBodies(t *testing.T) {
 	}
 	// Over 1 MiB is fine for a scenario: this one is refused for what it
 	// holds, not its size.
-	rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", over, 400, "FORMAT_ERROR", "format")
+	rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", over, 400, "FORMAT_ERROR", "format")
 	if b.FileSum() != before {
 		t.Fatal("an oversized body changed the data file")
 	}
@@ -474,15 +474,18 @@ func TestSecurity_DeeplyNestedAndHugeJSON(t *testing.T) {
 		"1,000,000 [ (scenario)": []byte(strings.Repeat("[", 1_000_000)),
 	}
 	for name, body := range deep {
-		for _, c := range []struct{ method, path string }{{"POST", "/v1/sandbox/customers"}, {"PUT", "/v1/sandbox/scenario"}, {"PUT", "/v1/sandbox/clock"}} {
+		for _, c := range []struct {
+			who          *apptest.TPP
+			method, path string
+		}{{tpp, "POST", "/v1/sandbox/customers"}, {b.Operator(), "PUT", "/v1/sandbox/scenario"}, {b.Operator(), "PUT", "/v1/sandbox/clock"}} {
 			within(t, name+" to "+c.path, func() {
-				rejects(t, b, tpp, c.method, c.path, body, 400, "BAD_REQUEST")
+				rejects(t, b, c.who, c.method, c.path, body, 400, "BAD_REQUEST")
 			})
 		}
 	}
 	// A scenario of 4 MiB of brackets, within its own limit.
 	within(t, "4 MiB of [ to the scenario import", func() {
-		rejects(t, b, tpp, "PUT", "/v1/sandbox/scenario", []byte(strings.Repeat("[", 4<<20)), 400, "BAD_REQUEST")
+		rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", []byte(strings.Repeat("[", 4<<20)), 400, "BAD_REQUEST")
 	})
 
 	// Huge numbers: as an amount (kept exact, never a float), as an int and
@@ -506,8 +509,8 @@ func TestSecurity_DeeplyNestedAndHugeJSON(t *testing.T) {
 		})
 	}
 	within(t, "a huge offsetSeconds", func() {
-		rejects(t, b, tpp, "PUT", "/v1/sandbox/clock", []byte(`{"offsetSeconds":`+digits+`}`), 400, "BAD_REQUEST")
-		rejects(t, b, tpp, "PUT", "/v1/sandbox/clock", []byte(`{"offsetSeconds":1e400}`), 400, "BAD_REQUEST")
+		rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/clock", []byte(`{"offsetSeconds":`+digits+`}`), 400, "BAD_REQUEST")
+		rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/clock", []byte(`{"offsetSeconds":1e400}`), 400, "BAD_REQUEST")
 	})
 	within(t, "a number for a string", func() {
 		rejects(t, b, tpp, "POST", "/v1/sandbox/customers", []byte(`{"customerNumber":`+digits+`,"name":"x","type":"private"}`), 400, "BAD_REQUEST", "customerNumber")
@@ -599,7 +602,7 @@ func TestSecurity_TrustFolderTakesNoSymlinks(t *testing.T) {
 // and a form posted without the page's cookie approves nothing.
 func TestSecurity_SCAPagesCannotBeFoundByScanningIds(t *testing.T) {
 	b, tpp := setup(t)
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	var waiting []string
 	for i := range 3 {
 		waiting = append(waiting, b.StartSCA(tpp, "POST", "/v1/consents", tppRedirect, fmt.Sprint("scan-", i)))
@@ -730,7 +733,7 @@ func refusesText(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, method, path s
 // strict and lenient mode alike; letters of every script and emoji pass.
 func TestSecurity_BidiControlsAndInvisibleCharactersAreRefused(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	base := ndct("10", ibanT1Bruk, ibanT2Bruk)
 	const bulkPath = "/v1/bulk-payments/norwegian-domestic-credit-transfers"
 	item := map[string]any{"instructedAmount": map[string]string{"amount": "1", "currency": "NOK"}, "creditorAccount": map[string]string{"iban": ibanT2Bruk}, "creditorName": "Mottaker AS" + rlo}
@@ -794,9 +797,9 @@ func TestSecurity_BidiControlsAndInvisibleCharactersAreRefused(t *testing.T) {
 
 	// A scenario brings its texts through the same rules.
 	var sc bank.Scenario
-	b.Do(tpp, "GET", "/v1/sandbox/scenario", nil).JSON(t, &sc)
+	b.Do(b.Operator(), "GET", "/v1/sandbox/scenario", nil).JSON(t, &sc)
 	sc.Customers[1].Name += rlo
-	refusesText(t, b, tpp, "PUT", "/v1/sandbox/scenario", sc, nil, "customers[1].name", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 18; remove it")
+	refusesText(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", sc, nil, "customers[1].name", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 18; remove it")
 
 	// The TPP's name from its certificate is shown on the SCA page too.
 	key := apptest.Key(t, 2)
@@ -853,7 +856,7 @@ func storedBeforeTheRule(t *testing.T, b *apptest.Bank, paymentID string) {
 func TestSecurity_SCAPageIsolatesNamesFromNumbers(t *testing.T) {
 	b, tpp := setup(t)
 	br := b.Browser()
-	onBankingMorning(t, b, tpp)
+	onBankingMorning(t, b)
 	c := createPayment(t, b, tpp, ndctPath, ndct("10", ibanT1Bruk, ibanT2Bruk))
 	storedBeforeTheRule(t, b, c.PaymentID)
 	p := br.Submit(br.Open(c.Links["scaRedirect"].Href), url.Values{"nationalId": {t1Number}})

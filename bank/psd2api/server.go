@@ -7,6 +7,7 @@ package psd2api
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -267,8 +269,8 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if h.Get("Content-Type") == "" && rec.body.Len() > 0 {
 		h.Set("Content-Type", jsonType)
 	}
-	if len(st.notes) > 0 && rec.status < 300 && h.Get("Content-Type") == jsonType {
-		withWarnings(rec.body, st.notes)
+	if st.notes.Len() > 0 && rec.status < 300 && h.Get("Content-Type") == jsonType {
+		withWarnings(rec.body, st.notes.List())
 	}
 	if r.Method == http.MethodHead {
 		rec.body.Reset() // the answer has no body; its Digest says so
@@ -289,10 +291,14 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	e := reqlog.Entry{
 		ID: st.id, Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
 		URL: st.url, Proto: r.Proto, RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, Access: st.access, GrantID: st.grantID,
-		Notes: st.notes, RequestHeader: r.Header.Clone(), ResponseHeader: h.Clone(),
+		Notes: st.notes.List(), RequestHeader: r.Header.Clone(), ResponseHeader: h.Clone(),
 		RequestBodySize: int64(len(st.body)), ResponseBodySize: rec.body.Len(),
 	}
-	if st.body == nil && r.ContentLength != 0 { // not read: refused first
+	logged := st.body // a spooled body's first bytes, and its size
+	switch {
+	case st.spool != nil:
+		e.RequestBodySize, logged = st.size, st.head
+	case st.body == nil && r.ContentLength != 0: // not read: refused first
 		e.RequestBodySize = r.ContentLength
 	}
 	if st.verdict != nil {
@@ -300,9 +306,10 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	}
 	e.RequestHeader.Set("Host", r.Host)
 	var cut1, cut2 bool
-	e.RequestBody, cut1 = capBody(st.body)
+	e.RequestBody, cut1 = capBody(logged)
 	e.ResponseBody, cut2 = capBody(rec.body.Bytes())
-	e.BodiesCut = cut1 || cut2
+	e.BodiesCut = cut1 || cut2 || (st.spool != nil && st.size > int64(len(logged)))
+	redact(&e, st.secrets)
 	s.log(e)
 	s.RequestLog.Add(e)
 	w.WriteHeader(rec.status)
@@ -408,16 +415,28 @@ type state struct {
 	// id names the request in the log and is its error body's id.
 	id string
 	// url is the absolute URL the client sent the request to.
-	url     string
-	body    []byte
+	url  string
+	body []byte
+	// spool holds the body of a route that spools it (a scenario
+	// import's) instead of body, while the handler runs; head is its
+	// first bytes, for the log, and size its length.
+	spool *spoolFile
+	head  []byte
+	size  int64
 	verdict *httpsig.Verdict
 	errCode string
 	access  string // the PSU and grant an account-information request used
 	grantID string
 	// notes are the oddities the bank accepted (docs/TPP-GUIDE.md 9): the request's
-	// client notes and the warnings of the body; strict refuses them.
-	notes  []bank.Message
+	// client notes and the warnings of the body, capped (bank.Warnings);
+	// strict refuses them.
+	notes  bank.Warnings
 	strict bool
+	// operator is set when the request comes from the operator
+	// (server.isOperator); a TPP's reads are scoped to it.
+	operator bool
+	// secrets are what the log entry must not hold (keepSecret).
+	secrets []string
 }
 
 // note records oddities of a request. In strict mode it returns the
@@ -427,7 +446,7 @@ func note(r *http.Request, odd ...bank.Message) error {
 	if st.strict {
 		return bank.Refusal(odd)
 	}
-	st.notes = append(st.notes, odd...)
+	st.notes.Add(odd...)
 	return nil
 }
 
@@ -436,16 +455,16 @@ func note(r *http.Request, odd ...bank.Message) error {
 func noteAccepted(r *http.Request, msgs []bank.Message) {
 	st := stateOf(r)
 	for _, m := range msgs {
-		if m.Refuse != "" {
-			st.notes = append(st.notes, m)
+		if m.Refuse != "" || m.Rest() > 0 {
+			st.notes.Add(m)
 		}
 	}
 }
 
 // warnings are the request's oddities, for the tppMessages of an answer
-// that has them.
+// that has them: at most bank.MaxWarnings and a line for the rest.
 func warnings(r *http.Request) []bank.Message {
-	return stateOf(r).notes
+	return stateOf(r).notes.List()
 }
 
 type stateKey struct{}
@@ -457,19 +476,48 @@ func stateOf(r *http.Request) *state {
 	return &state{}
 }
 
-// The PSD2 roles signed routes need; nil for the sandbox data API.
+// caller is who may call a signed route (docs/SECURITY.md, "Two kinds of
+// caller"): a TPP whose certificate names one of roles (none: any
+// certificate the trust mode accepts), or only the operator.
+type caller struct {
+	roles    []string
+	operator bool
+}
+
+// The callers of the signed routes.
 var (
-	anyRole   []string
-	aisRoles  = []string{pki.RoleAI}
-	pisRoles  = []string{pki.RolePI}
-	userRoles = []string{pki.RoleAI, pki.RolePI}
+	anyTPP       = caller{}
+	aisTPP       = caller{roles: []string{pki.RoleAI}}
+	pisTPP       = caller{roles: []string{pki.RolePI}}
+	userTPP      = caller{roles: []string{pki.RoleAI, pki.RolePI}}
+	operatorOnly = caller{operator: true}
 )
 
+// errNotOperator is the refusal of a TPP on an operator's route: what it
+// needs, and how to become the operator.
+func errNotOperator(r *http.Request) error {
+	return bank.Errorf(bank.CodeForbidden, "%s %s concerns every TPP: only the bank's operator may call it, and this certificate is a TPP's. "+
+		"Sign with an operator certificate of this bank's CA (sandbankd cert new --operator --data FILE, or the files of --operator-cert-out), "+
+		"or use sandbankd on the data file or the desktop window; or run the bank with --operator-access any-tpp", r.Method, r.URL.Path)
+}
+
+// isOperator reports whether a request that passed verification comes
+// from the operator: signed with an operator certificate of the bank's
+// CA, or any caller while operatorAccess is any-tpp.
+func (s *server) isOperator(v *httpsig.Verdict) bool {
+	return v.Operator || s.Bank.Ops.AnyTPPIsOperator()
+}
+
+// fromOperator reports whether the request being handled comes from the
+// operator (isOperator); a TPP's request is scoped to that TPP.
+func fromOperator(r *http.Request) bool { return stateOf(r).operator }
+
 // signed wraps a handler of the signed API: it requires X-Request-ID,
-// checks content negotiation, reads the body (at most maxBody bytes),
-// verifies the signature and that the certificate has one of roles (none:
-// any certificate).
-func (s *server) signed(roles []string, produces string, maxBody int64, h http.Handler) http.Handler {
+// checks content negotiation, verifies the signature and that the
+// certificate may call the route (who), then reads the body (at most
+// maxBody bytes) and checks its digest.
+func (s *server) signed(who caller, produces string, maxBody int64, h http.Handler) http.Handler {
+	roles := who.roles
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Request-ID") == "" {
 			s.fail(w, r, bank.PathError(bank.CodeHeaderRequired, "X-Request-ID", "the X-Request-ID header is required on every /v1 request; send any unique string, e.g. a UUID"))
@@ -501,23 +549,54 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-		if err != nil {
-			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read"))
+		st.operator = s.isOperator(v)
+		if who.operator && !st.operator {
+			s.fail(w, r, errNotOperator(r))
 			return
 		}
-		if int64(len(body)) > maxBody {
+		var body []byte // the body, or its first bytes when spooled
+		var size int64
+		var err error
+		var digest *httpsig.BodyDigest
+		if maxBody > MaxBody {
+			digest = httpsig.NewBodyDigest(r.Header.Get("Digest"))
+			var f *spoolFile
+			f, body, size, err = spool(r.Body, maxBody, digest)
+			defer f.close()
+			if err == nil && size <= maxBody {
+				st.spool, st.head, st.size = f, body, size
+			}
+		} else {
+			body, err = io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+			size = int64(len(body))
+			if err == nil && size <= maxBody {
+				st.body = body
+			}
+		}
+		var bankFault *spoolError
+		switch {
+		case errors.As(err, &bankFault):
+			s.fail(w, r, err)
+			return
+		case err != nil:
+			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read"))
+			return
+		case size > maxBody:
 			tooLarge()
 			return
 		}
-		st.body = body
-		if len(body) > 0 {
+		if size > 0 {
 			if err := checkContentType(r.Header.Get("Content-Type"), body); err != nil {
 				s.fail(w, r, err)
 				return
 			}
 		}
-		if s.Verifier.VerifyBody(v, r, body); v.Err != nil {
+		if digest != nil {
+			s.Verifier.VerifyBodyDigest(v, r, digest)
+		} else {
+			s.Verifier.VerifyBody(v, r, body)
+		}
+		if v.Err != nil {
 			s.fail(w, r, v.Err)
 			return
 		}
@@ -527,6 +606,76 @@ func (s *server) signed(roles []string, produces string, maxBody int64, h http.H
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// spool reads a body of at most maxBody bytes (one more tells it is
+// over) into a temporary file as it comes, and into digest for its
+// Digest, rather than into memory: a scenario import's body may have
+// 256 MiB. It returns the file, at its start, the body's first bytes (up
+// to reqlog.MaxLoggedBody, for the log and the Content-Type check) and
+// its size. An error of the file is a *spoolError; another is the
+// client's.
+func spool(body io.Reader, maxBody int64, digest *httpsig.BodyDigest) (f *spoolFile, head []byte, size int64, err error) {
+	file, err := os.CreateTemp("", "sandbank-body-*.json")
+	if err != nil {
+		return nil, nil, 0, &spoolError{err}
+	}
+	// Removed at once where the system lets an open file go (it stays
+	// until closed), so that a crash leaves nothing behind.
+	f = &spoolFile{File: file, removed: os.Remove(file.Name()) == nil}
+	var first headWriter
+	size, err = io.Copy(io.MultiWriter(fileWriter{file}, digest, &first), io.LimitReader(body, maxBody+1))
+	if err == nil {
+		if _, err = file.Seek(0, io.SeekStart); err != nil {
+			err = &spoolError{err}
+		}
+	}
+	return f, first.b, size, err
+}
+
+// spoolFile is a body spooled to a temporary file.
+type spoolFile struct {
+	*os.File
+	removed bool // its name is gone already
+}
+
+// close closes the file and removes it, unless it was removed at once;
+// nil is no file.
+func (f *spoolFile) close() {
+	if f == nil {
+		return
+	}
+	_ = f.Close()
+	if !f.removed {
+		_ = os.Remove(f.Name())
+	}
+}
+
+// spoolError is a failure of the file a body is spooled to: the bank's.
+type spoolError struct{ err error }
+
+func (e *spoolError) Error() string { return "spool the request body: " + e.err.Error() }
+func (e *spoolError) Unwrap() error { return e.err }
+
+// fileWriter writes to a spool file, marking its errors as the bank's.
+type fileWriter struct{ f *os.File }
+
+func (w fileWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = &spoolError{err}
+	}
+	return n, err
+}
+
+// headWriter keeps the first reqlog.MaxLoggedBody bytes written to it.
+type headWriter struct{ b []byte }
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	if room := reqlog.MaxLoggedBody - len(w.b); room > 0 {
+		w.b = append(w.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
 }
 
 func listOrNone(list []string) string {

@@ -71,11 +71,11 @@ func testServer(t *testing.T) (*httptest.Server, *pki.Authority, *syncBuffer) {
 		BankSigner: func() (*httpsig.Signer, bool) { return signer, true }, Authority: ca, Logger: slog.New(slog.NewTextHandler(logs, nil)),
 	})
 	s := h.(*server)
-	s.mux.Handle("GET /v1/test/panic", s.signed(anyRole, jsonType, MaxBody, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	s.mux.Handle("GET /v1/test/panic", s.signed(anyTPP, jsonType, MaxBody, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		var list []int
 		_ = list[len(list)] // an index out of range: a real bug in a handler
 	})))
-	s.mux.Handle("GET /v1/test/ais", s.signed(aisRoles, jsonType, MaxBody, http.HandlerFunc(healthz)))
+	s.mux.Handle("GET /v1/test/ais", s.signed(aisTPP, jsonType, MaxBody, http.HandlerFunc(healthz)))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, ca, logs
@@ -105,7 +105,7 @@ func signedGet(t *testing.T, url string, signer *httpsig.Signer) (*http.Response
 
 func tppSigner(t *testing.T, ca *pki.Authority, roles ...string) *httpsig.Signer {
 	t.Helper()
-	cert, key, err := ca.NewTPP(pki.TPPRequestFor("Role TPP", "123", roles, 1, time.Now()))
+	cert, key, err := ca.NewTPP(pki.TPPRequestFor("Role TPP", "123", roles, 1, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}

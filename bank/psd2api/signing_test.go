@@ -21,7 +21,7 @@ import (
 // and checks that its own answer is already in the new mode.
 func setSigning(t *testing.T, b *apptest.Bank, tpp *apptest.TPP, mode string) {
 	t.Helper()
-	d, r := settingsOf(t, b, tpp, "PATCH", []byte(`{"responseSigning": "`+mode+`"}`), "Content-Type: application/merge-patch+json")
+	d, r := settingsOf(t, b, b.Operator(), "PATCH", []byte(`{"responseSigning": "`+mode+`"}`), "Content-Type: application/merge-patch+json")
 	if d.ResponseSigning != mode {
 		t.Fatalf("responseSigning reads %q after setting %q", d.ResponseSigning, mode)
 	}
@@ -211,7 +211,7 @@ func TestResponseSigning_Modes(t *testing.T) {
 	if !bytes.Equal(cert(), rsaPEM) {
 		t.Fatal("with off, the bank certificate is not the RSA one")
 	}
-	r = b.Do(tpp, "GET", "/v1/sandbox/settings", nil)
+	r = b.Do(b.Operator(), "GET", "/v1/sandbox/settings", nil)
 	logged := b.Logged(r.Header.Get("X-Request-ID"))
 	if logged.ResponseHeader.Get("Signature") != "" || logged.ResponseHeader.Get("Digest") != httpsig.Digest(r.Body) {
 		t.Fatalf("the request log shows Signature %q, Digest %q", logged.ResponseHeader.Get("Signature"), logged.ResponseHeader.Get("Digest"))
@@ -231,7 +231,7 @@ func TestResponseSigning_Modes(t *testing.T) {
 	}
 
 	// PUT {} restores every default, rsa included.
-	d, r := settingsOf(t, b, tpp, "PUT", []byte(`{}`))
+	d, r := settingsOf(t, b, b.Operator(), "PUT", []byte(`{}`))
 	if d.ResponseSigning != "rsa" || algorithmOf(t, r.Header) != httpsig.AlgorithmRSA {
 		t.Fatalf("after PUT {}: %q, answer signed with %q", d.ResponseSigning, algorithmOf(t, r.Header))
 	}

@@ -62,7 +62,7 @@ func warningPaths(t *testing.T, r apptest.Response) []string {
 // the contract has a rule for keep it; strict mode refuses the body.
 func TestPayments_BerlinGroupBodyIsAcceptedWithWarnings(t *testing.T) {
 	b, tpp := setup(t)
-	day := onBankingMorning(t, b, tpp)
+	day := onBankingMorning(t, b)
 	remittance := "Faktura 2026-118"
 	body := map[string]any{
 		"instructionIdentification":              "INSTR-118",

@@ -216,20 +216,25 @@ func loadSigner(certFile, keyFile string) (*httpsig.Signer, error) {
 
 // httpClient returns a client that trusts caFile, when given, for HTTPS.
 func httpClient(caFile string) (*http.Client, error) {
-	client := &http.Client{Timeout: 60 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if caFile == "" {
-		return client, nil
+		return &http.Client{Timeout: 60 * time.Second, CheckRedirect: keepRedirect}, nil
 	}
 	pemData, err := os.ReadFile(caFile)
 	if err != nil {
 		return nil, fmt.Errorf("read --ca: %w", err)
 	}
+	return httpClientTrusting(pemData, "--ca "+caFile)
+}
+
+// httpClientTrusting is httpClient, trusting the CA certificates of
+// pemData (what names where they came from, for the error).
+func httpClientTrusting(pemData []byte, what string) (*http.Client, error) {
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pemData) {
-		return nil, fmt.Errorf("--ca %s holds no PEM certificate", caFile)
+		return nil, fmt.Errorf("%s holds no PEM certificate", what)
 	}
-	client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
-	return client, nil
+	return &http.Client{Timeout: 60 * time.Second, CheckRedirect: keepRedirect,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}, nil
 }
 
 // printResponse writes the status line, the headers in order and the body,

@@ -23,10 +23,14 @@ const certUsage = `Test certificates.
 
 Usage:
   sandbankd cert new --org 933012867 --name "Test TPP" --roles PSP_AI,PSP_PI --out DIR
+  sandbankd cert new --operator --name "CI operator" --out DIR --data FILE
   sandbankd cert ca [> ca.pem]
 
 Both ask the bank in the data file (--data); when a running bank holds
 the data file, or --url is given without --data, they ask that bank.
+--operator issues an operator certificate, which may also do what
+concerns every TPP (settings, the clock, batch runs, every TPP's payments
+and traffic): only the data file's owner gets one, so it needs --data.
 `
 
 func runCert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -55,13 +59,24 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	roles := fs.String("roles", "PSP_AI,PSP_PI", "PSD2 roles, comma separated: PSP_AS, PSP_PI, PSP_AI, PSP_IC")
 	out := fs.String("out", "", "folder to write cert.pem and key.pem to")
 	days := fs.Int("days", 730, "days the certificate is valid")
+	operator := fs.Bool("operator", false, "issue an operator certificate (needs --data): it may also do what concerns every TPP; --org defaults to "+app.OperatorOrg)
 	bf := addBankFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
+	if *operator && *org == "" {
+		*org = app.OperatorOrg
+	}
 	if *org == "" || *name == "" || *out == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: --org, --name and --out are required", errUsage)
+	}
+	if *operator && (!bf.given("data") || bf.given("cert")) {
+		return fmt.Errorf("%w: --operator needs --data, the bank's data file, and signs as its operator: only whoever holds the data file may make the bank's operator (the bank need not stop; a running bank's running file is read), and --cert cannot stand in for it", errUsage)
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: cert new takes no arguments, not %q", errUsage, fs.Arg(0))
 	}
 	if *days < 1 || *days > 3650 {
 		return fmt.Errorf("%w: --days must be between 1 and 3650", errUsage)
@@ -85,7 +100,7 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer func() { _ = c.Close() }()
-	cert, err := issue(ctx, c, stderr, key, *name, *org, roleList, *days)
+	cert, err := issue(ctx, c, stderr, key, certRequest{name: *name, org: *org, roles: roleList, days: *days, operator: *operator})
 	if err != nil {
 		return err
 	}
@@ -98,12 +113,22 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "Wrote %s and %s\n", certPath, keyPath)
-	fmt.Fprintf(stdout, "Issued by the test CA %s (%s)\n", issuer, caName(cert))
+	what := "Issued"
+	if *operator {
+		what = "An operator certificate: it may do what concerns every TPP; keep its key to yourself. Issued"
+	}
+	fmt.Fprintf(stdout, "%s by the test CA %s (%s)\n", what, issuer, caName(cert))
 	fmt.Fprintf(stdout, "  TPP id:   %s\n  roles:    %s\n  serial:   %X\n  issuer:   %s\n  valid to: %s\n",
 		pki.TPPID(cert), strings.Join(roleList, ", "), cert.SerialNumber, httpsig.FormatDN(cert.Issuer), cert.NotAfter.Format(time.DateOnly))
 	try := fmt.Sprintf("sandbankd call GET /v1/sandbox/customers --cert %s --key %s", certPath, keyPath)
-	if *bf.url != defaultURL {
+	if *operator {
+		try = fmt.Sprintf("sandbankd call GET /v1/sandbox/settings --cert %s --key %s", certPath, keyPath)
+	}
+	switch {
+	case bf.given("url"):
 		try += " --url " + *bf.url
+	case c.app == nil && c.base != defaultURL: // the running file's bank
+		try += " --url " + c.base
 	}
 	fmt.Fprintf(stdout, "Try: %s\n", try)
 	return nil
@@ -119,14 +144,23 @@ func caName(cert *x509.Certificate) string {
 	return name
 }
 
-// issue asks the bank to certify key (POST /v1/sandbox/tpp-certificates).
-func issue(ctx context.Context, c *bankClient, stderr io.Writer, key *rsa.PrivateKey, name, org string, roles []string, days int) (*x509.Certificate, error) {
+// certRequest is what cert new asks the bank to certify.
+type certRequest struct {
+	name, org string
+	roles     []string
+	days      int
+	operator  bool
+}
+
+// issue asks the bank to certify key: POST /v1/sandbox/tpp-certificates,
+// or /v1/sandbox/operator-certificates for an operator certificate.
+func issue(ctx context.Context, c *bankClient, stderr io.Writer, key *rsa.PrivateKey, r certRequest) (*x509.Certificate, error) {
 	pubDER, err := x509.MarshalPKIXPublicKey(key.Public())
 	if err != nil {
 		return nil, err
 	}
 	body, err := json.Marshal(map[string]any{
-		"name": name, "organisationNumber": org, "roles": roles, "validDays": days,
+		"name": r.name, "organisationNumber": r.org, "roles": r.roles, "validDays": r.days,
 		"publicKey": string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})),
 	})
 	if err != nil {
@@ -135,7 +169,11 @@ func issue(ctx context.Context, c *bankClient, stderr io.Writer, key *rsa.Privat
 	var out struct {
 		Certificate string `json:"certificate"`
 	}
-	if _, _, err := c.callJSON(ctx, stderr, http.MethodPost, "/v1/sandbox/tpp-certificates", body, &out); err != nil {
+	path := "/v1/sandbox/tpp-certificates"
+	if r.operator {
+		path = "/v1/sandbox/operator-certificates"
+	}
+	if _, _, err := c.callJSON(ctx, stderr, http.MethodPost, path, body, &out); err != nil {
 		return nil, err
 	}
 	return pki.DecodeCert([]byte(out.Certificate))

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -26,15 +27,18 @@ import (
 
 // The commands that work on a bank (cert, settings, scenario, payments,
 // batch, clock, log, grants) are thin clients of its signed HTTP API, in
-// one of two ways, with the same requests:
+// one of three ways, with the same requests:
 //
-//   - a running bank holds the data file (storage.ErrInUse), or --url is
-//     given without --data: they send the requests to that bank, signed
-//     with a self-signed certificate of their own or with --cert and --key;
 //   - the data file is free: they open it (app.Open) for their lifetime and
 //     hand the requests to the bank's HTTP handler in this process, signed
-//     with a certificate of an hour from the file's own CA, which trust
-//     mode store accepts too.
+//     as the bank's operator, with a certificate from the file's own CA;
+//   - a running bank holds the data file (storage.ErrInUse): they read
+//     where it serves and its operator credential from the running file
+//     beside the data file (app.RunningPath), and send the requests there,
+//     signed as its operator;
+//   - --url is given without --data: they send the requests to that bank,
+//     signed with --cert and --key, or else with a self-signed certificate
+//     of their own, which is a TPP's and not the operator's.
 
 // bankFlags are the flags that say which bank a command works on and how
 // it signs.
@@ -87,26 +91,27 @@ func (f *bankFlags) connect(stderr io.Writer, r reach) (*bankClient, error) {
 		}
 	}
 	if f.given("url") && !f.given("data") {
-		return f.remote(signer, fmt.Sprintf("no bank answers at %s: start it (sandbankd --data FILE) or give the --url it prints", *f.url))
+		return f.remote(signer, *f.url, nil, fmt.Sprintf("no bank answers at %s: start it (sandbankd --data FILE) or give the --url it prints", *f.url))
 	}
-	unreachable := fmt.Sprintf("the data file %s is in use, and no bank answers at %s: give the --url of the bank that serves it, or stop the process that holds it", *f.data, *f.url)
 	if r == runningOnly {
 		if err := heldByBank(*f.data); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(stderr, inUseNote, *f.url)
-		return f.remote(signer, unreachable)
+		return f.running(stderr, signer)
 	}
 	a, err := app.Open(app.Config{DataPath: *f.data})
 	if errors.Is(err, storage.ErrInUse) {
-		fmt.Fprintf(stderr, inUseNote, *f.url)
-		return f.remote(signer, unreachable)
+		return f.running(stderr, signer)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if signer == nil {
-		if signer, err = operatorSigner(a.Authority); err != nil {
+		cert, key, err := a.OperatorCert()
+		if err == nil {
+			signer, err = httpsig.NewSigner(cert, key)
+		}
+		if err != nil {
 			_ = a.Close()
 			return nil, err
 		}
@@ -116,6 +121,63 @@ func (f *bankFlags) connect(stderr io.Writer, r reach) (*bankClient, error) {
 		http:   &http.Client{Transport: handlerTransport{a.Handler()}, CheckRedirect: keepRedirect},
 		signer: signer, app: a, where: "the bank in the data file " + *f.data,
 	}, nil
+}
+
+// running returns a client of the running bank that holds the data file:
+// at the address its running file gives (--url, when given, wins), signed
+// as its operator with the running file's credential unless --cert and
+// --key are given. A bank that wrote no running file (one of an older
+// Sandbank) is asked at --url, signed as a TPP.
+func (f *bankFlags) running(stderr io.Writer, signer *httpsig.Signer) (*bankClient, error) {
+	run, err := waitRunning(*f.data)
+	base, caPEM := *f.url, []byte(nil)
+	if err == nil && len(run.URLs) > 0 {
+		if !f.given("url") {
+			base = run.URLs[0]
+		}
+		caPEM = []byte(run.CACert)
+		if signer == nil {
+			signer, err = runningSigner(run)
+			if err != nil {
+				return nil, fmt.Errorf("the running file %s: %w", app.RunningPath(*f.data), err)
+			}
+		}
+	}
+	fmt.Fprintf(stderr, inUseNote, base)
+	unreachable := fmt.Sprintf("the data file %s is in use, and no bank answers at %s: give the --url of the bank that serves it, or stop the process that holds it", *f.data, base)
+	if err != nil {
+		unreachable = fmt.Sprintf("the data file %s is in use by a process that does not serve it (no running file %s: a desktop app whose bank is stopped, or a command), and no bank answers at %s: start serving on the desktop app's Server screen, give the --url of the bank that serves it, or stop the process that holds it", *f.data, app.RunningPath(*f.data), base)
+	}
+	return f.remote(signer, base, caPEM, unreachable)
+}
+
+// waitRunning reads the running file of a data file a bank holds, waiting
+// for it while the bank may be starting (app.RunningWait).
+func waitRunning(dataPath string) (app.Running, error) {
+	deadline := time.Now().Add(app.RunningWait)
+	for {
+		run, err := app.ReadRunning(dataPath)
+		if !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
+			return run, err
+		}
+		if heldByBank(dataPath) != nil {
+			return run, err // the bank let go of the data file: nobody writes it
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// runningSigner signs with the operator credential of a running file.
+func runningSigner(run app.Running) (*httpsig.Signer, error) {
+	cert, err := pki.DecodeCert([]byte(run.OperatorCert))
+	if err != nil {
+		return nil, fmt.Errorf("its operator certificate: %w", err)
+	}
+	key, err := pki.DecodeKey([]byte(run.OperatorKey))
+	if err != nil {
+		return nil, fmt.Errorf("its operator key: %w", err)
+	}
+	return httpsig.NewSigner(cert, key)
 }
 
 // heldByBank returns nil when a running bank holds the data file, and
@@ -132,10 +194,11 @@ func heldByBank(path string) error {
 	return fmt.Errorf("the request log is in the memory of the bank that serves the data file, and %s: start the bank (sandbankd --data %s, or the desktop app), send the requests, and run this again; or give the --url of the bank that serves it", what, path)
 }
 
-// remote returns a client of the running bank at --url, which signs with
-// signer or, when nil, a self-signed certificate of its own. unreachable
-// says what to do when no bank answers.
-func (f *bankFlags) remote(signer *httpsig.Signer, unreachable string) (*bankClient, error) {
+// remote returns a client of the running bank at base, which signs with
+// signer or, when nil, a self-signed certificate of its own (a TPP's). An
+// https base is trusted through --ca, else caPEM. unreachable says what to
+// do when no bank answers.
+func (f *bankFlags) remote(signer *httpsig.Signer, base string, caPEM []byte, unreachable string) (*bankClient, error) {
 	self := signer == nil
 	if self {
 		key, err := rsa.GenerateKey(rand.Reader, pki.MinRSABits)
@@ -151,11 +214,14 @@ func (f *bankFlags) remote(signer *httpsig.Signer, unreachable string) (*bankCli
 		}
 	}
 	client, err := httpClient(*f.ca)
+	if *f.ca == "" && len(caPEM) > 0 {
+		client, err = httpClientTrusting(caPEM, "the running file's CA")
+	}
 	if err != nil {
 		return nil, err
 	}
 	client.Timeout = 0 // a scenario of 256 MiB takes its time; Ctrl-C ends the command
-	base := strings.TrimRight(*f.url, "/")
+	base = strings.TrimRight(base, "/")
 	var again string
 	for _, name := range []string{"data", "url"} {
 		if f.given(name) {
@@ -163,22 +229,6 @@ func (f *bankFlags) remote(signer *httpsig.Signer, unreachable string) (*bankCli
 		}
 	}
 	return &bankClient{base: base, http: client, signer: signer, selfSigned: self, where: "the bank at " + base, unreachable: unreachable, again: again}, nil
-}
-
-// operatorSigner makes a key and a certificate for it from the data
-// file's CA, valid for an hour: how a command signs on a data file it
-// opened itself, in either trust mode.
-func operatorSigner(ca *pki.Authority) (*httpsig.Signer, error) {
-	key, err := rsa.GenerateKey(rand.Reader, pki.MinRSABits)
-	if err != nil {
-		return nil, fmt.Errorf("generate a key: %w", err)
-	}
-	now := time.Now()
-	cert, err := ca.IssueTPP(pki.TPPRequest{Name: "sandbankd", OrgNumber: "0", NotBefore: now.Add(-time.Minute), NotAfter: now.Add(time.Hour)}, key.Public())
-	if err != nil {
-		return nil, err
-	}
-	return httpsig.NewSigner(cert, key)
 }
 
 // keepRedirect hands a redirect to the caller instead of following it.
@@ -327,6 +377,8 @@ func (c *bankClient) refusal(resp *http.Response, data []byte) *apiError {
 	switch {
 	case c.selfSigned && strings.HasPrefix(e.body.Code, "CERTIFICATE_"):
 		e.hint = "this command signed with a self-signed certificate; a bank in trust mode store wants one from its CA: --cert FILE --key FILE (sandbankd cert new makes a pair)"
+	case c.selfSigned && resp.StatusCode == http.StatusForbidden:
+		e.hint = "this command signed with a self-signed certificate, a TPP's: give --data with the bank's data file (on the machine that holds it), or --cert and --key of an operator certificate (sandbankd cert new --operator --data FILE makes one)"
 	case c.app == nil && e.body.ID != "":
 		e.hint = "sandbankd log " + e.body.ID + c.again + " shows what the bank saw and decided"
 	}

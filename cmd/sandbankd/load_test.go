@@ -63,7 +63,8 @@ func TestLoad_MixedTrafficFrom64Clients(t *testing.T) {
 	// the test runs on.
 	day := bank.NextBankingDay(bank.DateOf(time.Now()).AddDays(1))
 	morning := time.Date(day.Year, day.Month, day.Day, 10, 30, 0, 0, bank.Oslo)
-	c.must(t, 200, "PUT", "/v1/sandbox/clock", map[string]string{"now": morning.Format(time.RFC3339)}, nil)
+	op := newAPIClient(d.URLs[0], runningOperator(t, data))
+	op.must(t, 200, "PUT", "/v1/sandbox/clock", map[string]string{"now": morning.Format(time.RFC3339)}, nil)
 
 	// The PSU grants every account; the same PSU-ID pays.
 	psuID := approvedPSU(t, c, "POST", "/v1/consents", loadPSU)
@@ -115,7 +116,7 @@ func TestLoad_MixedTrafficFrom64Clients(t *testing.T) {
 
 	results := make([]loadResult, loadClients)
 	var wg sync.WaitGroup
-	// An operator settles the approved payments every two seconds, as a
+	// The operator settles the approved payments every two seconds, as a
 	// test suite's "run now" would; without it the unsettled payments
 	// pile up as pending items that every transactions read returns.
 	var batch loadResult
@@ -124,7 +125,7 @@ func TestLoad_MixedTrafficFrom64Clients(t *testing.T) {
 		for time.Now().Add(2 * time.Second).Before(deadline) {
 			time.Sleep(2 * time.Second)
 			t0 := time.Now()
-			a, err := c.do("POST", "/v1/sandbox/batch-runs", nil)
+			a, err := op.do("POST", "/v1/sandbox/batch-runs", nil)
 			batch.latency["batch run"] = append(batch.latency["batch run"], time.Since(t0))
 			if err != nil || a.status != 200 {
 				batch.errors = append(batch.errors, fmt.Sprintf("POST /v1/sandbox/batch-runs: %v %d %s", err, a.status, a.body))

@@ -447,10 +447,24 @@ func TestTPPGuide_WalkthroughScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Without the operator's certificate the script says what it skips,
+	// and exits 0.
 	cmd := exec.Command(script)
-	cmd.Env = append(os.Environ(), "BANK="+d.URLs[0], "CERT="+cert, "KEY="+key)
+	cmd.Env = append(os.Environ(), "BANK="+d.URLs[0], "CERT="+cert, "KEY="+key, "OPERATOR_CERT_PEM=", "OPERATOR_KEY_PEM=")
 	out, err := cmd.CombinedOutput()
-	if err != nil {
+	if err != nil || !strings.Contains(string(out), "skipped: the batch run and the sandbox clock are the operator's") || strings.Contains(string(out), "is ACSC") {
+		t.Fatalf("%s without the operator: %v\n%s", script, err, out)
+	}
+	// With it, the payments settle.
+	op := filepath.Join(dir, "operator")
+	if out, stderr, code := sandbankd(t, "", "cert", "new", "--operator", "--name", "Guide operator", "--out", op, "--data", data); code != 0 {
+		t.Fatalf("cert new --operator: %d %s %s", code, out, stderr)
+	}
+	cmd = exec.Command(script)
+	cmd.Env = append(os.Environ(), "BANK="+d.URLs[0], "CERT="+cert, "KEY="+key,
+		"OPERATOR_CERT_PEM="+filepath.Join(op, "cert.pem"), "OPERATOR_KEY_PEM="+filepath.Join(op, "key.pem"))
+	out, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "is ACSC") {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
 	t.Logf("%s", out)

@@ -116,19 +116,27 @@ func seeded(t *testing.T) bankMode {
 	return bankMode{data: data, flags: []string{"--data", data}, payment: p.PaymentID}
 }
 
-// signedGet sends a GET signed with a self-signed certificate to a
-// running bank and returns the 200 answer's body.
-func signedGet(t *testing.T, base, path string) []byte {
+// runningOperator is the operator of the running bank that holds the
+// data file, as its running file gives it.
+func runningOperator(t testing.TB, data string) *httpsig.Signer {
 	t.Helper()
-	key := apptest.Key(t, 1)
-	cert, err := pki.SelfSigned(key, "ops test", time.Now())
+	run, err := waitRunning(data)
+	if err != nil {
+		t.Fatalf("the running file: %v", err)
+	}
+	signer, err := runningSigner(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := httpsig.NewSigner(cert, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return signer
+}
+
+// operatorGet sends a GET to the running bank that holds the data file,
+// signed as its operator with the running file's credential, and returns
+// the 200 answer's body.
+func operatorGet(t *testing.T, data, base, path string) []byte {
+	t.Helper()
+	signer := runningOperator(t, data)
 	req, err := http.NewRequest(http.MethodGet, base+path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +215,7 @@ func TestSettings_SetThenGetRoundTrips(t *testing.T) {
 			base = startDaemon(t, m.data).URLs[0]
 		}
 		var served settingsDoc
-		if err := json.Unmarshal(signedGet(t, base, "/v1/sandbox/settings"), &served); err != nil {
+		if err := json.Unmarshal(operatorGet(t, m.data, base, "/v1/sandbox/settings"), &served); err != nil {
 			t.Fatal(err)
 		}
 		if served.ExemptionPolicy != "own-accounts" || served.FXRates["BHD"] != "28.7" || served.RequestLog.MaxCount != 500 || served.LegacyDate != nil {
@@ -575,12 +583,20 @@ func TestOps_TrustModeStore(t *testing.T) {
 		t.Fatalf("on the data file in trust mode store: %d %q", code, out)
 	}
 	d := startDaemon(t, data)
-	_, stderr, code := sandbankd(t, "", "settings", "--data", data, "--url", d.URLs[0])
+	_, stderr, code := sandbankd(t, "", "settings", "--url", d.URLs[0])
 	if code != 1 || !strings.Contains(stderr, "CERTIFICATE_INVALID") || !strings.Contains(stderr, "--cert FILE --key FILE (sandbankd cert new makes a pair)") {
 		t.Errorf("a self-signed certificate in trust mode store: exit %d\n%s", code, stderr)
 	}
-	if out, stderr, code := sandbankd(t, "", "settings", "get", "trustMode", "--data", data, "--url", d.URLs[0], "--cert", cert, "--key", key); code != 0 || out != "store\n" {
-		t.Errorf("with --cert and --key: exit %d %q %s", code, out, stderr)
+	// A TPP's certificate of the bank's CA passes the trust store, and is
+	// no operator; the running file's credential is.
+	if out, stderr, code := sandbankd(t, "", "settings", "get", "trustMode", "--url", d.URLs[0], "--cert", cert, "--key", key); code != 1 || !strings.Contains(stderr, "403 Forbidden FORBIDDEN") {
+		t.Errorf("a TPP's --cert and --key: exit %d %q %s", code, out, stderr)
+	}
+	if out, stderr, code := sandbankd(t, "", "payments", "--url", d.URLs[0], "--cert", cert, "--key", key); code != 0 {
+		t.Errorf("a TPP's own payments with --cert and --key: exit %d %q %s", code, out, stderr)
+	}
+	if out, stderr, code := sandbankd(t, "", "settings", "get", "trustMode", "--data", data); code != 0 || out != "store\n" {
+		t.Errorf("on the running bank of the data file: exit %d %q %s", code, out, stderr)
 	}
 	if _, stderr, code := sandbankd(t, "", "settings", "--data", data, "--url", d.URLs[0], "--cert", cert); code != 2 || !strings.Contains(stderr, "--cert and --key go together") {
 		t.Errorf("--cert without --key: exit %d %s", code, stderr)
@@ -598,9 +614,19 @@ func TestOps_URLWithoutDataAsksTheBankOnly(t *testing.T) {
 		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+config, "HOME="+config)
 		return runCommand(t, cmd)
 	}
+	// A command of its own certificate is a TPP: it lists its own
+	// payments, none; the operator's certificate lists every TPP's.
 	out, stderr, code := run("payments", "--url", d.URLs[0])
-	if code != 0 || !strings.Contains(out, m.payment) || strings.Contains(stderr, "in use") {
+	if code != 0 || strings.Contains(out, m.payment) || strings.Contains(stderr, "in use") {
 		t.Errorf("payments --url: exit %d\n%s\n%s", code, out, stderr)
+	}
+	opDir := t.TempDir()
+	if out, stderr, code := sandbankd(t, "", "cert", "new", "--operator", "--name", "CI operator", "--out", opDir, "--data", m.data); code != 0 || !strings.Contains(out, "operator certificate") {
+		t.Fatalf("cert new --operator on the running bank's data file: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = run("payments", "--url", d.URLs[0], "--cert", filepath.Join(opDir, "cert.pem"), "--key", filepath.Join(opDir, "key.pem"))
+	if code != 0 || !strings.Contains(out, m.payment) {
+		t.Errorf("payments --url as the operator: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if entries, _ := os.ReadDir(config); len(entries) != 0 {
 		t.Errorf("the command made %v in the config folder", entries)
