@@ -229,7 +229,7 @@ func (s *core) aisRead(r AISRequest, what string, counted bool, fn func(Tx, Acce
 	return a, err
 }
 
-// AISAccounts lists the accounts (not card accounts) of the consent.
+// Accounts lists the accounts (not card accounts) of the consent.
 func (s *PSD2) Accounts(r AISRequest) ([]Account, Access, error) {
 	var out []Account
 	a, err := s.aisRead(r, "list accounts", false, func(tx Tx, a Access) error {
@@ -248,12 +248,12 @@ func (s *PSD2) Accounts(r AISRequest) ([]Account, Access, error) {
 	return out, a, err
 }
 
-// AISAccount returns one account of the consent.
+// Account returns one account of the consent.
 func (s *PSD2) Account(r AISRequest, id string) (Account, Access, error) {
 	return s.aisAccount(r, id, "")
 }
 
-// AISBalances returns an account of the consent for its balances (a
+// Balances returns an account of the consent for its balances (a
 // PSU-not-present call counts against the daily limit).
 func (s *PSD2) Balances(r AISRequest, id string) (Account, Access, error) {
 	return s.aisAccount(r, id, UseBalances)
@@ -300,35 +300,17 @@ type AISTxPage struct {
 // MaxAISPageSize is the largest (and default) page of transactions.
 const MaxAISPageSize = 200
 
-// AISTransactions returns a page of an account's transactions: booked
+// Transactions returns a page of an account's transactions: booked
 // items by date and page, and every pending item. Transactions more than 90
 // days back need an SCA session valid now (401 SCA_INVALID); without
 // dateFrom and without a session, the page starts 90 days back.
 func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Access, error) {
 	var page AISTxPage
-	if q.Limit == 0 {
-		q.Limit = MaxAISPageSize
-	}
-	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
-		return page, Access{}, err
-	}
-	a, err := s.aisRead(r, "list transactions", true, func(tx Tx, a Access) error {
+	from, a, err := s.transactionPage(r, id, "transactions", q, func(tx Tx) (err error) {
 		page = AISTxPage{}
-		if err := granted(a, id); err != nil {
-			return err
-		}
-		var err error
-		if page.Account, err = tx.Account(id); err != nil {
-			return found(err, "account", id)
-		}
-		q := q // the query of this run: historyFrom sets its start
-		if err := s.historyFrom(&q, a); err != nil {
-			return err
-		}
-		page.From = q.From
-		if err := s.use(tx, r, a, id, UseTransactions); err != nil {
-			return err
-		}
+		page.Account, err = tx.Account(id)
+		return found(err, "account", id)
+	}, func(tx Tx, q AISQuery) (err error) {
 		if q.Status != "pending" {
 			if page.Booked, err = tx.Transactions(id, q.TxQuery); err != nil {
 				return err
@@ -339,7 +321,42 @@ func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Acc
 		}
 		return err
 	})
+	page.From = from
 	return page, a, err
+}
+
+// transactionPage reads a page of transactions of the account or card
+// account id under the rules both share: the page's bounds, the grant,
+// that the resource exists (resource), the 90-day rule and the daily use;
+// then items reads the page for the query. It returns where the booked
+// dates start (AISTxPage.From). resource and items may run more than once
+// (see core.update): they assign what they read.
+func (s *PSD2) transactionPage(r AISRequest, id, what string, q AISQuery, resource func(Tx) error, items func(Tx, AISQuery) error) (Date, Access, error) {
+	if q.Limit == 0 {
+		q.Limit = MaxAISPageSize
+	}
+	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
+		return Date{}, Access{}, err
+	}
+	var from Date
+	a, err := s.aisRead(r, "list "+what, true, func(tx Tx, a Access) error {
+		if err := granted(a, id); err != nil {
+			return err
+		}
+		if err := resource(tx); err != nil {
+			return err
+		}
+		q := q // the query of this run: historyFrom sets its start
+		if err := s.historyFrom(&q, a); err != nil {
+			return err
+		}
+		from = q.From
+		if err := s.use(tx, r, a, id, UseTransactions); err != nil {
+			return err
+		}
+		return items(tx, q)
+	})
+	return from, a, err
 }
 
 // historyFrom applies the 90-day rule to a query: dateFrom more than 90
@@ -360,7 +377,7 @@ func (s *core) historyFrom(q *AISQuery, a Access) error {
 	return nil
 }
 
-// AISTransaction returns one transaction of an account with its details.
+// Transaction returns one transaction of an account with its details.
 // Without the PSU present it counts against the daily limit and needs a
 // consent at most 90 days old.
 func (s *PSD2) Transaction(r AISRequest, accountID, txID string) (Account, Transaction, Access, error) {
@@ -386,7 +403,7 @@ func (s *PSD2) Transaction(r AISRequest, accountID, txID string) (Account, Trans
 	return acct, t, a, err
 }
 
-// AISCardAccounts lists the card accounts of the consent.
+// CardAccounts lists the card accounts of the consent.
 func (s *PSD2) CardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 	var out []CardAccount
 	a, err := s.aisRead(r, "list card accounts", false, func(tx Tx, a Access) error {
@@ -405,7 +422,7 @@ func (s *PSD2) CardAccounts(r AISRequest) ([]CardAccount, Access, error) {
 	return out, a, err
 }
 
-// AISCardAccount returns a card account of the consent; use, when not
+// CardAccount returns a card account of the consent; use, when not
 // empty, counts a PSU-not-present call.
 func (s *PSD2) CardAccount(r AISRequest, id, use string) (CardAccount, Access, error) {
 	var c CardAccount
@@ -434,33 +451,15 @@ type AISCardPage struct {
 	From Date
 }
 
-// AISCardTransactions returns a page of a card account's transactions and
-// every pending one, under the same rules as AISTransactions.
+// CardTransactions returns a page of a card account's transactions and
+// every pending one, under the same rules as Transactions.
 func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPage, Access, error) {
 	var page AISCardPage
-	if q.Limit == 0 {
-		q.Limit = MaxAISPageSize
-	}
-	if err := checkQuery(q.TxQuery, MaxAISPageSize); err != nil {
-		return page, Access{}, err
-	}
-	a, err := s.aisRead(r, "list card transactions", true, func(tx Tx, a Access) error {
+	from, a, err := s.transactionPage(r, id, "card transactions", q, func(tx Tx) (err error) {
 		page = AISCardPage{}
-		if err := granted(a, id); err != nil {
-			return err
-		}
-		var err error
-		if page.Card, err = tx.CardAccount(id); err != nil {
-			return found(err, "card account", id)
-		}
-		q := q // the query of this run: historyFrom sets its start
-		if err := s.historyFrom(&q, a); err != nil {
-			return err
-		}
-		page.From = q.From
-		if err := s.use(tx, r, a, id, UseTransactions); err != nil {
-			return err
-		}
+		page.Card, err = tx.CardAccount(id)
+		return found(err, "card account", id)
+	}, func(tx Tx, q AISQuery) (err error) {
 		if page.CardTxPage, err = tx.CardTransactions(id, q.TxQuery); err != nil {
 			return err
 		}
@@ -472,6 +471,7 @@ func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPag
 		}
 		return nil
 	})
+	page.From = from
 	return page, a, err
 }
 

@@ -97,7 +97,7 @@ func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 	return out, err
 }
 
-// BasketOf returns a TPP's basket with its payments.
+// Basket returns a TPP's basket with its payments.
 func (s *PSD2) Basket(tppID, id string) (BasketView, error) {
 	return read(s.core, "read basket", func(tx Tx) (out BasketView, err error) {
 		out, err = basketView(tx, tppID, id)

@@ -133,7 +133,7 @@ type PaymentRequest struct {
 	Payments              []PaymentRequest `json:"payments,omitempty"`
 }
 
-// Periodic payment frequencies (spec 2.6).
+// Frequencies are the periodic payment frequencies (spec 2.6).
 var Frequencies = []string{"Daily", "Weekly", "EveryTwoWeeks", "Monthly", "EveryTwoMonths", "Quarterly", "SemiAnnual", "Annual", "MonthlyVariable"}
 
 // KID reference types: a structured reference of one of these types is a

@@ -36,7 +36,8 @@ const (
 	ScaExempted      = "EXEMPTED"
 )
 
-// Contexts a PSU acts in: ContextPrivate, or a corporate agreement's id.
+// ContextPrivate is the context a PSU acts in for themselves; the other
+// contexts are corporate agreements' ids.
 const ContextPrivate = "PRIVATE"
 
 // Authorisation is one SCA process: the PSU identifies, chooses a context

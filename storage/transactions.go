@@ -323,11 +323,17 @@ func seekLastAtOrBefore(c *bolt.Cursor, k []byte) ([]byte, []byte) {
 }
 
 func (t *txn) DeleteTransactions(accountID string) error {
-	acct, ok := seqKey(bank.KindAccount, accountID)
+	return t.deleteAll(bktTransactions, bank.KindAccount, accountID)
+}
+
+// deleteAll deletes every transaction of the account or card account id
+// (of kind) in bucket.
+func (t *txn) deleteAll(bucket []byte, kind bank.Kind, id string) error {
+	key, ok := seqKey(kind, id)
 	if !ok {
 		return bank.ErrNotFound
 	}
-	return deleteSub(t.b(bktTransactions), acct)
+	return deleteSub(t.b(bucket), key)
 }
 
 // --- card transactions ---
@@ -415,9 +421,5 @@ func decodeCard(k, v []byte) (bank.CardTransaction, error) {
 }
 
 func (t *txn) DeleteCardTransactions(cardAccountID string) error {
-	card, ok := seqKey(bank.KindCardAccount, cardAccountID)
-	if !ok {
-		return bank.ErrNotFound
-	}
-	return deleteSub(t.b(bktCardTransactions), card)
+	return t.deleteAll(bktCardTransactions, bank.KindCardAccount, cardAccountID)
 }

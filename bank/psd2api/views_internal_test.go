@@ -3,8 +3,13 @@ package psd2api
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"maps"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +20,10 @@ import (
 )
 
 // The answers of account information and the sandbox lists are encoded
-// from typed structs. The tests below encode the same data the way the
-// bank did before, through maps (the map forms are kept here as the
-// reference), and require the same bytes, for records with every optional
-// field set and with none, under every fix that changes an answer.
+// from typed structs. The tests below encode records with every optional
+// field set and with none, under every fix that changes an answer, and
+// hold the bytes against golden files (testdata/views), written when the
+// answers were still made from maps.
 
 // encoded is what writeJSON sends for v.
 func encoded(t *testing.T, v any) string {
@@ -26,276 +31,6 @@ func encoded(t *testing.T, v any) string {
 	rec := httptest.NewRecorder()
 	writeJSON(rec, 200, v)
 	return rec.Body.String()
-}
-
-func sameJSON(t *testing.T, what string, typed, maps any) {
-	t.Helper()
-	got, want := encoded(t, typed), encoded(t, maps)
-	if got != want {
-		i := 0
-		for i < len(got) && i < len(want) && got[i] == want[i] {
-			i++
-		}
-		t.Fatalf("%s: the typed form differs from the map form at byte %d:\ntyped: …%s\nmaps:  …%s", what, i, clipAt(got, i), clipAt(want, i))
-	}
-	if !json.Valid([]byte(got)) {
-		t.Fatalf("%s: not JSON: %s", what, got)
-	}
-}
-
-func clipAt(s string, i int) string {
-	s = s[max(0, i-40):]
-	if len(s) > 120 {
-		s = s[:120]
-	}
-	return s
-}
-
-// --- the map forms, as the bank wrote them before ---
-
-func mapAmount(d decimal.Decimal, currency string, f bank.Fixes) map[string]any {
-	text := bank.FormatAmount(d, currency)
-	if f[bank.FixAmountAsString] {
-		return map[string]any{"amount": text, "currency": currency}
-	}
-	return map[string]any{"amount": json.Number(text), "currency": currency}
-}
-
-type mapBalance struct {
-	BalanceType              string         `json:"balanceType"`
-	BalanceAmount            map[string]any `json:"balanceAmount"`
-	CreditLimitIncluded      *bool          `json:"creditLimitIncluded,omitempty"`
-	ReferenceDate            *bank.Date     `json:"referenceDate,omitempty"`
-	LastChangeDateTime       *time.Time     `json:"lastChangeDateTime,omitempty"`
-	LastCommittedTransaction string         `json:"lastCommittedTransaction,omitempty"`
-}
-
-func mapBalances(b bank.Balances, available decimal.Decimal, currency string, today bank.Date, f bank.Fixes) []mapBalance {
-	yes := true
-	return []mapBalance{
-		{BalanceType: "closingBooked", BalanceAmount: mapAmount(b.ClosingBooked, currency, f), ReferenceDate: &today},
-		{BalanceType: "expected", BalanceAmount: mapAmount(b.Expected, currency, f)},
-		{BalanceType: "interimAvailable", BalanceAmount: mapAmount(available, currency, f), CreditLimitIncluded: &yes},
-	}
-}
-
-func mapCardBalances(c bank.CardAccount, today bank.Date, f bank.Fixes) []mapBalance {
-	out := mapBalances(c.Balances.Balances, c.Available(), c.Currency, today, f)
-	for i := range out {
-		d := c.Balances.Detail(out[i].BalanceType)
-		if !d.ReferenceDate.IsZero() {
-			out[i].ReferenceDate = &d.ReferenceDate
-		}
-		if !d.LastChangeDateTime.IsZero() {
-			out[i].LastChangeDateTime = &d.LastChangeDateTime
-		}
-		out[i].LastCommittedTransaction = d.LastCommittedTransaction
-	}
-	return out
-}
-
-type mapAccount struct {
-	ResourceID      string          `json:"resourceId"`
-	IBAN            string          `json:"iban"`
-	BBAN            string          `json:"bban"`
-	Currency        string          `json:"currency"`
-	Name            string          `json:"name"`
-	Product         string          `json:"product"`
-	CashAccountType string          `json:"cashAccountType"`
-	Status          string          `json:"status"`
-	Balances        []mapBalance    `json:"balances,omitempty"`
-	Links           map[string]link `json:"_links"`
-}
-
-func mapAccountOf(a bank.Account, withBalance bool, today bank.Date, f bank.Fixes) mapAccount {
-	self := "/v1/accounts/" + a.ID
-	v := mapAccount{
-		ResourceID: a.ID, IBAN: a.IBAN, BBAN: a.BBAN, Currency: a.Currency, Name: f.Name(a.Name), Product: a.Product,
-		CashAccountType: f.CashAccountType(a.CashAccountType), Status: a.Status,
-		Links: map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
-	}
-	if withBalance {
-		v.Balances = mapBalances(a.Balances, a.Available(), a.Currency, today, f)
-	}
-	return v
-}
-
-type mapTx struct {
-	TransactionID                     string          `json:"transactionId"`
-	BookingDate                       *bank.Date      `json:"bookingDate,omitempty"`
-	ValueDate                         bank.Date       `json:"valueDate"`
-	TransactionAmount                 map[string]any  `json:"transactionAmount"`
-	CreditorName                      string          `json:"creditorName,omitempty"`
-	CreditorAccount                   *accountRefView `json:"creditorAccount,omitempty"`
-	DebtorName                        string          `json:"debtorName,omitempty"`
-	DebtorAccount                     *accountRefView `json:"debtorAccount,omitempty"`
-	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
-	Links                             map[string]link `json:"_links"`
-}
-
-func mapTxOf(accountID string, t bank.Transaction, f bank.Fixes) mapTx {
-	v := mapTx{
-		TransactionID: t.ID, ValueDate: t.ValueDate, TransactionAmount: mapAmount(t.Amount, t.Currency, f),
-		CreditorName: f.Name(t.CreditorName), CreditorAccount: refOf(t.CreditorAccount),
-		DebtorName: f.Name(t.DebtorName), DebtorAccount: refOf(t.DebtorAccount),
-		RemittanceInformationUnstructured: t.RemittanceInformationUnstructured,
-		Links:                             map[string]link{"transactionDetails": linkTo("/v1/accounts/"+accountID+"/transactions/"+t.ID, "GET")},
-	}
-	if !t.Pending {
-		d := t.BookingDate
-		v.BookingDate = &d
-	}
-	return v
-}
-
-func mapTxPage(id string, page bank.AISTxPage, q bank.AISQuery, f bank.Fixes, today bank.Date) map[string]any {
-	booked := make([]mapTx, 0, len(page.Booked.Transactions))
-	for _, t := range page.Booked.Transactions {
-		booked = append(booked, mapTxOf(id, t, f))
-	}
-	pending := make([]mapTx, 0, len(page.Pending))
-	for _, t := range page.Pending {
-		pending = append(pending, mapTxOf(id, t, f))
-	}
-	txs := map[string]any{"_links": pageLinks("/v1/accounts/"+id+"/transactions", "/v1/accounts/"+id, q, page.From, page.Booked.Total)}
-	if q.Status != "pending" {
-		txs["booked"] = booked
-	}
-	if q.Status != "booked" {
-		txs["pending"] = pending
-	}
-	acct := page.Account
-	out := map[string]any{
-		"account":      accountRefView{IBAN: acct.IBAN, BBAN: acct.BBAN, Currency: acct.Currency},
-		"transactions": txs,
-	}
-	if q.WithBalance {
-		out["balances"] = mapBalances(acct.Balances, acct.Available(), acct.Currency, today, f)
-	}
-	return out
-}
-
-type mapCard struct {
-	ResourceID  string          `json:"resourceId"`
-	MaskedPan   string          `json:"maskedPan"`
-	Currency    string          `json:"currency"`
-	Name        string          `json:"name"`
-	Product     string          `json:"product"`
-	Status      string          `json:"status"`
-	CreditLimit map[string]any  `json:"creditLimit"`
-	Balances    []mapBalance    `json:"balances,omitempty"`
-	Links       map[string]link `json:"_links"`
-}
-
-func mapCardOf(c bank.CardAccount, withBalance bool, today bank.Date, f bank.Fixes) mapCard {
-	self := "/v1/card-accounts/" + c.ID
-	v := mapCard{
-		ResourceID: c.ID, MaskedPan: c.MaskedPan, Currency: c.Currency, Name: f.Name(c.Name), Product: c.Product, Status: c.Status,
-		CreditLimit: mapAmount(c.CreditLimit, c.Currency, f),
-		Links:       map[string]link{"balances": linkTo(self+"/balances", "GET"), "transactions": linkTo(self+"/transactions", "GET")},
-	}
-	if withBalance {
-		v.Balances = mapCardBalances(c, today, f)
-	}
-	return v
-}
-
-type mapCardTx struct {
-	CardTransactionID              string           `json:"cardTransactionId"`
-	TerminalID                     string           `json:"terminalId,omitempty"`
-	TransactionDate                bank.Date        `json:"transactionDate"`
-	BookingDate                    *bank.Date       `json:"bookingDate,omitempty"`
-	TransactionAmount              map[string]any   `json:"transactionAmount"`
-	OriginalAmount                 map[string]any   `json:"originalAmount"`
-	CurrencyExchange               []map[string]any `json:"currencyExchange,omitempty"`
-	MarkupFee                      map[string]any   `json:"markupFee,omitempty"`
-	MarkupFeePercentage            string           `json:"markupFeePercentage,omitempty"`
-	CardAcceptorID                 string           `json:"cardAcceptorId,omitempty"`
-	CardAcceptorAddress            bank.Address     `json:"cardAcceptorAddress"`
-	MerchantCategoryCode           string           `json:"merchantCategoryCode"`
-	MaskedPan                      string           `json:"maskedPan"`
-	TransactionDetails             string           `json:"transactionDetails,omitempty"`
-	Invoiced                       bool             `json:"invoiced"`
-	ProprietaryBankTransactionCode string           `json:"proprietaryBankTransactionCode,omitempty"`
-}
-
-func mapCardTxOf(t bank.CardTransaction, f bank.Fixes) mapCardTx {
-	txAmount, original := t.TransactionAmount, t.OriginalAmount
-	if !f[bank.FixCardSwitch] {
-		txAmount, original = original, txAmount
-	}
-	v := mapCardTx{
-		CardTransactionID: t.CardTransactionID, TerminalID: t.TerminalID, TransactionDate: t.TransactionDate,
-		TransactionAmount: mapAmount(txAmount.Amount, txAmount.Currency, f), OriginalAmount: mapAmount(original.Amount, original.Currency, f),
-		CardAcceptorID: t.CardAcceptorID, CardAcceptorAddress: t.CardAcceptorAddress, MerchantCategoryCode: t.MerchantCategoryCode,
-		MaskedPan: t.MaskedPan, TransactionDetails: t.TransactionDetails, Invoiced: t.Invoiced,
-		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
-	}
-	if !t.Pending() {
-		d := t.BookingDate
-		v.BookingDate = &d
-	}
-	if x := t.CurrencyExchange; x != nil {
-		v.CurrencyExchange = []map[string]any{{
-			"sourceCurrency": x.SourceCurrency, "targetCurrency": x.TargetCurrency, "unitCurrency": x.UnitCurrency,
-			"exchangeRate": x.ExchangeRate, "quotationDate": x.QuotationDate,
-		}}
-		if x.MarkupFee != nil {
-			v.MarkupFee = mapAmount(x.MarkupFee.Amount, x.MarkupFee.Currency, f)
-		}
-		v.MarkupFeePercentage = x.MarkupFeePercentage
-	}
-	return v
-}
-
-func mapCardTxPage(id string, page bank.AISCardPage, q bank.AISQuery, f bank.Fixes, today bank.Date) map[string]any {
-	txs := map[string]any{"_links": pageLinks("/v1/card-accounts/"+id+"/transactions", "/v1/card-accounts/"+id, q, page.From, page.Total)}
-	if q.Status != "pending" {
-		booked := make([]mapCardTx, 0, len(page.Booked))
-		for _, t := range page.Booked {
-			booked = append(booked, mapCardTxOf(t, f))
-		}
-		txs["booked"] = booked
-	}
-	if q.Status != "booked" {
-		pending := make([]mapCardTx, 0, len(page.Pending))
-		for _, t := range page.Pending {
-			pending = append(pending, mapCardTxOf(t, f))
-		}
-		txs["pending"] = pending
-	}
-	out := map[string]any{"cardAccount": map[string]string{"maskedPan": page.Card.MaskedPan}, "cardTransactions": txs}
-	if q.WithBalance {
-		out["balances"] = mapCardBalances(page.Card, today, f)
-	}
-	return out
-}
-
-type mapSandboxAccount struct {
-	ID              string          `json:"id"`
-	CustomerNumber  string          `json:"customerNumber"`
-	AccountName     string          `json:"accountName"`
-	BBAN            string          `json:"bban"`
-	IBAN            string          `json:"iban"`
-	Currency        string          `json:"currency"`
-	Product         string          `json:"product"`
-	CashAccountType string          `json:"cashAccountType"`
-	CreditLine      json.Number     `json:"creditLine"`
-	Balances        []balanceView   `json:"balances"`
-	KIDRequired     bool            `json:"kidRequired"`
-	Status          string          `json:"status"`
-	Links           map[string]link `json:"_links"`
-}
-
-func mapSandboxAccountOf(d bank.AccountDetail) mapSandboxAccount {
-	self := "/v1/sandbox/accounts/" + d.ID
-	return mapSandboxAccount{
-		ID: d.ID, CustomerNumber: d.Owner.Number, AccountName: d.Name, BBAN: d.BBAN, IBAN: d.IBAN,
-		Currency: d.Currency, Product: d.Product, CashAccountType: d.CashAccountType,
-		CreditLine: number(d.CreditLine), Balances: balancesView(d.Balances, d.Currency),
-		KIDRequired: d.KIDRequired, Status: d.Status,
-		Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "transactions": linkTo(self+"/transactions", "GET", "POST", "DELETE")},
-	}
 }
 
 // --- the records ---
@@ -381,10 +116,99 @@ func testCardTransactions() []bank.CardTransaction {
 
 // --- the tests ---
 
-func TestTypedViews_TransactionPageAsTheMapForm(t *testing.T) {
+var updateViews = flag.Bool("update", false, "rewrite the golden files of the encoded answers under testdata/views")
+
+// golden collects the encoded answers of one test, case by case, and
+// compares them with its golden file under testdata/views: one line
+// "=== case" and the answer below it, or "same as" an earlier case whose
+// answer it repeats. -update rewrites the file.
+type golden struct {
+	t     *testing.T
+	name  string
+	b     strings.Builder
+	first map[string]string // an answer's first case
+}
+
+func newGolden(t *testing.T, name string) *golden {
+	return &golden{t: t, name: name, first: map[string]string{}}
+}
+
+// add encodes v as writeJSON sends it, under the case's name.
+func (g *golden) add(what string, v any) {
+	g.t.Helper()
+	body := encoded(g.t, v)
+	if !json.Valid([]byte(body)) {
+		g.t.Fatalf("%s: not JSON: %s", what, body)
+	}
+	fmt.Fprintf(&g.b, "=== %s\n", what)
+	if first, ok := g.first[body]; ok {
+		fmt.Fprintf(&g.b, "same as %s\n", first)
+		return
+	}
+	g.first[body] = what
+	g.b.WriteString(body)
+}
+
+// check compares the answers with the golden file, or writes it.
+func (g *golden) check() {
+	g.t.Helper()
+	path := filepath.Join("testdata", "views", g.name+".golden")
+	if *updateViews {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			g.t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(g.b.String()), 0o644); err != nil {
+			g.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		g.t.Fatalf("%v; write it with go test ./bank/psd2api -run TestViews -update", err)
+	}
+	got := g.b.String()
+	if got == string(want) {
+		return
+	}
+	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(gl) || i < len(wl); i++ {
+		var a, b string
+		if i < len(gl) {
+			a = gl[i]
+		}
+		if i < len(wl) {
+			b = wl[i]
+		}
+		if a != b {
+			at := 0
+			for at < len(a) && at < len(b) && a[at] == b[at] {
+				at++
+			}
+			g.t.Fatalf("the answers differ from %s at line %d, byte %d; if on purpose, run with -update:\n got: …%s\nwant: …%s", path, i+1, at, clipAt(a, at), clipAt(b, at))
+		}
+	}
+}
+
+func clipAt(s string, i int) string {
+	s = s[max(0, i-40):]
+	if len(s) > 160 {
+		s = s[:160]
+	}
+	return s
+}
+
+// sortedFixes lists the fix sets by name, so that a golden file keeps its
+// order.
+func sortedFixes() []string {
+	return slices.Sorted(maps.Keys(fixSets()))
+}
+
+func TestViews_TransactionPage(t *testing.T) {
 	today := bank.Date{Year: 2026, Month: time.November, Day: 20}
 	txs := testTransactions()
-	for name, f := range fixSets() {
+	g := newGolden(t, "transaction-page")
+	for _, name := range sortedFixes() {
+		f := fixSets()[name]
 		for _, status := range []string{"booked", "pending", "both"} {
 			for _, withBalance := range []bool{false, true} {
 				for _, q := range []bank.AISQuery{
@@ -396,78 +220,77 @@ func TestTypedViews_TransactionPageAsTheMapForm(t *testing.T) {
 						{Account: testAccount(), Booked: bank.TxPage{Transactions: []bank.Transaction{}}, Pending: nil},
 					} {
 						what := fmt.Sprintf("%s, %+v, %d booked", name, q, len(page.Booked.Transactions))
-						sameJSON(t, what, aisTxPageOf("enc!!acct", page, q, f, today), mapTxPage("enc!!acct", page, q, f, today))
+						g.add(what, aisTxPageOf("enc!!acct", page, q, f, today))
 					}
 				}
 			}
 		}
 	}
+	g.check()
 }
 
-func TestTypedViews_AccountsAndBalancesAsTheMapForm(t *testing.T) {
+func TestViews_AccountsAndBalances(t *testing.T) {
 	today := bank.Date{Year: 2026, Month: time.November, Day: 20}
 	a := testAccount()
 	bare := bank.Account{ID: "enc!!bare", Currency: "EUR"}
-	for name, f := range fixSets() {
+	g := newGolden(t, "accounts-and-balances")
+	for _, name := range sortedFixes() {
+		f := fixSets()[name]
 		for _, withBalance := range []bool{false, true} {
 			typed := []aisAccountView{aisAccountOf(a, withBalance, f, today), aisAccountOf(bare, withBalance, f, today)}
-			maps := []mapAccount{mapAccountOf(a, withBalance, today, f), mapAccountOf(bare, withBalance, today, f)}
-			sameJSON(t, name+" accounts", struct {
+			g.add(fmt.Sprintf("%s accounts, withBalance %v", name, withBalance), struct {
 				Accounts []aisAccountView `json:"accounts"`
-			}{typed}, map[string]any{"accounts": maps})
-			sameJSON(t, name+" account", struct {
+			}{typed})
+			g.add(fmt.Sprintf("%s account, withBalance %v", name, withBalance), struct {
 				Account aisAccountView `json:"account"`
-			}{typed[0]}, map[string]any{"account": maps[0]})
+			}{typed[0]})
 		}
-		sameJSON(t, name+" balances", aisBalancesView{
+		g.add(name+" balances", aisBalancesView{
 			Account:  accountRefView{IBAN: a.IBAN, BBAN: a.BBAN, Currency: a.Currency},
 			Balances: aisBalances(a.Balances, a.Available(), a.Currency, today, f),
-		}, map[string]any{
-			"account":  accountRefView{IBAN: a.IBAN, BBAN: a.BBAN, Currency: a.Currency},
-			"balances": mapBalances(a.Balances, a.Available(), a.Currency, today, f),
 		})
 		for _, detail := range []bool{false, true} {
 			c := testCard(detail)
-			sameJSON(t, name+" card balances", aisCardBalancesView{Balances: aisCardBalances(c, today, f), CardAccount: maskedPanView{c.MaskedPan}},
-				map[string]any{"cardAccount": map[string]string{"maskedPan": c.MaskedPan}, "balances": mapCardBalances(c, today, f)})
+			g.add(fmt.Sprintf("%s card balances, details %v", name, detail), aisCardBalancesView{Balances: aisCardBalances(c, today, f), CardAccount: maskedPanView{c.MaskedPan}})
 			for _, withBalance := range []bool{false, true} {
-				sameJSON(t, name+" card accounts", struct {
+				g.add(fmt.Sprintf("%s card accounts, details %v, withBalance %v", name, detail, withBalance), struct {
 					CardAccounts []aisCardView `json:"cardAccounts"`
-				}{[]aisCardView{aisCardOf(c, withBalance, f, today)}}, map[string]any{"cardAccounts": []mapCard{mapCardOf(c, withBalance, today, f)}})
+				}{[]aisCardView{aisCardOf(c, withBalance, f, today)}})
 			}
 		}
 	}
+	g.check()
 }
 
-func TestTypedViews_CardTransactionPageAsTheMapForm(t *testing.T) {
+func TestViews_CardTransactionPage(t *testing.T) {
 	today := bank.Date{Year: 2026, Month: time.November, Day: 20}
 	txs := testCardTransactions()
-	for name, f := range fixSets() {
+	g := newGolden(t, "card-transaction-page")
+	for _, name := range sortedFixes() {
+		f := fixSets()[name]
 		for _, status := range []string{"booked", "pending", "both"} {
 			for _, withBalance := range []bool{false, true} {
 				q := bank.AISQuery{Status: status, WithBalance: withBalance, TxQuery: bank.TxQuery{Limit: 2, Offset: 2}}
 				page := bank.AISCardPage{Card: testCard(true), CardTxPage: bank.CardTxPage{Booked: txs[:3], Pending: txs[3:], Total: 7}, From: today.AddDays(-90)}
-				sameJSON(t, fmt.Sprintf("%s, %+v", name, q), aisCardTxPageOf("enc!!card", page, q, f, today), mapCardTxPage("enc!!card", page, q, f, today))
+				g.add(fmt.Sprintf("%s, %+v", name, q), aisCardTxPageOf("enc!!card", page, q, f, today))
 			}
 		}
 	}
+	g.check()
 }
 
-func TestTypedViews_SandboxListsAsTheMapForm(t *testing.T) {
+func TestViews_SandboxLists(t *testing.T) {
 	a := testAccount()
 	d := bank.AccountDetail{Account: a, Owner: bank.Customer{Number: "13039319955"}}
 	bare := bank.AccountDetail{Account: bank.Account{ID: "enc!!bare"}}
-	sameJSON(t, "sandbox accounts", []accountView{accountOf(d), accountOf(bare)}, []mapSandboxAccount{mapSandboxAccountOf(d), mapSandboxAccountOf(bare)})
-	// The sandbox transaction list was typed before; its links were
-	// made per item.
-	var typed, linked []transactionView
+	g := newGolden(t, "sandbox-lists")
+	g.add("sandbox accounts", []accountView{accountOf(d), accountOf(bare)})
+	var txs []transactionView
 	for _, tx := range testTransactions() {
-		v := transactionOf(a.ID, tx)
-		typed = append(typed, v)
-		v.Links = selfLink{linkTo("/v1/sandbox/accounts/"+a.ID+"/transactions/"+tx.ID, "GET")}
-		linked = append(linked, v)
+		txs = append(txs, transactionOf(a.ID, tx))
 	}
-	sameJSON(t, "sandbox transactions", typed, linked)
+	g.add("sandbox transactions", txs)
+	g.check()
 }
 
 // decodedHasTopLevelKey is how the bank looked for a top-level key before:
