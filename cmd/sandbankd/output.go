@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -54,6 +56,33 @@ func (o *opCmd) usageError(format string, args ...any) error {
 
 // connect returns a client of the bank the flags name.
 func (o *opCmd) connect(r reach) (*bankClient, error) { return o.bank.connect(o.stderr, r) }
+
+// once sends one request to the bank the flags name (the data file or the
+// bank that holds it) and closes the client: what most commands do. It
+// returns the 2xx answer as it came, decoded into out too when out is not
+// nil, and its headers; another answer is an *apiError.
+func (o *opCmd) once(ctx context.Context, method, path string, body []byte, out any) ([]byte, http.Header, error) {
+	c, err := o.connect(fileOrBank)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() { _ = c.Close() }()
+	if out == nil {
+		return c.call(ctx, o.stderr, method, path, body)
+	}
+	return c.callJSON(ctx, o.stderr, method, path, body, out)
+}
+
+// jsonOrRows prints a JSON object answer as it came when --json is given
+// (done), and otherwise returns it as NAME VALUE rows, its tppMessages
+// left out: the bank's warnings went to standard error already.
+func (o *opCmd) jsonOrRows(answer []byte) (rows [][2]string, done bool, err error) {
+	if *o.json {
+		return nil, true, printJSON(o.stdout, answer)
+	}
+	rows, err = flatRows(answer, "tppMessages")
+	return rows, false, err
+}
 
 // printJSON writes an answer of the bank as it came, indented.
 func printJSON(w io.Writer, body []byte) error {

@@ -176,13 +176,8 @@ func query(params map[string]*string) string {
 }
 
 func paymentsList(ctx context.Context, o *opCmd, filter map[string]*string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
 	var list []paymentJSON
-	body, h, err := c.getJSON(ctx, o.stderr, "/v1/sandbox/payments"+query(filter), &list)
+	body, h, err := o.once(ctx, http.MethodGet, "/v1/sandbox/payments"+query(filter), nil, &list)
 	if err != nil {
 		return err
 	}
@@ -210,13 +205,8 @@ func morePages(w io.Writer, shown int, h http.Header, what string) {
 }
 
 func paymentsShow(ctx context.Context, o *opCmd, id string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
 	var p paymentJSON
-	body, _, err := c.getJSON(ctx, o.stderr, "/v1/sandbox/payments/"+url.PathEscape(id), &p)
+	body, _, err := o.once(ctx, http.MethodGet, "/v1/sandbox/payments/"+url.PathEscape(id), nil, &p)
 	if err != nil {
 		return err
 	}
@@ -227,17 +217,12 @@ func paymentsShow(ctx context.Context, o *opCmd, id string) error {
 }
 
 func paymentsForce(ctx context.Context, o *opCmd, id, status, note string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
 	in, err := json.Marshal(map[string]string{"status": status, "note": note})
 	if err != nil {
 		return err
 	}
 	var p paymentJSON
-	body, _, err := c.callJSON(ctx, o.stderr, http.MethodPost, "/v1/sandbox/payments/"+url.PathEscape(id)+"/status", in, &p)
+	body, _, err := o.once(ctx, http.MethodPost, "/v1/sandbox/payments/"+url.PathEscape(id)+"/status", in, &p)
 	if err != nil {
 		return err
 	}
@@ -361,13 +346,8 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func batchRun(ctx context.Context, o *opCmd) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
 	var run batchRunJSON
-	body, _, err := c.callJSON(ctx, o.stderr, http.MethodPost, "/v1/sandbox/batch-runs", nil, &run)
+	body, _, err := o.once(ctx, http.MethodPost, "/v1/sandbox/batch-runs", nil, &run)
 	if err != nil {
 		return err
 	}
@@ -382,13 +362,8 @@ func batchRun(ctx context.Context, o *opCmd) error {
 }
 
 func batchList(ctx context.Context, o *opCmd, page map[string]*string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
 	var runs []batchRunJSON
-	body, h, err := c.getJSON(ctx, o.stderr, "/v1/sandbox/batch-runs"+query(page), &runs)
+	body, h, err := o.once(ctx, http.MethodGet, "/v1/sandbox/batch-runs"+query(page), nil, &runs)
 	if err != nil {
 		return err
 	}
@@ -407,13 +382,8 @@ func batchList(ctx context.Context, o *opCmd, page map[string]*string) error {
 }
 
 func batchShow(ctx context.Context, o *opCmd, id string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
 	var run batchRunJSON
-	body, _, err := c.getJSON(ctx, o.stderr, "/v1/sandbox/batch-runs/"+url.PathEscape(id), &run)
+	body, _, err := o.once(ctx, http.MethodGet, "/v1/sandbox/batch-runs/"+url.PathEscape(id), nil, &run)
 	if err != nil {
 		return err
 	}
@@ -468,11 +438,6 @@ func runGrants(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func grantsList(ctx context.Context, o *opCmd, filter map[string]*string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
 	var grants []struct {
 		GrantID, TPPID, Context, ContextName string
 		PSU                                  psuJSON
@@ -480,7 +445,7 @@ func grantsList(ctx context.Context, o *opCmd, filter map[string]*string) error 
 		Expires                              time.Time
 		Expired                              bool
 	}
-	body, _, err := c.getJSON(ctx, o.stderr, "/v1/sandbox/grants"+query(filter), &grants)
+	body, _, err := o.once(ctx, http.MethodGet, "/v1/sandbox/grants"+query(filter), nil, &grants)
 	if err != nil {
 		return err
 	}
@@ -503,12 +468,7 @@ func grantsList(ctx context.Context, o *opCmd, filter map[string]*string) error 
 }
 
 func grantsRevoke(ctx context.Context, o *opCmd, id string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
-	if _, _, err := c.call(ctx, o.stderr, http.MethodDelete, "/v1/sandbox/grants/"+url.PathEscape(id), nil); err != nil {
+	if _, _, err := o.once(ctx, http.MethodDelete, "/v1/sandbox/grants/"+url.PathEscape(id), nil, nil); err != nil {
 		return err
 	}
 	if *o.json {

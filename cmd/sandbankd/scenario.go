@@ -104,11 +104,8 @@ func scenarioLoad(ctx context.Context, o *opCmd, file string, stdin io.Reader) e
 	if err != nil {
 		return err
 	}
-	if *o.json {
-		return printJSON(o.stdout, answer)
-	}
-	rows, err := flatRows(answer, "tppMessages")
-	if err != nil {
+	rows, done, err := o.jsonOrRows(answer)
+	if done || err != nil {
 		return err
 	}
 	fmt.Fprintf(o.stdout, "Loaded %s into %s:\n", file, c.where)

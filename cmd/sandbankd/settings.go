@@ -77,12 +77,7 @@ func runSettings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // settingsGet prints the settings, or the one that key names.
 func settingsGet(ctx context.Context, o *opCmd, key []string) error {
-	c, err := o.connect(fileOrBank)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Close() }()
-	body, _, err := c.call(ctx, o.stderr, http.MethodGet, "/v1/sandbox/settings", nil)
+	body, _, err := o.once(ctx, http.MethodGet, "/v1/sandbox/settings", nil, nil)
 	if err != nil {
 		return err
 	}
@@ -186,11 +181,8 @@ func settingsSet(ctx context.Context, o *opCmd, pairs []string) error {
 	if err != nil {
 		return err
 	}
-	if *o.json {
-		return printJSON(o.stdout, answer)
-	}
-	rows, err := flatRows(answer, "tppMessages")
-	if err != nil {
+	rows, done, err := o.jsonOrRows(answer)
+	if done || err != nil {
 		return err
 	}
 	shown := under(rows, names)
