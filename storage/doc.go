@@ -13,8 +13,8 @@ Values come in three forms:
 
   - Records are the encoding/json form of their bank type (bank.Customer,
     bank.Payment, ...): the JSON tags of those types are the file format.
-    Fields tagged json:"-" are kept elsewhere (Payment.Request in
-    paymentRequests) or in the key (ids).
+    Fields tagged json:"-" are kept elsewhere (Payment.Request under
+    <seq>r in payments) or in the key (ids).
   - An account's transactions, booked and pending, use the binary codec of
     codec.go instead, since they count in the millions: a version byte
     (txCodecVersion, now 1), the amount as decimal text, the currency, the
