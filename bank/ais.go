@@ -331,7 +331,7 @@ func (s *PSD2) Transactions(r AISRequest, id string, q AISQuery) (AISTxPage, Acc
 // then items reads the page for the query. It returns where the booked
 // dates start (AISTxPage.From). resource and items may run more than once
 // (see core.update): they assign what they read.
-func (s *PSD2) transactionPage(r AISRequest, id, what string, q AISQuery, resource func(Tx) error, items func(Tx, AISQuery) error) (Date, Access, error) {
+func (s *core) transactionPage(r AISRequest, id, what string, q AISQuery, resource func(Tx) error, items func(Tx, AISQuery) error) (Date, Access, error) {
 	if q.Limit == 0 {
 		q.Limit = MaxAISPageSize
 	}

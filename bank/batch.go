@@ -113,7 +113,7 @@ func (s *Ops) RunDueBatches() ([]BatchRun, error) {
 // resume sets where the schedule stands: at the last run of this
 // process, else at the run recorded before a restart, else, on a new data
 // file, now. A clock moved back restarts the schedule from now.
-func (s *Ops) resume(now, recorded time.Time) {
+func (s *core) resume(now, recorded time.Time) {
 	switch {
 	case s.lastRun.IsZero() && recorded.IsZero():
 		s.lastRun = now

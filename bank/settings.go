@@ -311,7 +311,7 @@ func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
 // of a value (v) and what Settings.Check finds, all together. Nothing is
 // stored when either finds something, or edit fails. It returns the
 // settings in force and the oddities v accepted with a warning.
-func (s *Ops) editSettings(edit func(st *Settings, v *Violations) error) (Settings, []Message, error) {
+func (s *core) editSettings(edit func(st *Settings, v *Violations) error) (Settings, []Message, error) {
 	var st Settings
 	var seq uint64
 	v := s.violations()
