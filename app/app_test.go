@@ -265,6 +265,12 @@ func TestScenarios_ListingIsBounded(t *testing.T) {
 	if err := os.WriteFile(big, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A note over 64 KiB: listed with why it cannot be loaded, the
+	// reason import gives.
+	long := filepath.Join(a.ScenarioDir(), "long.json")
+	if err := os.WriteFile(long, []byte(`{"format": "sandbank-scenario/1", "note": "`+strings.Repeat("n", bank.MaxScenarioNote+1)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// A file over the import limit (sparse: it takes no disk).
 	huge, err := os.Create(filepath.Join(a.ScenarioDir(), "huge.json"))
 	if err != nil {
@@ -281,7 +287,7 @@ func TestScenarios_ListingIsBounded(t *testing.T) {
 		for _, f := range a.Scenarios() {
 			files[f.Name] = f
 		}
-		if _, ok := files["huge.json"]; ok && files["big.json"].Size == int64(b.Len()) {
+		if _, ok := files["huge.json"]; ok && files["big.json"].Size == int64(b.Len()) && files["long.json"].Size > bank.MaxScenarioNote {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -294,6 +300,13 @@ func TestScenarios_ListingIsBounded(t *testing.T) {
 	}
 	if f := files["huge.json"]; f.Err == nil || !strings.Contains(f.Err.Error(), fmt.Sprintf("more than the %d MiB", app.MaxScenarioFile>>20)) {
 		t.Fatalf("huge.json: %+v", f)
+	}
+	tooLong := "note: must be at most 65536 bytes (64 KiB), not 65537"
+	if f := files["long.json"]; f.Err == nil || !strings.HasPrefix(f.Summary(), "cannot be loaded: "+tooLong) {
+		t.Fatalf("long.json: %+v", f)
+	}
+	if _, err := a.LoadScenario("long"); err == nil || !strings.Contains(err.Error(), tooLong) {
+		t.Fatalf("loading long.json: %v", err)
 	}
 	if _, err := a.LoadScenario("huge"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than the %d MiB", app.MaxScenarioFile>>20)) {
 		t.Fatalf("loading huge.json: %v", err)

@@ -168,7 +168,7 @@ func (a *App) LoadScenario(name string) (bank.Counts, error) {
 		return bank.Counts{}, err
 	}
 	defer func() { _ = file.Close() }()
-	return a.Bank.Sandbox.ImportScenarioFrom(file, nil)
+	return a.Bank.Sandbox.ImportScenarioFrom(file)
 }
 
 var scenarioName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,99}$`)

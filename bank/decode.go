@@ -29,7 +29,8 @@ func DecodeJSON(data []byte, v any) error {
 // the text must be UTF-8 and hold exactly one value of the expected shape,
 // but fields v does not have are ignored, and a key given twice in an
 // object takes its last value. Both are returned as oddities (docs/TPP-GUIDE.md 9),
-// one per field, with the JSON path, so that a typo is still visible.
+// one per field, with the JSON path, so that a typo is still visible: at
+// most MaxWarnings and a line for the rest (Warnings).
 func DecodeTolerant(data []byte, v any) ([]Message, error) {
 	if !utf8.Valid(data) {
 		return nil, Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
@@ -42,18 +43,18 @@ func DecodeTolerant(data []byte, v any) ([]Message, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
 	}
-	var odd []Message
+	var odd Warnings
 	shape := json.NewDecoder(bytes.NewReader(data))
 	shape.UseNumber()
 	if err := walkShape(shape, reflect.TypeOf(v), "", &odd); err != nil {
 		return nil, describeJSONError(data, err, v)
 	}
-	return odd, nil
+	return odd.List(), nil
 }
 
 // walkShape reads one JSON value from dec and compares it with type t:
 // an object key t has no field for, and a key given twice, is an oddity.
-func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) error {
+func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -78,7 +79,7 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 			}
 		}
 	case '{':
-		seen := map[string]bool{}
+		var seen keySet
 		for dec.More() {
 			tok, err := dec.Token()
 			if err != nil {
@@ -86,10 +87,9 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 			}
 			key, _ := tok.(string)
 			at := JoinPath(path, key)
-			if seen[key] {
-				*odd = append(*odd, Oddity(CodeBadRequest, at, givenTwice))
+			if !seen.add([]byte(key)) {
+				odd.Add(Oddity(CodeBadRequest, at, givenTwice))
 			}
-			seen[key] = true
 			var field reflect.Type
 			switch {
 			case leaf:
@@ -98,7 +98,7 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *[]Message) e
 			case t.Kind() == reflect.Struct:
 				f, ok := fieldOf(t, key)
 				if !ok {
-					*odd = append(*odd, Oddity(CodeBadRequest, at, unusedField))
+					odd.Add(Oddity(CodeBadRequest, at, unusedField))
 				}
 				field = f
 			}

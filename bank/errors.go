@@ -3,6 +3,7 @@ package bank
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -68,25 +69,80 @@ type Message struct {
 	// as the real bank does (docs/TPP-GUIDE.md 9): the code strict mode refuses it
 	// with. An ordinary warning (a date moved to a banking day) has none.
 	Refuse string `json:"-"`
+	// rest is set on the last warning of Warnings.List when there were
+	// more than MaxWarnings: how many it stands for.
+	rest int
 }
+
+// Rest is how many warnings m stands for when it is the line Warnings.List
+// ends with past MaxWarnings; 0 for any other message.
+func (m Message) Rest() int { return m.rest }
 
 // Oddity is a WARNING about something odd that the bank accepts, as the
 // real bank does; strict mode refuses it with the code refuse. text says
-// what to change.
+// what to change. Both path and text are clipped to MaxMessageText: a
+// path may hold a key of the client's.
 func Oddity(refuse, path, text string) Message {
-	return Message{Category: "WARNING", Code: "WARNING", Path: path, Text: clip(text), Refuse: refuse}
+	return Message{Category: "WARNING", Code: "WARNING", Path: clip(path), Text: clip(text), Refuse: refuse}
 }
 
 // Refusal is the error strict mode answers oddities with: one ERROR per
-// oddity, with its refuse code, path and text; nil when there are none.
+// oddity, with its refuse code, path and text (and one for the rest of a
+// list Warnings cut); nil when there are none.
 func Refusal(oddities []Message) error {
 	var v Violations
 	for _, m := range oddities {
-		if m.Refuse != "" {
+		switch {
+		case m.Refuse != "":
 			v.Add(m.Refuse, m.Path, m.Text+" (strict mode refuses what the bank accepts with a warning)")
+		case m.rest > 0 && !v.Empty():
+			v.Add(v.list[0].Code, "", fmt.Sprintf("and %d more warnings, which strict mode refuses too", m.rest))
 		}
 	}
 	return v.Err()
+}
+
+// MaxWarnings is how many warnings an answer, a request log entry or an
+// import's counts lists; one more line gives the count of the rest.
+const MaxWarnings = 100
+
+// Warnings gathers warnings in bounded memory: the first MaxWarnings are
+// kept, the rest only counted, so that a body with millions of odd keys
+// costs a counter rather than a message each. It is where the bank caps
+// warnings: Violations, the JSON decoders and the HTTP API's notes of a
+// request all gather theirs in one. The zero value is empty.
+type Warnings struct {
+	kept []Message
+	rest int
+}
+
+// Add adds warnings. The line a List ends with past MaxWarnings adds the
+// count it stands for, so that lists gathered again keep their count.
+func (w *Warnings) Add(ms ...Message) {
+	for _, m := range ms {
+		switch {
+		case m.rest > 0:
+			w.rest += m.rest
+		case len(w.kept) < MaxWarnings:
+			w.kept = append(w.kept, m)
+		default:
+			w.rest++
+		}
+	}
+}
+
+// Len is how many warnings were added.
+func (w *Warnings) Len() int { return len(w.kept) + w.rest }
+
+// List returns the first MaxWarnings warnings and, when more were added,
+// one WARNING more that gives their count; nil when there are none.
+func (w *Warnings) List() []Message {
+	if w.rest == 0 {
+		return slices.Clip(w.kept)
+	}
+	more := Message{Category: "WARNING", Code: "WARNING", rest: w.rest,
+		Text: fmt.Sprintf("and %d more warnings: the bank lists the first %d", w.rest, MaxWarnings)}
+	return append(slices.Clip(w.kept), more)
 }
 
 // Error is the bank's one error type. Every failure a client can cause is an
@@ -153,7 +209,7 @@ var ErrNotFound = errors.New("not found")
 // bank accepts with a warning (docs/TPP-GUIDE.md 9).
 type Violations struct {
 	list     []Message
-	warnings []Message
+	warnings Warnings
 	// Strict refuses oddities: Odd records a failing field instead of a
 	// warning.
 	Strict bool
@@ -167,11 +223,12 @@ func (v *Violations) Odd(refuse, path, text string) {
 		v.Add(refuse, path, text+" (strict mode refuses what the bank accepts with a warning)")
 		return
 	}
-	v.warnings = append(v.warnings, Oddity(refuse, path, text))
+	v.warnings.Add(Oddity(refuse, path, text))
 }
 
-// Warnings returns the oddities recorded as warnings.
-func (v *Violations) Warnings() []Message { return v.warnings }
+// Warnings returns the oddities recorded as warnings, at most MaxWarnings
+// and a line for the rest (Warnings.List).
+func (v *Violations) Warnings() []Message { return v.warnings.List() }
 
 // Add records a failing field. path is the JSON path of the field, e.g.
 // "creditorAccount.iban" or "[3].bookingDate".

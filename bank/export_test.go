@@ -42,3 +42,9 @@ func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
 	})
 	return sc, err
 }
+
+// TextLimits are the most characters of the text fields the streamed
+// import refuses longer ones of as it reads them (textLimits), by the
+// struct that declares each and its JSON name: the test that holds them
+// to the fields' checks reads them.
+var TextLimits = textLimits

@@ -428,7 +428,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 					t.Skip("a large generated history")
 				}
 			}
-			n, err := b.Sandbox.ImportScenarioFrom(bytes.NewReader(data), nil)
+			n, err := b.Sandbox.ImportScenarioFrom(bytes.NewReader(data))
 			if err == nil {
 				if decodeErr != nil {
 					t.Fatalf("the streamed import took a document that does not decode: %v", decodeErr)

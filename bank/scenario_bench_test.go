@@ -147,7 +147,7 @@ func BenchmarkImportScenarioFrom_Million(b *testing.B) {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		n, err := s.Sandbox.ImportScenarioFrom(f, nil)
+		n, err := s.Sandbox.ImportScenarioFrom(f)
 		_ = f.Close()
 		if err != nil {
 			b.Fatal(err)

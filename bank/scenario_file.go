@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -87,12 +88,15 @@ func count(n int, noun string) string {
 }
 
 // SummariseScenario reads a scenario file's format, note and counts as a
-// stream, holding no more than one record at a time, so that a large file
-// in the scenarios folder costs time to list but not memory. A file that is
-// not a Sandbank scenario is an error saying why.
+// stream, holding no more than a token at a time, so that a large file
+// in the scenarios folder costs time to list but not memory: a string
+// longer than its field may be (a note over MaxScenarioNote) is refused
+// as the import refuses it, without being read whole (guard). A file that
+// is not a Sandbank scenario, or that import would refuse so, is an error
+// saying why.
 func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 	var f ScenarioFile
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(newGuard(r, reflect.TypeFor[Scenario]()))
 	format := ""
 	err := eachField(dec, func(key string) error {
 		switch key {
@@ -155,7 +159,9 @@ func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 		}
 		return skip(dec)
 	})
-	if err != nil {
+	if e, ok := guardError(err); ok {
+		return f, errors.New(e.Message)
+	} else if err != nil {
 		return f, fmt.Errorf("the file is not a scenario: %w", err)
 	}
 	f.Format = format

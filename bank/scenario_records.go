@@ -264,7 +264,8 @@ func (s *core) applyRestored(r restoredState) {
 }
 
 // restore creates the records of a version-2 scenario's parts, after the
-// sandbox data, each checked, in the order their references need. The
+// sandbox data, each checked, in the order their references need, a
+// chunk of them per transaction of the new data (loader.wrote). The
 // first record that breaks a rule stops the import with its findings.
 func (l *loader) restore(sc Scenario, n *Counts) error {
 	steps := []func(Scenario, *Counts) error{
@@ -278,9 +279,6 @@ func (l *loader) restore(sc Scenario, n *Counts) error {
 	}
 	return nil
 }
-
-// done counts one record restored, for the import's progress.
-func (l *loader) done() { l.progress.done.Add(1) }
 
 // restoredID checks the id of a restored record: an id of kind without a
 // parent, within the numbers a scenario may bring. Its number is reserved,
@@ -369,7 +367,9 @@ func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 			}
 		}
 		n.Payments++
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -566,7 +566,9 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 			return err
 		}
 		n.Baskets++
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	for i, p := range sc.Payments {
 		if p.BasketID == "" {
@@ -617,7 +619,9 @@ func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
 			return err
 		}
 		n.Consents++
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -649,7 +653,9 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 			return err
 		}
 		n.Authorisations++
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -760,7 +766,9 @@ func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 			return err
 		}
 		n.Grants++
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -801,7 +809,9 @@ func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
 		if err := l.tx.PutSession(ss); err != nil {
 			return err
 		}
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -832,7 +842,9 @@ func (l *loader) restorePSUs(sc Scenario, _ *Counts) error {
 		if err := l.tx.PutPSU(p); err != nil {
 			return err
 		}
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -865,7 +877,9 @@ func (l *loader) restoreUsage(sc Scenario, _ *Counts) error {
 		if err := l.tx.PutUse(UseCount{Day: u.Day, Key: key, Count: u.Count}); err != nil {
 			return err
 		}
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -905,7 +919,9 @@ func (l *loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
 		if err := l.tx.PutBatchRun(r); err != nil {
 			return err
 		}
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -930,7 +946,9 @@ func (l *loader) restoreContacts(sc Scenario, _ *Counts) error {
 		if err := l.tx.PutTPPContact(c); err != nil {
 			return err
 		}
-		l.done()
+		if err := l.wrote(1); err != nil {
+			return err
+		}
 	}
 	return nil
 }

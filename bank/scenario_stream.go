@@ -23,62 +23,68 @@ import (
 // old ones only when every record passed (Store.Rebuild): a refusal, a
 // read error or a crash halfway leaves the data as they were.
 //
-// odd gets the JSON's oddities (fields the bank does not use, keys given
-// twice, with their paths) once, before the new data are put in place;
-// its error refuses the import. With odd nil, the bank's strict setting
-// decides: refused in strict mode, otherwise warnings in Counts.
+// The JSON's oddities (fields the bank does not use, keys given twice,
+// with their paths) are warnings in Counts, the first MaxWarnings and a
+// line for the rest (Warnings); in strict mode (the bank's strict setting)
+// the first one refuses the import.
+//
+// What the bank holds at once is bounded whatever the document (see
+// guard): a string longer than its field may be, the value of an unknown
+// field over 64 KiB and a record over maxRecord (24 MiB) are refused as
+// they are read, at their paths, and the parts of version 2, which are
+// held until the sandbox data are in, may have maxHeldParts (32 MiB)
+// together.
 //
 // A document read best in one pass has format as its first key and an
 // account's (or card account's) fields before its transactions, as export
 // writes it. Another order is taken too, by reading the document whole,
-// which costs the memory of the whole scenario.
-func (s *Sandbox) ImportScenarioFrom(r io.ReadSeeker, odd func([]Message) error) (Counts, error) {
-	var noted []Message
-	if odd == nil {
-		odd = func(m []Message) error {
-			if s.strictMode.Load() {
-				return Refusal(m)
-			}
-			noted = m
-			return nil
-		}
-	}
+// which costs the memory of the whole scenario: up to maxWholeScenario.
+func (s *Sandbox) ImportScenarioFrom(r io.ReadSeeker) (Counts, error) {
 	size, err := r.Seek(0, io.SeekEnd)
 	if err != nil {
 		return Counts{}, fmt.Errorf("read the scenario: %w", err)
 	}
-	src := &streamSource{r: r, odd: odd, p: &ImportProgress{size: max(size, 1), Started: time.Now()}}
+	src := &streamSource{r: r, strict: s.strictMode.Load(), p: &ImportProgress{size: max(size, 1), Started: time.Now()}}
 	n, err := s.load("import scenario", src, false)
-	if err == nil && len(noted) > 0 {
-		n.Warnings = append(noted, n.Warnings...)
+	if err == nil && src.notes.Len() > 0 {
+		var all Warnings
+		all.Add(src.notes.List()...)
+		all.Add(n.Warnings...)
+		n.Warnings = all.List()
 	}
 	return n, err
 }
 
 // streamSource reads a scenario document from r as a stream.
 type streamSource struct {
-	r     io.ReadSeeker
-	odd   func([]Message) error
-	p     *ImportProgress
-	dec   *json.Decoder
-	l     *loader
-	rest  Scenario
-	notes []Message
-	shape shapeWalker
-	hist  *history
+	r io.ReadSeeker
+	// strict refuses the first oddity; otherwise they are notes.
+	strict bool
+	notes  Warnings
+	p      *ImportProgress
+	guard  *guard
+	dec    *json.Decoder
+	l      *loader
+	rest   Scenario
+	shape  shapeWalker
+	hist   *history
+	// held is how many bytes of the parts of version 2 may still come.
+	held int64
 	// syntax is the stream's JSON syntax error, if any.
 	syntax *json.SyntaxError
 }
 
 func (s *streamSource) progress() *ImportProgress { return s.p }
 
-// maxWholeScenario is the largest document whole reads: the most a
-// request body may have, so that a file of the scenarios folder (up to
-// 2 GiB, read as a stream) is never held in memory at once.
-const maxWholeScenario = 256 << 20
+// maxWholeScenario is the largest document whole reads: a document of
+// another key order than the stream takes is held in memory, with what
+// it decodes into, so that a larger one would take more memory than an
+// import may (docs/SECURITY.md, "Large imports").
+const maxWholeScenario = 16 << 20
 
-// whole reads the document at once, as DecodeTolerant does. A document
-// over maxWholeScenario is refused instead, saying what to change.
+// whole reads the document at once, as DecodeTolerant does, through a
+// guard of its own. A document over maxWholeScenario is refused instead,
+// saying what to change.
 func (s *streamSource) whole() (Scenario, error) {
 	var sc Scenario
 	if s.p.size > maxWholeScenario {
@@ -90,18 +96,57 @@ func (s *streamSource) whole() (Scenario, error) {
 	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
 		return sc, fmt.Errorf("read the scenario: %w", err)
 	}
-	data, err := io.ReadAll(s.r)
-	if err != nil {
+	data, err := readAll(make([]byte, 0, s.p.size+1), newGuard(s.r, reflect.TypeFor[Scenario]()))
+	if e, ok := guardError(err); ok {
+		return sc, e
+	} else if err != nil {
 		return sc, fmt.Errorf("read the scenario: %w", err)
 	}
 	odd, err := DecodeTolerant(data, &sc)
 	if err != nil {
 		return sc, err
 	}
-	if len(odd) > 0 {
-		err = s.odd(odd)
+	s.notes = Warnings{}
+	return sc, s.noted(odd)
+}
+
+// readAll appends what r holds to b, as io.ReadAll does.
+func readAll(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		} else if err != nil {
+			return b, err
+		}
 	}
-	return sc, err
+}
+
+// guardError returns the refusal of a guard in an error of reading
+// through it.
+func guardError(err error) (*Error, bool) {
+	var read readError
+	if errors.As(err, &read) {
+		return AsError(read.err)
+	}
+	return nil, false
+}
+
+// noted takes the oddities of a record: the first refuses the import in
+// strict mode; otherwise they are notes.
+func (s *streamSource) noted(odd []Message) error {
+	if len(odd) == 0 {
+		return nil
+	}
+	if s.strict {
+		return Refusal(odd[:1])
+	}
+	s.notes.Add(odd...)
+	return nil
 }
 
 func (s *streamSource) feed(l *loader) (Scenario, error) {
@@ -109,17 +154,24 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 		return Scenario{}, fmt.Errorf("read the scenario: %w", err)
 	}
 	s.p.read.Store(0)
-	s.l, s.rest, s.notes = l, Scenario{}, nil
-	s.hist = &history{r: &utf8Reader{r: &countingReader{r: s.r, n: &s.p.read}}}
+	s.l, s.rest, s.notes, s.held = l, Scenario{}, Warnings{}, maxHeldParts
+	s.guard = newGuard(&countingReader{r: s.r, n: &s.p.read}, reflect.TypeFor[Scenario]())
+	s.hist = &history{r: &utf8Reader{r: s.guard}}
 	s.dec = json.NewDecoder(s.hist)
 	s.dec.UseNumber()
+	s.hist.offset = s.dec.InputOffset
 	if err := s.document(); err != nil {
 		return s.rest, s.fail(err)
 	}
-	if len(s.notes) > 0 {
-		return s.rest, s.odd(s.notes)
-	}
 	return s.rest, nil
+}
+
+// decode decodes the next value into v, holding the guard at the most
+// bytes max it may have; path and what name it in a refusal.
+func (s *streamSource) decode(v any, max int64, path, what string) error {
+	s.guard.hold(s.dec.InputOffset()+max, path, what)
+	defer s.guard.release()
+	return s.dec.Decode(v)
 }
 
 // document reads the top-level object, key by key.
@@ -210,9 +262,23 @@ func (s *streamSource) part(key, name string) error {
 		return s.unknown(key)
 	}
 	// The note, the settings and the parts of version 2, which the loader
-	// restores after the sandbox data.
+	// restores after the sandbox data: the parts item by item, within
+	// maxHeldParts together.
 	f, _ := structField(reflect.TypeFor[Scenario](), name)
-	return s.record(name, reflect.ValueOf(&s.rest).Elem().FieldByIndex(f.Index).Addr().Interface())
+	field := reflect.ValueOf(&s.rest).Elem().FieldByIndex(f.Index)
+	if field.Kind() != reflect.Slice {
+		return s.record(name, field.Addr().Interface())
+	}
+	return s.items(name, func(_ int, path string) error {
+		start := s.dec.InputOffset()
+		item := reflect.New(field.Type().Elem())
+		if err := s.value(path, item.Interface(), min(maxRecord, s.held), "parts"); err != nil {
+			return err
+		}
+		s.held -= s.dec.InputOffset() - start
+		field.Set(reflect.Append(field, item.Elem()))
+		return nil
+	})
 }
 
 // account reads accounts[i]: its fields, then its transactions one by
@@ -233,7 +299,7 @@ func (s *streamSource) account(i int, path string) error {
 		return err
 	}, func(path string) error {
 		var t ScenarioTransaction
-		if err := s.item(path, &t); err != nil {
+		if err := s.record(path, &t); err != nil {
 			return err
 		}
 		return list.add(t)
@@ -257,7 +323,7 @@ func (s *streamSource) cardAccount(i int, path string) error {
 		return err
 	}, func(path string) error {
 		var t NewCardTransaction
-		if err := s.item(path, &t); err != nil {
+		if err := s.record(path, &t); err != nil {
 			return err
 		}
 		return list.add(t)
@@ -373,7 +439,7 @@ func (s *streamSource) holder(path string, t reflect.Type, open func(header []by
 			}
 			err = flush()
 		default:
-			header, err = s.appendField(header, key)
+			header, err = s.appendField(header, key, path)
 		}
 		if err != nil {
 			return err
@@ -389,10 +455,11 @@ func (s *streamSource) holder(path string, t reflect.Type, open func(header []by
 }
 
 // appendField reads the value of key and adds both to the JSON object
-// being gathered in header.
-func (s *streamSource) appendField(header []byte, key string) ([]byte, error) {
+// being gathered in header, the fields of the record at path, which may
+// have maxRecord bytes together.
+func (s *streamSource) appendField(header []byte, key, path string) ([]byte, error) {
 	var raw json.RawMessage
-	if err := s.dec.Decode(&raw); err != nil {
+	if err := s.decode(&raw, maxRecord-int64(len(header)), path, "record"); err != nil {
 		return header, err
 	}
 	name, err := json.Marshal(key)
@@ -422,7 +489,6 @@ func (s *streamSource) items(path string, fn func(i int, path string) error) err
 		if err := fn(i, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 			return err
 		}
-		s.hist.forget(s.dec.InputOffset())
 	}
 	_, err = s.dec.Token()
 	return err
@@ -438,34 +504,29 @@ func (s *streamSource) key() (string, error) {
 	return key, nil
 }
 
-// record decodes the next value into v, as DecodeTolerant does, at path.
+// record decodes the next value, a record of at most maxRecord bytes,
+// into v at path, as DecodeTolerant does but quicker: straight from the
+// stream, once, with its oddities found by a walk of its bytes
+// (shapeWalker, on the bytes history kept) rather than of its tokens. A
+// value that fails to decode goes the way of decodeRecord, for the same
+// errors.
 func (s *streamSource) record(path string, v any) error {
-	var raw json.RawMessage
-	if err := s.dec.Decode(&raw); err != nil {
-		return err
-	}
-	return s.decodeRecord(path, raw, v)
+	return s.value(path, v, maxRecord, "record")
 }
 
-// item decodes the next value, a transaction, into v as record does,
-// but quicker: straight from the stream, once, with its oddities found by
-// a walk of its bytes (shapeWalker, on the bytes history kept) rather than
-// of its tokens. A value that fails to decode, or a key quickShape cannot
-// read, goes the way of record, for the same errors.
-func (s *streamSource) item(path string, v any) error {
+// value is record for a value of at most max bytes, which what names in
+// the refusal of a longer one (guard.hold).
+func (s *streamSource) value(path string, v any, max int64, what string) error {
 	start := s.dec.InputOffset()
-	err := s.dec.Decode(v)
+	err := s.decode(v, max, path, what)
 	if err != nil && streamError(err) {
 		return err
 	}
 	raw := bytes.TrimLeft(s.hist.span(start, s.dec.InputOffset()), ", \t\r\n")
-	if err == nil {
-		if odd, ok := s.shape.quickShape(raw, reflect.TypeOf(v), path); ok {
-			s.notes = append(s.notes, odd...)
-			return nil
-		}
+	if err != nil {
+		return s.decodeRecord(path, raw, v)
 	}
-	return s.decodeRecord(path, raw, v)
+	return s.noted(s.shape.quickShape(raw, reflect.TypeOf(v), path))
 }
 
 // streamError reports whether a Decode failed reading the stream (and
@@ -476,9 +537,15 @@ func streamError(err error) bool {
 	return errors.As(err, &syntax) || errors.As(err, &read) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
-// decodeRecord decodes raw into v, as DecodeTolerant does, giving the
-// paths of its errors and oddities the prefix path.
+// decodeRecord decodes raw, one JSON value, into v, as DecodeTolerant
+// does, giving the paths of its errors and oddities the prefix path. A
+// record that decodes (the types of a scenario hold no interface, where
+// json.Decoder's UseNumber would matter) has its oddities found by
+// quickShape; DecodeTolerant says why one does not.
 func (s *streamSource) decodeRecord(path string, raw []byte, v any) error {
+	if json.Unmarshal(raw, v) == nil {
+		return s.noted(s.shape.quickShape(raw, reflect.TypeOf(v), path))
+	}
 	odd, err := DecodeTolerant(raw, v)
 	if err != nil {
 		e, ok := AsError(err)
@@ -488,21 +555,22 @@ func (s *streamSource) decodeRecord(path string, raw []byte, v any) error {
 		m := e.Messages[0]
 		return PathError(e.Code, JoinPath(path, m.Path), m.Text)
 	}
-	for _, m := range odd {
-		m.Path = JoinPath(path, m.Path)
-		s.notes = append(s.notes, m)
+	for i := range odd {
+		if odd[i].Rest() == 0 {
+			odd[i].Path = clip(JoinPath(path, odd[i].Path))
+		}
 	}
-	return nil
+	return s.noted(odd)
 }
 
-// unknown skips the value of a key the bank does not use and notes it.
+// unknown skips the value of a key the bank does not use, of at most
+// maxUnknown bytes (guard), and notes it.
 func (s *streamSource) unknown(path string) error {
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
 		return err
 	}
-	s.notes = append(s.notes, Oddity(CodeBadRequest, path, unusedField))
-	return nil
+	return s.noted([]Message{Oddity(CodeBadRequest, path, unusedField)})
 }
 
 // fail turns an error of reading the stream into what DecodeTolerant
@@ -548,23 +616,30 @@ type readError struct{ err error }
 func (e readError) Error() string { return e.err.Error() }
 func (e readError) Unwrap() error { return e.err }
 
-// history keeps the bytes the decoder read, from the start of the value
-// being read, so that a value decoded straight from the stream can be
-// walked by its bytes too.
+// history keeps the bytes the decoder read from the offset it reached
+// (offset, its InputOffset), so that a value decoded straight from the
+// stream can be walked by its bytes too: the decoder reads on from the
+// start of the value it decodes, so the bytes before are not needed.
 type history struct {
-	r    io.Reader
-	buf  []byte
-	base int64 // the offset of buf[0]
+	r      io.Reader
+	offset func() int64
+	buf    []byte
+	base   int64 // the offset of buf[0]
 }
 
 func (h *history) Read(p []byte) (int, error) {
+	h.forget(h.offset())
 	n, err := h.r.Read(p)
 	h.buf = append(h.buf, p[:n]...)
 	return n, err
 }
 
-// span returns the bytes from offset start to end.
-func (h *history) span(start, end int64) []byte { return h.buf[start-h.base : end-h.base] }
+// span returns the bytes from offset start to end; of those before the
+// decoder's offset at its last read, which are what came before the
+// value (a comma, white space), only those kept.
+func (h *history) span(start, end int64) []byte {
+	return h.buf[max(start, h.base)-h.base : end-h.base]
+}
 
 // forget lets the bytes before offset at go, once there are enough of
 // them to be worth a copy.

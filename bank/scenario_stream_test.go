@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +41,7 @@ func exportJSON(t *testing.T, s *bank.Bank) []byte {
 // importStream imports data through the streaming path.
 func importStream(t *testing.T, s *bank.Bank, data []byte) (bank.Counts, error) {
 	t.Helper()
-	return s.Sandbox.ImportScenarioFrom(bytes.NewReader(data), nil)
+	return s.Sandbox.ImportScenarioFrom(bytes.NewReader(data))
 }
 
 func TestImportScenarioFrom_RoundTrip(t *testing.T) {
@@ -143,7 +147,7 @@ func TestImportScenarioFrom_ReadErrorHalfway(t *testing.T) {
 	s, db := newBank(t)
 	before := exportJSON(t, s)
 	data := bigScenario(t, s, 25_000, -1)
-	_, err := s.Sandbox.ImportScenarioFrom(&failingReader{bytes.NewReader(data), int64(len(data)) * 9 / 10}, nil)
+	_, err := s.Sandbox.ImportScenarioFrom(&failingReader{bytes.NewReader(data), int64(len(data)) * 9 / 10})
 	if err == nil || !strings.Contains(err.Error(), "the disk is gone") {
 		t.Fatalf("want the read error, got %v", err)
 	}
@@ -285,7 +289,7 @@ func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _ = s.Sandbox.ImportScenarioFrom(f, nil)
+			_, _ = s.Sandbox.ImportScenarioFrom(f)
 			_ = f.Close()
 		}
 	}
@@ -363,7 +367,7 @@ func TestImportScenarioFrom_LargeFileIsNeverReadWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = f.Close() }()
-			_, err = s.Sandbox.ImportScenarioFrom(f, nil)
+			_, err = s.Sandbox.ImportScenarioFrom(f)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want a refusal saying %q, got %v", c.want, err)
 			}
@@ -371,4 +375,208 @@ func TestImportScenarioFrom_LargeFileIsNeverReadWhole(t *testing.T) {
 		})
 	}
 	unchanged(t, s, db, before)
+}
+
+// TestTextLimits_AreTheChecks holds the limits the streamed import keeps
+// while it reads (bank.TextLimits) to the checks of the fields: a text
+// one character over a limit is refused by the check of its record, read
+// whole, with the same finding at the same path as the stream gives, and
+// a text at the limit is not.
+func TestTextLimits_AreTheChecks(t *testing.T) {
+	example, err := fs.ReadFile(assets.Scenarios, "scenarios/payments-in-every-status.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v2 map[string]any
+	if err := json.Unmarshal(example, &v2); err != nil {
+		t.Fatal(err)
+	}
+	v2["tppContacts"] = []any{map[string]any{"tppId": "NO-FSA-933012867", "email": "psd2-ops@example.com"}}
+	s, _ := newBank(t)
+	var known map[string]any
+	if err := json.Unmarshal(exportJSON(t, s), &known); err != nil {
+		t.Fatal(err)
+	}
+	// Where a record of each type is, in the known state or the version-2
+	// example.
+	where := map[reflect.Type]struct {
+		doc  map[string]any
+		path string
+	}{
+		reflect.TypeFor[bank.NewCustomer]():        {known, "customers[0]"},
+		reflect.TypeFor[bank.NewAccount]():         {known, "accounts[0]"},
+		reflect.TypeFor[bank.NewTransaction]():     {known, "accounts[0].transactions[0]"},
+		reflect.TypeFor[bank.NewCardAccount]():     {known, "cardAccounts[0]"},
+		reflect.TypeFor[bank.CardBalanceInput]():   {known, "cardAccounts[0].balances[0]"},
+		reflect.TypeFor[bank.NewCardTransaction](): {known, "cardAccounts[0].transactions[0]"},
+		reflect.TypeFor[bank.Address]():            {known, "cardAccounts[0].transactions[0].cardAcceptorAddress"},
+		reflect.TypeFor[bank.ScenarioAgreement]():  {known, "agreements[0]"},
+		reflect.TypeFor[bank.Payment]():            {v2, "payments[0]"},
+		reflect.TypeFor[bank.StatusChange]():       {v2, "payments[0].history[0]"},
+		reflect.TypeFor[bank.Basket]():             {v2, "baskets[0]"},
+		reflect.TypeFor[bank.Consent]():            {v2, "consents[0]"},
+		reflect.TypeFor[bank.Authorisation]():      {v2, "authorisations[0]"},
+		reflect.TypeFor[bank.Grant]():              {v2, "grants[0]"},
+		reflect.TypeFor[bank.Session]():            {v2, "sessions[0]"},
+		reflect.TypeFor[bank.PSU]():                {v2, "psus[0]"},
+		reflect.TypeFor[bank.ScenarioUse]():        {v2, "usage[0]"},
+		reflect.TypeFor[bank.TPPContact]():         {v2, "tppContacts[0]"},
+	}
+	for typ, fields := range bank.TextLimits {
+		at, ok := where[typ]
+		if !ok {
+			t.Errorf("%v has limits, but the test has no record of it", typ)
+			continue
+		}
+		for field, limit := range fields {
+			path := bank.JoinPath(at.path, field)
+			finding := fmt.Sprintf("must be at most %d characters, not %d", limit, limit+1)
+			for _, n := range []int{limit, limit + 1} {
+				doc := withText(t, at.doc, at.path, field, strings.Repeat("a", n))
+				var sc bank.Scenario
+				if _, err := bank.DecodeTolerant(doc, &sc); err != nil {
+					t.Fatal(err)
+				}
+				b, _ := newBank(t)
+				_, whole := b.Sandbox.ImportScenario(sc)
+				checked := findingAt(whole, path)
+				_, streamed := b.Sandbox.ImportScenarioFrom(bytes.NewReader(doc))
+				switch {
+				case n == limit && strings.HasPrefix(checked, "must be at most"):
+					t.Errorf("%s of %d characters: the check says %q", path, n, checked)
+				case n == limit && strings.HasPrefix(findingAt(streamed, path), "must be at most"):
+					t.Errorf("%s of %d characters: the stream says %v", path, n, streamed)
+				case n > limit && (checked != finding || findingAt(streamed, path) != finding):
+					t.Errorf("%s of %d characters: the check says %q, the stream %v; want %q", path, n, checked, streamed, finding)
+				}
+			}
+		}
+	}
+}
+
+// withText returns doc as JSON with the field of the object at path set to
+// text.
+func withText(t *testing.T, doc map[string]any, path, field, text string) []byte {
+	t.Helper()
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	var obj any = c
+	for _, part := range strings.Split(strings.NewReplacer("[", ".", "]", "").Replace(path), ".") {
+		if i, err := strconv.Atoi(part); err == nil {
+			obj = obj.([]any)[i]
+		} else {
+			obj = obj.(map[string]any)[part]
+		}
+	}
+	obj.(map[string]any)[field] = text
+	if data, err = json.Marshal(c); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// findingAt returns the text of err's finding at path, "" for none.
+func findingAt(err error, path string) string {
+	e, ok := bank.AsError(err)
+	if !ok {
+		return ""
+	}
+	for _, m := range e.Messages {
+		if m.Path == path {
+			return m.Text
+		}
+	}
+	return ""
+}
+
+// TestImportScenarioFrom_WarningsAreCapped: a scenario with thousands of
+// oddities is taken with the first bank.MaxWarnings of them and a line for
+// the rest; strict mode refuses the first, and only it.
+func TestImportScenarioFrom_WarningsAreCapped(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString(`{"format":"sandbank-scenario/1","customers":[{"customerNumber":"01017012345","type":"private","name":"Kari Nordmann"`)
+	for range 3000 {
+		doc.WriteString(`,"name":"Kari Nordmann"`)
+	}
+	doc.WriteString(`}],"accounts":[{"customerNumber":"01017012345","accountName":"Brukskonto","bban":"15030123457","currency":"NOK","product":"Brukskonto","cashAccountType":"CACC","creditLine":0,"balances":[],"transactions":[`)
+	for i := range 2000 {
+		if i > 0 {
+			doc.WriteString(",")
+		}
+		fmt.Fprintf(&doc, `{"amount":-1,"currency":"NOK","bookingDate":"2026-01-05","valueDate":"2026-01-05","remittanceInformationUnstructured":"","creditorId":"","creditorName":"","ultimateCreditor":"","debtorName":"","ultimateDebtor":"","purposeCode":"","bankTransactionCode":"PMNT-RCDT-ESCT","creditorAccount":{"iban":"NO1615030123465"},"debtorAccount":{"bban":"15030123457"},"x%d":1}`, i)
+	}
+	doc.WriteString(`]}]}`)
+
+	s, db := newBank(t)
+	if _, err := s.Ops.UpdateSettings(func(st *bank.Settings) { st.Strict = true }); err != nil {
+		t.Fatal(err)
+	}
+	before := exportJSON(t, s)
+	_, err := importStream(t, s, []byte(doc.String()))
+	if e, ok := bank.AsError(err); !ok || len(e.Messages) != 1 || e.Messages[0].Path != "customers[0].name" || !strings.Contains(e.Messages[0].Text, "strict mode refuses") {
+		t.Fatalf("strict mode: %v", err)
+	}
+	unchanged(t, s, db, before)
+
+	if _, err := s.Ops.UpdateSettings(func(st *bank.Settings) { st.Strict = false }); err != nil {
+		t.Fatal(err)
+	}
+	n, err := importStream(t, s, []byte(doc.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Warnings) != bank.MaxWarnings+1 || n.Warnings[0].Path != "customers[0].name" || n.Warnings[bank.MaxWarnings].Rest() != 3000+2000-bank.MaxWarnings {
+		t.Fatalf("%d warnings, the first at %s, the last for %d more", len(n.Warnings), n.Warnings[0].Path, n.Warnings[len(n.Warnings)-1].Rest())
+	}
+}
+
+// TestWriteScenario_RefusesANoteImportWouldRefuse: a note over 64 KiB is
+// refused before anything is written.
+func TestWriteScenario_RefusesANoteImportWouldRefuse(t *testing.T) {
+	s, _ := newBank(t)
+	var out bytes.Buffer
+	err := s.Sandbox.WriteScenario(&out, strings.Repeat("n", bank.MaxScenarioNote+1), "")
+	if findingAt(err, "note") != "must be at most 65536 bytes (64 KiB), not 65537; keep a longer text in a file beside the scenario" || out.Len() != 0 {
+		t.Fatalf("%v, wrote %d bytes", err, out.Len())
+	}
+	if err := s.Sandbox.WriteScenario(&out, strings.Repeat("n", bank.MaxScenarioNote), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importStream(t, s, out.Bytes()); err != nil {
+		t.Fatalf("a note of 64 KiB: %v", err)
+	}
+}
+
+// TestSummariseScenario_NeverReadsALongNoteWhole: the scenarios folder's
+// list refuses a note of 300 MB as import would, reading it through
+// without holding more than its limit.
+func TestSummariseScenario_NeverReadsALongNoteWhole(t *testing.T) {
+	const size = 300_000_000
+	doc := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1","note":"`), io.LimitReader(endless('n'), size), strings.NewReader(`"}`))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := bank.SummariseScenario(doc)
+	runtime.ReadMemStats(&after)
+	if err == nil || err.Error() != fmt.Sprintf("note: must be at most 65536 bytes (64 KiB), not %d; keep a longer text in a file beside the scenario", size) {
+		t.Fatalf("the summary of a note of %d bytes: %v", size, err)
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 4<<20 {
+		t.Fatalf("the summary allocated %d MiB", allocated>>20)
+	}
+}
+
+// endless reads the byte b for ever.
+type endless byte
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(e)
+	}
+	return len(p), nil
 }

@@ -18,8 +18,12 @@ import (
 // account's transactions a page at a time, so that memory does not grow
 // with them; the rest of the scenario is held while it is written. It
 // waits for a batch run under way and reads one storage transaction, so
-// the file holds one moment's data and no half of a run.
+// the file holds one moment's data and no half of a run. A note over
+// MaxScenarioNote bytes is refused, as import would refuse it.
 func (s *Sandbox) WriteScenario(w io.Writer, note, indent string) error {
+	if len(note) > MaxScenarioNote {
+		return tooManyBytes("note", MaxScenarioNote, int64(len(note))) // import would refuse it
+	}
 	s.batch.Lock()
 	defer s.batch.Unlock()
 	return s.view("export scenario", func(tx Tx) error {

@@ -2,24 +2,30 @@ package bank
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 )
 
 // shapeWalker finds the oddities walkShape finds (keys given twice, keys
 // of no field) in a JSON value that is known to be valid, walking its
 // bytes instead of its tokens: the streamed import checks every one of a
-// million transactions with it. It gives up (ok false) on a key with an
-// escape, which walkShape then reads.
+// million transactions with it.
 type shapeWalker struct {
 	data []byte
 	i    int
 	// path holds the path's parts, joined only for an oddity.
 	path [][]byte
-	odd  []Message
-	// fields caches fieldOf by type and key.
+	odd  Warnings
+	// fields caches fieldOf by type and key, up to maxCachedKeys keys a
+	// type.
 	fields map[reflect.Type]map[string]fieldType
 }
+
+// maxCachedKeys bounds the keys a cache of fields by key holds per type:
+// every field and a few spellings, not each of a million unknown keys.
+const maxCachedKeys = 256
 
 // fieldType is what fieldOf answers.
 type fieldType struct {
@@ -28,17 +34,15 @@ type fieldType struct {
 }
 
 // quickShape returns the oddities of data, a valid JSON value decoded
-// into t, with path in front of their paths; ok false when it cannot
-// tell.
-func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) (odd []Message, ok bool) {
+// into t, with path in front of their paths: at most MaxWarnings and a
+// line for the rest (Warnings).
+func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) []Message {
 	if w.fields == nil {
 		w.fields = map[reflect.Type]map[string]fieldType{}
 	}
-	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], []byte(path)), nil
-	if !w.value(t) {
-		return nil, false
-	}
-	return w.odd, true
+	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], []byte(path)), Warnings{}
+	w.value(t)
+	return w.odd.List()
 }
 
 func (w *shapeWalker) space() {
@@ -52,33 +56,34 @@ func (w *shapeWalker) space() {
 	}
 }
 
-func (w *shapeWalker) value(t reflect.Type) bool {
+func (w *shapeWalker) value(t reflect.Type) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	w.space()
 	switch w.data[w.i] {
 	case '{':
-		return w.object(t)
+		w.object(t)
+		return
 	case '[':
-		return w.array(t)
+		w.array(t)
+		return
 	case '"':
 		w.str()
-		return true
+		return
 	}
 	for w.i < len(w.data) {
 		switch w.data[w.i] {
 		case ',', ']', '}', ' ', '\t', '\r', '\n':
-			return true
+			return
 		}
 		w.i++
 	}
-	return true
 }
 
-// str reads a string and returns its bytes between the quotes; plain is
-// false when it holds an escape.
-func (w *shapeWalker) str() (s []byte, plain bool) {
+// str reads a string and returns its text between the quotes, with its
+// escapes decoded.
+func (w *shapeWalker) str() []byte {
 	w.i++
 	start, plain := w.i, true
 	for w.data[w.i] != '"' {
@@ -89,10 +94,15 @@ func (w *shapeWalker) str() (s []byte, plain bool) {
 		w.i++
 	}
 	w.i++
-	return w.data[start : w.i-1], plain
+	if plain {
+		return w.data[start : w.i-1]
+	}
+	var s string
+	_ = json.Unmarshal(w.data[start-1:w.i], &s) // valid: the value decoded
+	return []byte(s)
 }
 
-func (w *shapeWalker) array(t reflect.Type) bool {
+func (w *shapeWalker) array(t reflect.Type) {
 	var elem reflect.Type
 	if !leafType(t) && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 		elem = t.Elem()
@@ -101,43 +111,37 @@ func (w *shapeWalker) array(t reflect.Type) bool {
 	w.space()
 	if w.data[w.i] == ']' {
 		w.i++
-		return true
+		return
 	}
 	for n := 0; ; n++ {
 		w.path = append(w.path, fmt.Appendf(nil, "[%d]", n))
-		if !w.value(elem) {
-			return false
-		}
+		w.value(elem)
 		w.path = w.path[:len(w.path)-1]
 		w.space()
 		w.i++ // ',' or ']'
 		if w.data[w.i-1] == ']' {
-			return true
+			return
 		}
 	}
 }
 
-func (w *shapeWalker) object(t reflect.Type) bool {
+func (w *shapeWalker) object(t reflect.Type) {
 	leaf := leafType(t)
 	w.i++
 	w.space()
 	if w.data[w.i] == '}' {
 		w.i++
-		return true
+		return
 	}
-	var seen [][]byte
+	var seen keySet
 	for {
 		w.space()
-		key, plain := w.str()
-		if !plain {
-			return false
-		}
+		key := w.str()
 		w.space()
 		w.i++ // ':'
-		if containsKey(seen, key) {
+		if !seen.add(key) {
 			w.note(key, givenTwice)
 		}
-		seen = append(seen, key)
 		var field reflect.Type
 		switch {
 		case leaf:
@@ -151,25 +155,50 @@ func (w *shapeWalker) object(t reflect.Type) bool {
 			field = f.t
 		}
 		w.path = append(w.path, key)
-		if !w.value(field) {
-			return false
-		}
+		w.value(field)
 		w.path = w.path[:len(w.path)-1]
 		w.space()
 		w.i++ // ',' or '}'
 		if w.data[w.i-1] == '}' {
-			return true
+			return
 		}
 	}
 }
 
-func containsKey(seen [][]byte, key []byte) bool {
-	for _, k := range seen {
+// keySet is the keys of an object seen so far: a list while it is short,
+// as a transaction's is, and once it is long a set of their 64-bit hashes,
+// so that an object of millions of keys costs one lookup and 8 bytes a
+// key. Two keys of one object with the same hash (about one chance in
+// 10^7 with 2,000,000 keys) are taken for one key given twice.
+type keySet struct {
+	list [][]byte
+	seed maphash.Seed
+	m    map[uint64]struct{}
+}
+
+// add adds key and reports whether it was new.
+func (s *keySet) add(key []byte) bool {
+	if s.m != nil {
+		h := maphash.Bytes(s.seed, key)
+		if _, ok := s.m[h]; ok {
+			return false
+		}
+		s.m[h] = struct{}{}
+		return true
+	}
+	for _, k := range s.list {
 		if bytes.Equal(k, key) {
-			return true
+			return false
 		}
 	}
-	return false
+	if s.list = append(s.list, key); len(s.list) > 32 {
+		s.seed, s.m = maphash.MakeSeed(), make(map[uint64]struct{}, 2*len(s.list))
+		for _, k := range s.list {
+			s.m[maphash.Bytes(s.seed, k)] = struct{}{}
+		}
+		s.list = nil
+	}
+	return true
 }
 
 // field returns fieldOf(t, key), cached.
@@ -182,7 +211,9 @@ func (w *shapeWalker) field(t reflect.Type, key []byte) fieldType {
 	f, ok := m[string(key)]
 	if !ok {
 		f.t, f.ok = fieldOf(t, string(key))
-		m[string(key)] = f
+		if len(m) < maxCachedKeys {
+			m[string(key)] = f
+		}
 	}
 	return f
 }
@@ -193,5 +224,5 @@ func (w *shapeWalker) note(key []byte, text string) {
 	for _, part := range w.path {
 		path = JoinPath(path, string(part))
 	}
-	w.odd = append(w.odd, Oddity(CodeBadRequest, JoinPath(path, string(key)), text))
+	w.odd.Add(Oddity(CodeBadRequest, JoinPath(path, string(key)), text))
 }

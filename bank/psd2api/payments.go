@@ -3,7 +3,6 @@ package psd2api
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 
 	"sandbank/bank"
@@ -85,8 +84,11 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 		}
 		p, a := made.Payment, made.Authorisation
 		self := paymentPath(service, product, p.ID)
+		var messages bank.Warnings
+		messages.Add(warnings(r)...)
+		messages.Add(p.Warnings...)
 		out := paymentCreated{
-			PaymentID: p.ID, TransactionStatus: p.Status, TPPMessages: append(slices.Clone(warnings(r)), p.Warnings...),
+			PaymentID: p.ID, TransactionStatus: p.Status, TPPMessages: messages.List(),
 			Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET"), "scaStatus": linkTo(self+"/authorisations/"+a.ID, "GET")},
 		}
 		if a.Status == bank.ScaExempted {

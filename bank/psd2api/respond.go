@@ -60,8 +60,7 @@ func jsonBody(r *http.Request) ([]byte, error) {
 // (docs/TPP-GUIDE.md 9) as notes of the request. The change is made, so they are noted
 // even if strict mode came on while the request ran.
 func accepted(r *http.Request, odd []bank.Message) {
-	st := stateOf(r)
-	st.notes = append(st.notes, odd...)
+	stateOf(r).notes.Add(odd...)
 }
 
 // number writes a sandbox amount as a JSON number.

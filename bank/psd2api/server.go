@@ -420,9 +420,9 @@ type state struct {
 	// spool holds the body of a route that spools it (a scenario
 	// import's) instead of body, while the handler runs; head is its
 	// first bytes, for the log, and size its length.
-	spool *spoolFile
-	head  []byte
-	size  int64
+	spool   *spoolFile
+	head    []byte
+	size    int64
 	verdict *httpsig.Verdict
 	errCode string
 	access  string // the PSU and grant an account-information request used
