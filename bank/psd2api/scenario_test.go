@@ -2,6 +2,8 @@ package psd2api_test
 
 import (
 	"bytes"
+	"crypto/sha512"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -17,7 +19,9 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
+	"sandbank/bank/reqlog"
 )
 
 var updateExample = flag.Bool("update-example", false, "rewrite assets/scenarios/"+exampleFile+" from the bank")
@@ -694,5 +698,42 @@ func TestScenario_Version1LoadsAsBefore(t *testing.T) {
 	overview, _ := b.App.Bank.Ops.Consents()
 	if after != before || st.CoverRetryDays != 9 || list.Total != 0 || len(overview.Grants) != 0 || len(overview.Authorisations) != 0 {
 		t.Fatalf("clock %+v then %+v, cover retry days %d, %d payments, %d grants", before, after, st.CoverRetryDays, list.Total, len(overview.Grants))
+	}
+}
+
+// TestScenario_BodyIsSpooledAndItsDigestChecked: a scenario import's body
+// goes to a temporary file as it comes, hashed for its Digest on the way,
+// rather than into memory; the Digest is checked as any other's, with
+// SHA-256 or SHA-512, and the file is gone once the request is answered.
+// The log keeps the body's first 64 KiB and its size.
+func TestScenario_BodyIsSpooledAndItsDigestChecked(t *testing.T) {
+	spool := t.TempDir()
+	t.Setenv("TMPDIR", spool)
+	b, _ := setup(t)
+	export := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario", nil).Body
+	body := append(bytes.TrimRight(export, "\n"), bytes.Repeat([]byte(" \n"), 1<<20)...)
+	sum512 := sha512.Sum512(body)
+	before := b.FileSum()
+	for _, c := range []struct {
+		digest, code string
+		status       int
+	}{
+		{httpsig.Digest(export), "SIGNATURE_INVALID", 400},
+		{"MD5=abcd", "SIGNATURE_INVALID", 400},
+		{"SHA-512=" + base64.StdEncoding.EncodeToString(sum512[:]), "", 200},
+		{"MD5=xyz, " + httpsig.Digest(body), "", 200},
+	} {
+		r := b.Send(handSigned(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", body, sig{digest: c.digest}))
+		expect(t, r, c.status, c.code)
+		if c.status != 200 && b.FileSum() != before {
+			t.Errorf("Digest %.20s: the refused import changed the data file", c.digest)
+		}
+		e := logged(t, b, r)
+		if e.RequestBodySize != int64(len(body)) || len(e.RequestBody) != reqlog.MaxLoggedBody || !e.BodiesCut {
+			t.Errorf("Digest %.20s: the log has %d bytes of %d, cut %v", c.digest, len(e.RequestBody), e.RequestBodySize, e.BodiesCut)
+		}
+		if left, err := os.ReadDir(spool); err != nil || len(left) != 0 {
+			t.Errorf("Digest %.20s: left in the spool folder: %v %v", c.digest, left, err)
+		}
 	}
 }

@@ -300,6 +300,56 @@ func TestTolerance_DuplicateKeysAreNoted(t *testing.T) {
 	}
 }
 
+// Warnings are capped where they are gathered (bank.Warnings): an answer's
+// tppMessages and the request log's client notes hold the first
+// bank.MaxWarnings and one line with the count of the rest, for a body of
+// the sandbox API as for a scenario of 200,000 duplicate keys; strict
+// mode refuses a scenario at its first.
+func TestTolerance_WarningsAreCapped(t *testing.T) {
+	b, tpp := setup(t)
+	var customer strings.Builder
+	customer.WriteString(`{"customerNumber": "55555555555", "type": "private", "name": "First Name"`)
+	for range 500 {
+		customer.WriteString(`, "name": "First Name"`)
+	}
+	customer.WriteString(`}`)
+	var scenario strings.Builder
+	scenario.WriteString(`{"format": "sandbank-scenario/1", "customers": [{"customerNumber": "55555555555", "type": "private", "name": "First Name"`)
+	for range 200_000 {
+		scenario.WriteString(`,"name":"A"`)
+	}
+	scenario.WriteString(`}]}`)
+	for _, c := range []struct {
+		who          *apptest.TPP
+		method, path string
+		body         string
+		status, rest int
+	}{
+		{tpp, "POST", "/v1/sandbox/customers", customer.String(), 201, 500 - bank.MaxWarnings},
+		{b.Operator(), "PUT", "/v1/sandbox/scenario", scenario.String(), 200, 200_000 - bank.MaxWarnings},
+	} {
+		r := b.Do(c.who, c.method, c.path, []byte(c.body))
+		expect(t, r, c.status, "")
+		var answer struct {
+			TPPMessages []bank.Message `json:"tppMessages"`
+		}
+		r.JSON(t, &answer)
+		notes := logged(t, b, r).Notes
+		if len(answer.TPPMessages) != bank.MaxWarnings+1 || len(r.Body) > 32<<10 || !strings.Contains(answer.TPPMessages[bank.MaxWarnings].Text, fmt.Sprintf("and %d more warnings", c.rest)) {
+			t.Errorf("%s %s: %d tppMessages in %d bytes: %.300s", c.method, c.path, len(answer.TPPMessages), len(r.Body), r.Body)
+		}
+		if len(notes) != bank.MaxWarnings+1 || notes[bank.MaxWarnings].Rest() != c.rest {
+			t.Errorf("%s %s: %d client notes in the log", c.method, c.path, len(notes))
+		}
+	}
+	setStrict(t, b, true)
+	defer setStrict(t, b, false)
+	e := rejects(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", []byte(scenario.String()), 400, "BAD_REQUEST", "customers[0].name")
+	if len(e.TPPMessages) != 1 {
+		t.Errorf("strict mode refused the scenario with %d findings, want the first", len(e.TPPMessages))
+	}
+}
+
 // Sandbox amounts are JSON numbers; a tool that writes them as strings,
 // as Berlin Group amounts are, gets them read as the numbers with a
 // warning. A string that is no number is still refused.
