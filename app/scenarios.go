@@ -31,8 +31,8 @@ type scenarios struct {
 // MaxScenarioFile is the largest scenario file the folder lists and loads.
 // A file is read as a stream, a record at a time, so its size costs time,
 // not memory; the limit keeps a stray file from holding the window for
-// long. A request body (psd2api.MaxScenarioBody) is held whole, so its
-// limit is lower.
+// long. A request body (psd2api.MaxScenarioBody) is spooled to a
+// temporary file first, so its limit is lower.
 const MaxScenarioFile = 2 << 30
 
 // ScenarioDir is the folder of scenario files.

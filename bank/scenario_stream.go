@@ -537,30 +537,20 @@ func streamError(err error) bool {
 	return errors.As(err, &syntax) || errors.As(err, &read) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
-// decodeRecord decodes raw, one JSON value, into v, as DecodeTolerant
-// does, giving the paths of its errors and oddities the prefix path. A
-// record that decodes (the types of a scenario hold no interface, where
-// json.Decoder's UseNumber would matter) has its oddities found by
-// quickShape; DecodeTolerant says why one does not.
+// decodeRecord decodes raw, one valid JSON value, into v as DecodeTolerant
+// does, with path in front of the paths of its error and oddities; the
+// oddities are found by quickShape, and a value that does not decode is
+// described as DecodeTolerant describes it. (The types of a scenario hold
+// no interface, where json.Decoder's UseNumber would matter, and the text
+// is UTF-8: utf8Reader saw to it.)
 func (s *streamSource) decodeRecord(path string, raw []byte, v any) error {
-	if json.Unmarshal(raw, v) == nil {
+	err := json.Unmarshal(raw, v)
+	if err == nil {
 		return s.noted(s.shape.quickShape(raw, reflect.TypeOf(v), path))
 	}
-	odd, err := DecodeTolerant(raw, v)
-	if err != nil {
-		e, ok := AsError(err)
-		if !ok || len(e.Messages) != 1 {
-			return err
-		}
-		m := e.Messages[0]
-		return PathError(e.Code, JoinPath(path, m.Path), m.Text)
-	}
-	for i := range odd {
-		if odd[i].Rest() == 0 {
-			odd[i].Path = clip(JoinPath(path, odd[i].Path))
-		}
-	}
-	return s.noted(odd)
+	e := describeJSONError(raw, err, v)
+	m := e.Messages[0]
+	return PathError(e.Code, JoinPath(path, m.Path), m.Text)
 }
 
 // unknown skips the value of a key the bank does not use, of at most

@@ -32,9 +32,11 @@ import (
 	"sandbank/bank/reqlog"
 )
 
-// Request body limits. Every body is at most MaxBody, except a scenario
-// import: a scenario the bank exported must import back, and one with
-// some thousands of transactions is larger than 1 MiB.
+// Request body limits. Every body is at most MaxBody, held in memory,
+// except a scenario import: a scenario the bank exported must import
+// back, and one with some thousands of transactions is larger than 1 MiB.
+// A body a route allows more than MaxBody of is spooled to a temporary
+// file instead (spool).
 const (
 	MaxBody         = 1 << 20
 	MaxScenarioBody = 256 << 20
