@@ -325,7 +325,7 @@ func (g *guard) scan(b []byte) int {
 			g.stack = g.stack[:len(g.stack)-1]
 		case ',':
 			if top := g.top(); top != nil && top.object {
-				top.expectKey = true
+				top.expectKey, top.member = true, slot{mode: wholeValue}
 				if g.unknownDepth == len(g.stack) {
 					g.unknownDepth = 0
 				}
@@ -372,6 +372,7 @@ func (g *guard) open(object bool) {
 	if n := len(g.stack); n < cap(g.stack) {
 		f.key = g.stack[:n+1][n].key[:0] // the buffer of the last frame this deep
 	}
+	f.member = slot{mode: wholeValue} // until a key says otherwise
 	if !object {
 		f.member = g.itemSlot(s)
 	}
@@ -388,10 +389,14 @@ func (g *guard) top() *frame {
 
 // slot is where the value that begins now goes.
 func (g *guard) slot() slot {
-	if top := g.top(); top != nil {
-		return top.member
+	top := g.top()
+	switch {
+	case top == nil:
+		return g.root
+	case top.object && top.expectKey:
+		return slot{mode: wholeValue} // a value where a key belongs: the decoder refuses it
 	}
-	return g.root
+	return top.member
 }
 
 // itemSlot is where the items of an array in slot s go.

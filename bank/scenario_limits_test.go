@@ -222,3 +222,24 @@ func TestWarnings_KeepTheFirstAndCountTheRest(t *testing.T) {
 		t.Fatalf("refusal of %d messages, the last %+v", len(e.Messages), e.Messages[len(e.Messages)-1])
 	}
 }
+
+// FuzzGuard reads any text through a guard, in reads of any size: it
+// passes on a prefix of the text, all of it unless it refuses, and its
+// only errors are refusals (or none), whatever the text.
+func FuzzGuard(f *testing.F) {
+	f.Add([]byte(`{"format":"sandbank-scenario/1","customers":[{"name":"a\u00e5\"b"}],"x":[1,{"y":"z"}]}`), uint8(3))
+	f.Add([]byte(`{"NOTE":"\ud83d\ude00","accounts":[{"transactions":[{"creditorName":"x","Photo":[{"a":true}]}]}]}`), uint8(1))
+	f.Fuzz(func(t *testing.T, doc []byte, chunk uint8) {
+		passed, refused, err := guarded(doc, int(chunk))
+		switch {
+		case err != nil:
+			t.Fatalf("an error that is no refusal: %v", err)
+		case !bytes.HasPrefix(doc, passed):
+			t.Fatal("passed bytes that are not the text's")
+		case refused == nil && len(passed) != len(doc):
+			t.Fatalf("passed %d bytes of %d, refusing nothing", len(passed), len(doc))
+		case refused != nil && len(refused.Messages) != 1:
+			t.Fatalf("a refusal of %d findings", len(refused.Messages))
+		}
+	})
+}
