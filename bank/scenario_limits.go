@@ -467,8 +467,13 @@ func (g *guard) setMember(key []byte, at int64) {
 	default:
 		top.member = slot{mode: wholeValue} // not an object: the decoder refuses it
 	}
-	top.key = append(top.key[:0], key...)
+	top.key = append(top.key[:0], key[:min(len(key), maxPathKey)]...)
 }
+
+// maxPathKey is the most of a key the guard keeps for a path: a refusal
+// names it, and a document nested 10,000 deep may have a long key at each
+// level.
+const maxPathKey = 256
 
 // path is the path of the current member or item of the depth outermost
 // frames: depth 1 is within the top-level value.

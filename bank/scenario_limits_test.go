@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -242,4 +243,40 @@ func FuzzGuard(f *testing.F) {
 			t.Fatalf("a refusal of %d findings", len(refused.Messages))
 		}
 	})
+}
+
+// TestGuard_KeepsLittleOfDeepKeys: settings nested 2,000 deep with a key
+// of 60 KiB at each level (the scenarios folder's list reads them without
+// a hold) cost the guard a few bytes of each key, for the path.
+func TestGuard_KeepsLittleOfDeepKeys(t *testing.T) {
+	level := `{"` + strings.Repeat("k", 60<<10) + `":`
+	deep := io.MultiReader(strings.NewReader(`{"settings":`), &repeatedText{s: level, n: 2000}, strings.NewReader("1"), &repeatedText{s: "}", n: 2001})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n, err := io.Copy(io.Discard, newGuard(deep, reflect.TypeFor[Scenario]()))
+	runtime.ReadMemStats(&after)
+	if err != nil || n != int64(len(`{"settings":`)+2000*len(level)+2002) {
+		t.Fatalf("passed %d bytes, %v", n, err)
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 8<<20 {
+		t.Fatalf("the guard allocated %d MiB", allocated>>20)
+	}
+}
+
+// repeatedText reads s n times.
+type repeatedText struct {
+	s   string
+	n   int
+	off int
+}
+
+func (r *repeatedText) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, r.s[r.off:])
+	if r.off += k; r.off == len(r.s) {
+		r.off, r.n = 0, r.n-1
+	}
+	return k, nil
 }
