@@ -88,26 +88,35 @@ func count(n int, noun string) string {
 }
 
 // SummariseScenario reads a scenario file's format, note and counts as a
-// stream, holding no more than a token at a time, so that a large file
-// in the scenarios folder costs time to list but not memory: a string
-// longer than its field may be (a note over MaxScenarioNote) is refused
-// as the import refuses it, without being read whole (guard). A file that
-// is not a Sandbank scenario, or that import would refuse so, is an error
-// saying why.
+// stream, holding no more than a token, or a value it decodes (format,
+// note, clock, history) of at most one record's 24 MiB, at a time, so
+// that a large file in the scenarios folder costs time to list but not
+// memory: a string longer than its field may be (a note over
+// MaxScenarioNote) is refused as the import refuses it, without being
+// read whole (guard). A file that is not a Sandbank scenario, or that
+// import would refuse so, is an error saying why.
 func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 	var f ScenarioFile
-	dec := json.NewDecoder(newGuard(r, reflect.TypeFor[Scenario]()))
+	g := newGuard(r, reflect.TypeFor[Scenario]())
+	dec := json.NewDecoder(g)
+	// decode decodes a value of at most maxRecord bytes, as import
+	// decodes a record.
+	decode := func(v any, path string) error {
+		g.hold(dec.InputOffset()+maxRecord, path, "record")
+		defer g.release()
+		return dec.Decode(v)
+	}
 	format := ""
 	err := eachField(dec, func(key string) error {
 		switch key {
 		case "format":
-			return dec.Decode(&format)
+			return decode(&format, key)
 		case "settings":
 			f.Settings = true
 			return skip(dec)
 		case "clock":
 			var c ScenarioClock
-			if err := dec.Decode(&c); err != nil {
+			if err := decode(&c, key); err != nil {
 				return err
 			}
 			f.Clock = c.Now
@@ -117,7 +126,7 @@ func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 				"grants": &f.Counts.Grants, "authorisations": &f.Counts.Authorisations}[key]
 			return eachItem(dec, func() error { *n++; return skip(dec) })
 		case "note":
-			return dec.Decode(&f.Note)
+			return decode(&f.Note, key)
 		case "customers":
 			return eachItem(dec, func() error { f.Counts.Customers++; return skip(dec) })
 		case "agreements":
@@ -145,7 +154,7 @@ func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 						var h struct {
 							Count int `json:"count"`
 						}
-						if err := dec.Decode(&h); err != nil {
+						if err := decode(&h, "history"); err != nil {
 							return err
 						}
 						*txs += h.Count

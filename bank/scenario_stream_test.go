@@ -571,6 +571,41 @@ func TestSummariseScenario_NeverReadsALongNoteWhole(t *testing.T) {
 	}
 }
 
+// TestSummariseScenario_HoldsAValueItDecodesToARecord: a format that is
+// an array of 300 MB, which a decoder would hold whole, is refused at 24
+// MiB, the most of a record.
+func TestSummariseScenario_HoldsAValueItDecodesToARecord(t *testing.T) {
+	doc := io.MultiReader(strings.NewReader(`{"format":[`), strings.NewReader("0"), &repeat{s: ",0", n: 150_000_000}, strings.NewReader(`]}`))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := bank.SummariseScenario(doc)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.HasPrefix(err.Error(), "format: is over 24 MiB") {
+		t.Fatalf("a format of 300 MB: %v", err)
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 128<<20 {
+		t.Fatalf("the summary allocated %d MiB", allocated>>20)
+	}
+}
+
+// repeat reads s n times.
+type repeat struct {
+	s   string
+	n   int
+	off int
+}
+
+func (r *repeat) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p, r.s[r.off:])
+	if r.off += k; r.off == len(r.s) {
+		r.off, r.n = 0, r.n-1
+	}
+	return k, nil
+}
+
 // endless reads the byte b for ever.
 type endless byte
 
