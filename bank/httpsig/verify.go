@@ -322,11 +322,12 @@ func (vf *Verifier) checkSignature(v *Verdict, r *http.Request, hasBody bool, si
 	if !checkHeaderList(v, r, hasBody, p.Headers) {
 		return
 	}
-	signing, err := SigningString(r, p.Headers)
+	lines, err := signingLines(r, p.Headers)
 	if err != nil {
 		v.fail("signed headers", bank.CodeSignatureInvalid, "%v", err)
 		return
 	}
+	signing := joinLines(lines, "\n")
 	v.SigningString = signing
 	sig, err := decodeBase64(p.Signature)
 	if err != nil {
@@ -334,7 +335,7 @@ func (vf *Verifier) checkSignature(v *Verdict, r *http.Request, hasBody bool, si
 		return
 	}
 	if err := rsa.VerifyPKCS1v15(pub, h, hashOf(h, []byte(signing)), sig); err != nil {
-		v.fail("signature", bank.CodeSignatureInvalid, "the RSA signature does not verify over the signing string with the certificate's key; sign exactly the signing string shown, with the key of this certificate")
+		v.fail("signature", bank.CodeSignatureInvalid, "%s", diagnose(r, lines, signing, pub, h, sig))
 		return
 	}
 	v.pass("signature", "RSA PKCS#1 v1.5 %s signature verifies over the signing string", strings.ToLower(p.Algorithm))
@@ -626,20 +627,11 @@ func headerValue(r *http.Request, name string) []string {
 // SigningString builds the string that is signed: "name: value" per listed
 // header, in list order, joined by "\n".
 func SigningString(r *http.Request, headers []string) (string, error) {
-	lines := make([]string, 0, len(headers))
-	for _, h := range headers {
-		name := strings.ToLower(h)
-		if name == "(request-target)" {
-			lines = append(lines, name+": "+strings.ToLower(r.Method)+" "+requestTarget(r))
-			continue
-		}
-		values := headerValue(r, name)
-		if values == nil {
-			return "", fmt.Errorf("headers lists %s, but the request has no %s header", name, name)
-		}
-		lines = append(lines, name+": "+strings.Join(values, ", "))
+	lines, err := signingLines(r, headers)
+	if err != nil {
+		return "", err
 	}
-	return strings.Join(lines, "\n"), nil
+	return joinLines(lines, "\n"), nil
 }
 
 // requestTarget returns the path and query as sent on the request line.
