@@ -737,3 +737,40 @@ func TestScenario_BodyIsSpooledAndItsDigestChecked(t *testing.T) {
 		}
 	}
 }
+
+// goldenCase is a version-2 scenario written by the bank (buildCase on a
+// frozen clock), kept as it was written: every later Sandbank must load it
+// and write it back byte for byte, so that the files support staff keep
+// stay readable. -update writes it anew.
+const goldenCase = "testdata/scenario/support-case.golden.json"
+
+func TestScenario_GoldenFileLoadsTheSame(t *testing.T) {
+	const path = "/v1/sandbox/scenario?note=support+case+4711"
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		a, tpp := startCaseBank(t, caseRealTime)
+		buildCase(t, a, tpp)
+		r := a.Do(a.Operator(), "GET", path, nil)
+		expect(t, r, 200, "")
+		if err := os.MkdirAll(filepath.Dir(goldenCase), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(goldenCase, r.Body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(goldenCase)
+	if err != nil {
+		t.Fatalf("%v; write it with go test ./bank/psd2api -run TestScenario_GoldenFileLoadsTheSame -update", err)
+	}
+	b, _ := startCaseBank(t, caseRealTime)
+	expect(t, b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", want), 200, "")
+	r := b.Do(b.Operator(), "GET", path, nil)
+	expect(t, r, 200, "")
+	if got := r.Body; !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("the scenario of %s reads back otherwise from byte %d:\n got: …%.200s\nwant: …%.200s", goldenCase, i, got[max(0, i-60):], want[max(0, i-60):])
+	}
+}
