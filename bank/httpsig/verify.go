@@ -130,6 +130,9 @@ type parsedCert struct {
 	tppID   string
 	// validity is the validity step's text.
 	validity string
+	// note is the client note on a value that carries more than the
+	// base64 DER (certificateNote), nil for none.
+	note *bank.Message
 }
 
 const certCacheSize = 1024
@@ -250,7 +253,17 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 	}
 	cert := pc.cert
 	v.Cert, v.TPPID = cert, pc.tppID
-	v.Steps = append(v.Steps, Step{Check: "certificate", OK: true, Detail: pc.decoded})
+	switch {
+	case pc.note == nil:
+		v.Steps = append(v.Steps, Step{Check: "certificate", OK: true, Detail: pc.decoded})
+	case policy.Strict:
+		refusal, _ := bank.AsError(bank.Refusal([]bank.Message{*pc.note}))
+		v.fail("certificate", bank.CodeCertificateInvalid, "%s", joinTexts(refusal.Messages))
+		return nil, false
+	default:
+		v.Notes = append(v.Notes, *pc.note)
+		v.Steps = append(v.Steps, Step{Check: "certificate", OK: true, Detail: pc.decoded + ", with a warning: " + pc.note.Text})
+	}
 	now := vf.now()
 	if now.Before(cert.NotBefore) {
 		v.fail("validity", bank.CodeCertificateExpired, "the certificate is valid from %s, which is in the future", cert.NotBefore.UTC().Format(time.RFC3339))
@@ -377,7 +390,7 @@ func (vf *Verifier) parse(value string) parsedCert {
 }
 
 func parseCertHeader(value string) parsedCert {
-	der, err := DecodeCertificateHeader(value)
+	der, extra, err := decodeCertificateHeader(value)
 	if err != nil {
 		return parsedCert{err: err.Error()}
 	}
@@ -392,24 +405,59 @@ func parseCertHeader(value string) parsedCert {
 	}
 	pc.decoded = fmt.Sprintf("subject %s, issuer %s, serial %X, TPP %s", FormatDN(cert.Subject), FormatDN(cert.Issuer), cert.SerialNumber, pc.tppID)
 	pc.validity = fmt.Sprintf("valid from %s to %s", cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339))
+	if len(extra) > 0 {
+		note := certificateNote(extra)
+		pc.note = &note
+	}
 	return pc
 }
 
+// certificateNote is the client note on a TPP-Signature-Certificate value
+// that carries extra, what else than the base64 DER it holds: accepted, as
+// the real bank may, with what to send instead; strict mode refuses it.
+func certificateNote(extra []string) bank.Message {
+	list := extra[0]
+	if n := len(extra); n > 1 {
+		list = strings.Join(extra[:n-1], ", ") + " and " + extra[n-1]
+	}
+	return bank.Oddity(bank.CodeCertificateInvalid, "TPP-Signature-Certificate",
+		"TPP-Signature-Certificate holds the certificate with "+list+"; the bank accepts it, but the header takes the base64 DER alone, without the armour, on one line: openssl x509 -in cert.pem -outform DER | openssl base64 -A")
+}
+
 // DecodeCertificateHeader decodes a TPP-Signature-Certificate value: base64
-// DER, with PEM armour, white space and escaped line breaks tolerated.
+// DER, with PEM armour, white space and escaped line breaks tolerated (the
+// verifier accepts them with a client note).
 func DecodeCertificateHeader(value string) ([]byte, error) {
-	s := strings.ReplaceAll(value, `\n`, "")
-	s = strings.ReplaceAll(s, "-----BEGIN CERTIFICATE-----", "")
-	s = strings.ReplaceAll(s, "-----END CERTIFICATE-----", "")
-	s = strings.Join(strings.Fields(s), "")
+	der, _, err := decodeCertificateHeader(value)
+	return der, err
+}
+
+// decodeCertificateHeader is DecodeCertificateHeader, also returning what
+// it took away around and within the base64: the PEM armour, escaped line
+// breaks, white space.
+func decodeCertificateHeader(value string) (der []byte, extra []string, err error) {
+	s := value
+	if strings.Contains(s, "-----BEGIN CERTIFICATE-----") || strings.Contains(s, "-----END CERTIFICATE-----") {
+		s = strings.ReplaceAll(s, "-----BEGIN CERTIFICATE-----", "")
+		s = strings.ReplaceAll(s, "-----END CERTIFICATE-----", "")
+		extra = append(extra, "PEM armour (-----BEGIN CERTIFICATE-----)")
+	}
+	if strings.Contains(s, `\n`) {
+		s = strings.ReplaceAll(s, `\n`, "")
+		extra = append(extra, `escaped line breaks (\n)`)
+	}
+	if joined := strings.Join(strings.Fields(s), ""); joined != s {
+		s = joined
+		extra = append(extra, "white space")
+	}
 	if s == "" {
-		return nil, fmt.Errorf("is empty")
+		return nil, nil, fmt.Errorf("is empty")
 	}
-	der, err := decodeBase64(s)
+	der, err = decodeBase64(s)
 	if err != nil {
-		return nil, fmt.Errorf("is not base64-encoded DER")
+		return nil, nil, fmt.Errorf("is not base64-encoded DER")
 	}
-	return der, nil
+	return der, extra, nil
 }
 
 func decodeBase64(s string) ([]byte, error) {

@@ -588,6 +588,62 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 	assertPassed(t, vf.Verify(request(keyID(f.tpp)), nil))
 }
 
+// TestVerifyCertificateNotes: a TPP-Signature-Certificate with PEM
+// armour, escaped line breaks or white space around and within its base64
+// passes with a client note that names what it carries besides the
+// base64 DER; the certificate step says so. Strict mode refuses it at the
+// certificate step with the note's text. Base64 alone gives no note.
+func TestVerifyCertificateNotes(t *testing.T) {
+	f := getFixture(t)
+	std := certHeader(f.tpp)
+	request := func(value string) *http.Request {
+		r := serverRequest("GET", "/v1/accounts", nil, "Date", "Tue, 07 Jan 2025 10:00:00 GMT", "X-Request-ID", "id-1",
+			"TPP-Signature-Certificate", value)
+		handSign(t, r, f.tppKey, crypto.SHA256, keyID(f.tpp), "rsa-sha256", []string{"(request-target)", "date", "x-request-id"})
+		return r
+	}
+	const fix = "; the bank accepts it, but the header takes the base64 DER alone, without the armour, on one line: openssl x509 -in cert.pem -outform DER | openssl base64 -A"
+	cases := []struct{ name, value, note string }{
+		{"PEM with escaped line breaks", `-----BEGIN CERTIFICATE-----\n` + std[:64] + `\n` + std[64:] + `\n-----END CERTIFICATE-----`,
+			`TPP-Signature-Certificate holds the certificate with PEM armour (-----BEGIN CERTIFICATE-----) and escaped line breaks (\n)` + fix},
+		{"PEM with its line breaks removed", "-----BEGIN CERTIFICATE-----" + std + "-----END CERTIFICATE-----",
+			"TPP-Signature-Certificate holds the certificate with PEM armour (-----BEGIN CERTIFICATE-----)" + fix},
+		{"PEM with its line breaks as spaces", "-----BEGIN CERTIFICATE----- " + std[:64] + " " + std[64:] + " -----END CERTIFICATE-----",
+			"TPP-Signature-Certificate holds the certificate with PEM armour (-----BEGIN CERTIFICATE-----) and white space" + fix},
+		{"base64 with escaped line breaks and spaces", std[:64] + `\n` + std[64:128] + " " + std[128:],
+			`TPP-Signature-Certificate holds the certificate with escaped line breaks (\n) and white space` + fix},
+	}
+	lenient := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0))
+	strict := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true, Strict: true}, f.clock(0))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := lenient.Verify(request(tc.value), nil)
+			assertPassed(t, v)
+			if len(v.Notes) != 1 {
+				t.Fatalf("notes %+v, want one", v.Notes)
+			}
+			n := v.Notes[0]
+			if n.Category != "WARNING" || n.Path != "TPP-Signature-Certificate" || n.Refuse != bank.CodeCertificateInvalid || n.Text != tc.note {
+				t.Errorf("note %+v\nwant the text %s", n, tc.note)
+			}
+			if step := v.Steps[0]; !strings.HasSuffix(step.Detail, ", with a warning: "+tc.note) {
+				t.Errorf("certificate step %+v does not show the note", step)
+			}
+			v = strict.Verify(request(tc.value), nil)
+			assertFailed(t, v, bank.CodeCertificateInvalid, "certificate", tc.note+" (strict mode refuses what the bank accepts with a warning)")
+			if len(v.Notes) != 0 {
+				t.Errorf("strict refusal with notes %+v", v.Notes)
+			}
+		})
+	}
+	for _, v := range []*httpsig.Verdict{lenient.Verify(request(std), nil), strict.Verify(request(std), nil)} {
+		assertPassed(t, v)
+		if len(v.Notes) != 0 || strings.Contains(v.Steps[0].Detail, "warning") {
+			t.Errorf("base64 DER alone: notes %+v, certificate step %+v", v.Notes, v.Steps[0])
+		}
+	}
+}
+
 // TestVerifyKeyIDRemembered: the verifier remembers a keyId that passed
 // for its certificate; the same request verified again gives the same
 // steps and notes, and a note of one verdict is not shared with the next.
