@@ -14,9 +14,9 @@ import (
 )
 
 var (
-	grantColumns   = []string{"TPP", "PSU", "Context", "Accounts", "Age", "Expires", "Status"}
-	sessionColumns = []string{"TPP", "PSU", "TPP-Session-ID", "Expires", "Status"}
-	authColumns    = []string{"TPP", "Kind", "Status", "PSU", "Started", "Expires", "Redirect URI"}
+	grantColumns   = []string{"TPP", "PSU", "Context", "Accounts", "Age", "Expires (Oslo)", "Status"}
+	sessionColumns = []string{"TPP", "PSU", "TPP-Session-ID", "Expires (Oslo)", "Status"}
+	authColumns    = []string{"TPP", "Kind", "Status", "PSU", "Started (Oslo)", "Expires (Oslo)", "Redirect URI"}
 )
 
 // consentsScreen shows what TPPs may read: the grants per TPP and PSU, the
@@ -200,7 +200,7 @@ func (s *consentsScreen) showGrant() {
 		s.detail.SetText("Select a grant to see its PSU ids and accounts.")
 		return
 	}
-	text := fmt.Sprintf("Grant %s of %s for %s, %s.\nGiven %s, expires %s.\nPSU-ID: %s", g.ID, g.TPPID, customerLabel(g.Customer), g.ContextName, when(g.Created), when(g.Expires()), g.PSUID)
+	text := fmt.Sprintf("Grant %s of %s for %s, %s.\nGiven %s, expires %s.\nPSU-ID: %s", g.ID, g.TPPID, customerLabel(g.Customer), g.ContextName, whenZoned(g.Created), whenZoned(g.Expires()), g.PSUID)
 	if g.CorporateID != "" {
 		text += "\nPSU-Corporate-ID: " + g.CorporateID
 	}

@@ -10,8 +10,18 @@ import (
 	"sandbank/bank"
 )
 
-// when writes a moment as Oslo local time to the minute.
+// The window shows every moment in the bank's time zone, Europe/Oslo, and
+// says so: a table's time column is headed "(Oslo)" and its cells are
+// when's; a time in running text carries the zone's abbreviation, CET or
+// CEST, as whenZoned writes it.
+
+// when writes a moment as Oslo local time to the minute, for a table
+// column headed "(Oslo)".
 func when(t time.Time) string { return t.In(bank.Oslo).Format("2006-01-02 15:04") }
+
+// whenZoned writes a moment as Oslo local time to the minute, with the
+// zone's abbreviation (CET or CEST), for text.
+func whenZoned(t time.Time) string { return t.In(bank.Oslo).Format("2006-01-02 15:04 MST") }
 
 // offsetText writes a clock offset as days, hours and minutes.
 func offsetText(seconds int64) string {

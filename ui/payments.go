@@ -15,9 +15,9 @@ import (
 )
 
 var (
-	paymentColumns  = []string{"Created", "Kind", "TPP", "PSU", "Amount", "Status", "Funds", "Execution date"}
-	basketColumns   = []string{"Created", "TPP", "Payments", "Status", "Authorisations"}
-	batchRunColumns = []string{"Time", "Trigger", "Duration ms", "Counts"}
+	paymentColumns  = []string{"Created (Oslo)", "Kind", "TPP", "PSU", "Amount", "Status", "Funds", "Execution date"}
+	basketColumns   = []string{"Created (Oslo)", "TPP", "Payments", "Status", "Authorisations"}
+	batchRunColumns = []string{"Time (Oslo)", "Trigger", "Duration ms", "Counts"}
 )
 
 // Limits of the payments screen's tables.
@@ -260,14 +260,14 @@ func (s *paymentsScreen) contextText(context string) string {
 	return "agreement " + context
 }
 
-// historyLine writes one status change: "2026-11-24 10:30  RCVD → ACTC
-// by PSU Test Testperson 1 (13039319955): authorised".
+// historyLine writes one status change: "2026-11-24 10:30 CET  RCVD →
+// ACTC  by PSU Test Testperson 1 (13039319955): authorised".
 func historyLine(h bank.StatusChange) string {
 	step := h.To
 	if h.From != "" {
 		step = h.From + " → " + h.To
 	}
-	line := when(h.Time) + "  " + step + "  by " + h.By
+	line := whenZoned(h.Time) + "  " + step + "  by " + h.By
 	if h.Reason != "" {
 		line += ": " + h.Reason
 	}
@@ -287,7 +287,7 @@ func (s *paymentsScreen) paymentText(p bank.Payment, pt bank.Parties) string {
 	if c := s.contextText(p.Context); c != "" {
 		fmt.Fprintf(&b, ", %s", c)
 	}
-	fmt.Fprintf(&b, "\nCreated %s; execution date %s\n", when(p.Created), dateText(p.ExecutionDate))
+	fmt.Fprintf(&b, "\nCreated %s; execution date %s\n", whenZoned(p.Created), dateText(p.ExecutionDate))
 	if p.Status == bank.StatusPDNG && !p.RetryUntil.IsZero() {
 		fmt.Fprintf(&b, "No cover yet: retried at every batch run until %s\n", p.RetryUntil)
 	}
@@ -339,7 +339,7 @@ func (s *paymentsScreen) paymentText(p bank.Payment, pt bank.Parties) string {
 			if !a.Full {
 				full = "needs a second approver"
 			}
-			fmt.Fprintf(&b, "  %s at %s (%s)\n", partyName(pt, a.CustomerID), when(a.Time), full)
+			fmt.Fprintf(&b, "  %s at %s (%s)\n", partyName(pt, a.CustomerID), whenZoned(a.Time), full)
 		}
 	}
 	auths := "none"
@@ -419,7 +419,7 @@ func (s *paymentsScreen) runBatch() {
 
 // runSummary says in a sentence or two what a batch run did.
 func runSummary(r bank.BatchRun) string {
-	text := fmt.Sprintf("The run at %s took %s ms: %s.", r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), msText(r.Duration), bank.CountsText(r.Counts))
+	text := fmt.Sprintf("The run at %s took %s ms: %s.", r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05 MST"), msText(r.Duration), bank.CountsText(r.Counts))
 	if len(r.Errors) > 0 {
 		text += fmt.Sprintf("\n%s could not be processed; the next run tries again (see Batch runs).", plural(len(r.Errors), "payment", "payments"))
 	}
@@ -466,7 +466,7 @@ func (s *paymentsScreen) showBasket() {
 	}
 	b := s.baskets[i]
 	var t strings.Builder
-	fmt.Fprintf(&t, "Basket %s of %s, created %s: %s\n", b.ID, b.TPPID, when(b.Created), b.Status)
+	fmt.Fprintf(&t, "Basket %s of %s, created %s: %s\n", b.ID, b.TPPID, whenZoned(b.Created), b.Status)
 	auths := "none yet"
 	if len(b.Authorisations) > 0 {
 		auths = strings.Join(b.Authorisations, ", ")
@@ -494,7 +494,7 @@ func (s *paymentsScreen) reloadRuns() {
 	c := s.u.ops.Clock()
 	text := "Sandbox clock: " + c.Now.Format("Monday 2006-01-02 15:04 MST")
 	if next, err := s.u.ops.NextBatchRun(); err == nil {
-		text += ". Next scheduled batch run: " + next.In(bank.Oslo).Format("Monday 2006-01-02 15:04")
+		text += ". Next scheduled batch run: " + next.In(bank.Oslo).Format("Monday 2006-01-02 15:04 MST")
 	}
 	if st, err := s.u.ops.Settings(); err == nil {
 		text += fmt.Sprintf(" (banking days at %s; change the times on the Server screen).", strings.Join(st.BatchTimes, ", "))
@@ -532,7 +532,7 @@ func (s *paymentsScreen) showRun() {
 	}
 	r := s.runs[i]
 	var t strings.Builder
-	fmt.Fprintf(&t, "Run %s at %s (%s) took %s ms: %s.\n", r.ID, r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05"), r.Trigger, msText(r.Duration), bank.CountsText(r.Counts))
+	fmt.Fprintf(&t, "Run %s at %s (%s) took %s ms: %s.\n", r.ID, r.Time.In(bank.Oslo).Format("2006-01-02 15:04:05 MST"), r.Trigger, msText(r.Duration), bank.CountsText(r.Counts))
 	if len(r.Outcomes) == 0 {
 		t.WriteString("It moved no payment.\n")
 	} else {

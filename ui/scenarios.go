@@ -86,7 +86,7 @@ func (s *scenariosScreen) showDetail() {
 		s.detail.SetText("Select a scenario file.")
 		return
 	}
-	text := fmt.Sprintf("%s\n%s, %d bytes, changed %s\n", f.Name, f.Path, f.Size, f.Modified.Format(time.DateTime))
+	text := fmt.Sprintf("%s\n%s, %d bytes, changed %s\n", f.Name, f.Path, f.Size, f.Modified.In(bank.Oslo).Format("2006-01-02 15:04:05 MST"))
 	if f.Format != "" {
 		text += "Format " + f.Format + "\n"
 	}

@@ -305,7 +305,7 @@ func (s *serverScreen) issue() {
 		what, try = "An operator certificate: keep its key to yourself. TPP id", "GET /v1/sandbox/settings"
 	}
 	s.certOut.SetText(fmt.Sprintf("Wrote %s and %s. %s %s, roles %s, valid to %s.\nSign with: sandbankd call %s --cert %s --key %s",
-		certPath, keyPath, what, pki.TPPID(cert), strings.Join(s.certRole.Selected, ", "), cert.NotAfter.Format(time.DateOnly), try, certPath, keyPath))
+		certPath, keyPath, what, pki.TPPID(cert), strings.Join(s.certRole.Selected, ", "), whenZoned(cert.NotAfter), try, certPath, keyPath))
 }
 
 func (s *serverScreen) reset() {

@@ -16,10 +16,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"sandbank/bank"
 	"sandbank/bank/reqlog"
 )
 
-var trafficColumns = []string{"Time", "TPP", "Method", "Path", "Status", "ms", "Signature", "PSU and grant"}
+var trafficColumns = []string{"Time (Oslo)", "TPP", "Method", "Path", "Status", "ms", "Signature", "PSU and grant"}
 
 // trafficScreen is the live request log: what TPPs sent, what the bank
 // answered, and why a signature was refused.
@@ -90,7 +91,7 @@ func readOnlyText() *widget.Entry {
 func (s *trafficScreen) cell(e reqlog.Entry, col int) string {
 	switch col {
 	case 0:
-		return e.Time.Format("15:04:05.000")
+		return e.Time.In(bank.Oslo).Format("15:04:05.000")
 	case 1:
 		return e.TPPID
 	case 2:

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/app/apptest"
+	"sandbank/bank"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 )
@@ -287,5 +289,32 @@ func TestTraffic_ClientNotes(t *testing.T) {
 	text := e.Detail().Explain()
 	if !strings.Contains(text, "Client notes") || !strings.Contains(text, `- PSU-IP-Address: "localhost" is not an IP address`) {
 		t.Fatalf("explanation:\n%s", text)
+	}
+}
+
+// The Traffic screen shows the time of a request in Oslo time, as the
+// other screens do, and says so in its column header; the zone's
+// abbreviation is not UTC's, whatever the season.
+func TestTraffic_TimesAreOsloTime(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.traffic
+	h.send("GET", "/v1/sandbox/clock", nil, false)
+	h.u.catchUp()
+	h.u.tabs.SelectIndex(5)
+	if h.u.tabs.Selected().Text != "Traffic" {
+		t.Fatalf("tab 5 is %q", h.u.tabs.Selected().Text)
+	}
+	s.table.Refresh()
+	e := s.entries[len(s.entries)-1]
+	oslo, utc := e.Time.In(bank.Oslo).Format("15:04:05.000"), e.Time.UTC().Format("15:04:05.000")
+	if oslo == utc {
+		t.Fatalf("Oslo time %s is UTC's", oslo)
+	}
+	var texts []string
+	for _, st := range renderedTexts(s.table) {
+		texts = append(texts, st.text)
+	}
+	if !slices.Contains(texts, "Time (Oslo)") || !slices.Contains(texts, oslo) || slices.Contains(texts, utc) {
+		t.Fatalf("the table shows %q; want the header Time (Oslo) and the time %s, not UTC's %s", texts, oslo, utc)
 	}
 }

@@ -205,12 +205,13 @@ func printRows(w io.Writer, headers [2]string, rows [][2]string) error {
 }
 
 // timeText writes a moment in the bank's time zone (Europe/Oslo), to the
-// second; the zero time is empty.
+// second, with the zone's abbreviation (CET or CEST), as the desktop
+// window writes it; the zero time is empty. JSON output keeps RFC 3339.
 func timeText(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(bank.Oslo).Format(time.DateTime)
+	return t.In(bank.Oslo).Format("2006-01-02 15:04:05 MST")
 }
 
 // offsetText writes the sandbox clock's offset from the real clock as
