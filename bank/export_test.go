@@ -10,7 +10,7 @@ package bank
 // by its path, e.g. accounts[2].iban. A version-2 scenario also restores
 // the bank's other records, its settings and its clock (see restore).
 func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
-	return s.load("import scenario", memorySource(sc), false)
+	return load(s, "import scenario", memorySource(sc), false)
 }
 
 // ExportScenario returns the whole sandbox as a scenario that
@@ -21,11 +21,9 @@ func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
 // without holding the transactions in memory.
 func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
 	var sc Scenario
-	s.batch.Lock()
-	defer s.batch.Unlock()
-	err := s.view("export scenario", func(tx Tx) error {
+	err := s.Export(func(tx Tx, clock ScenarioClock, settings Settings) error {
 		var err error
-		if sc, err = s.exportHead(tx, note); err != nil {
+		if sc, err = exportHead(tx, note, clock, settings); err != nil {
 			return err
 		}
 		for i := range sc.Accounts {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"sandbank/assets"
@@ -136,7 +135,7 @@ func (s *Sandbox) Initialize() (Counts, error) {
 	if err != nil {
 		return Counts{}, err
 	}
-	return s.load("initialize", memorySource(sc), true)
+	return load(s, "initialize", memorySource(sc), true)
 }
 
 // KnownState returns the known-state scenario shipped with Sandbank.
@@ -146,56 +145,6 @@ func KnownState() (Scenario, error) {
 		return sc, fmt.Errorf("read the known state: %w", err)
 	}
 	return sc, nil
-}
-
-// ImportProgress is how far a scenario import is: records loaded of all.
-// Of a scenario read as a stream, the total is estimated from the bytes
-// read so far.
-type ImportProgress struct {
-	done    atomic.Int64
-	total   int
-	size    int64
-	read    atomic.Int64
-	Started time.Time
-}
-
-// Done is how many records are loaded.
-func (p *ImportProgress) Done() int { return int(p.done.Load()) }
-
-// Total is how many records the scenario holds, or of a stream about how
-// many: the records loaded so far scaled by the part of it read.
-func (p *ImportProgress) Total() int {
-	if p.size == 0 {
-		return p.total
-	}
-	done, read := p.Done(), p.read.Load()
-	if read == 0 {
-		return done
-	}
-	return max(done, int(float64(done)*float64(p.size)/float64(read)))
-}
-
-// busy is the error of a write refused while the import runs: when to
-// try again, estimated from the pace so far once a twentieth is done
-// (before, 5 s), and never more than a minute, as a refusal is cheap.
-func (p *ImportProgress) busy() *Error {
-	done, total := p.Done(), max(p.Total(), 1)
-	elapsed := time.Since(p.Started)
-	wait := 5 * time.Second
-	if done*20 >= total {
-		wait = time.Duration(float64(elapsed) * float64(total-done) / float64(done))
-	}
-	wait = min(max(wait.Round(time.Second), time.Second), time.Minute)
-	e := Errorf(CodeSystemError, "a scenario import is running (%d%% done, %d of %d records, for %s); writes are refused until it ends: retry in %s", 100*done/total, done, total, elapsed.Round(time.Second), wait)
-	e.RetryAfter = wait
-	return e
-}
-
-// Importing returns how far the scenario import that runs is; false when
-// none runs.
-func (s *Ops) Importing() (*ImportProgress, bool) {
-	p := s.importing.Load()
-	return p, p != nil
 }
 
 // records counts a scenario's records, for an import's progress.
@@ -251,11 +200,12 @@ func eachTransaction(tx Tx, accountID string, fn func(Transaction) error) error 
 	return nil
 }
 
-// exportHead returns the scenario an export writes, but for the accounts'
-// transactions, which eachTransaction reads.
-func (s *core) exportHead(tx Tx, note string) (Scenario, error) {
+// exportHead returns the scenario an export of tx writes, at the clock
+// and settings of Sandbox.Export, but for the accounts' transactions,
+// which eachTransaction reads.
+func exportHead(tx Tx, note string, clock ScenarioClock, settings Settings) (Scenario, error) {
 	sc := Scenario{Format: ScenarioFormat, Note: note, Customers: []ScenarioCustomer{}, Accounts: []ScenarioAccount{}, CardAccounts: []ScenarioCardAccount{}, Agreements: []ScenarioAgreement{}}
-	if err := s.exportRecords(tx, &sc); err != nil {
+	if err := exportRecords(tx, &sc, clock, settings); err != nil {
 		return sc, err
 	}
 	customers, err := tx.Customers()

@@ -79,65 +79,62 @@ func (m memorySource) feed(l *loader) (Scenario, error) {
 	return sc, nil
 }
 
-// load replaces the sandbox data with the scenario src holds: it makes
-// the data anew (Store.Rebuild), a chunk of records per transaction, and
-// swaps them in when every record passed, or leaves the data as they were.
-// With fixed, records without an id get the id of their position (the
-// known state's fixed ids). While it runs, every other write is refused as
-// busy, saying how far it is.
-func (s *core) load(what string, src scenarioSource, fixed bool) (Counts, error) {
+// load replaces the sandbox data with the scenario src holds, through
+// the bank's door (Sandbox.Rebuild): it makes the data anew, a chunk of
+// records per transaction, and the bank swaps them in when every record
+// passed, or leaves the data as they were. With fixed, records without an
+// id get the id of their position (the known state's fixed ids). While it
+// runs, every other write is refused as busy, saying how far it is. A
+// source that cannot hand its records over in one pass is read whole and
+// loaded again.
+func load(sb *Sandbox, what string, src scenarioSource, fixed bool) (Counts, error) {
 	p := src.progress()
-	if !s.importing.CompareAndSwap(nil, p) {
-		return Counts{}, s.importing.Load().busy()
-	}
-	defer s.importing.Store(nil)
-	n, kept, err := s.rebuild(src, fixed, p)
-	if errors.Is(err, errReadWhole) {
-		var sc Scenario
-		if sc, err = src.whole(); err == nil {
-			p.done.Store(0)
-			n, kept, err = s.rebuild(memorySource(sc), fixed, p)
+	var n Counts
+	whole := false
+	err := sb.Rebuild(what, p, func(next Staging) (Restored, error) {
+		from := src
+		if whole {
+			sc, err := src.whole()
+			if err != nil {
+				return Restored{}, err
+			}
+			from = memorySource(sc)
 		}
-	}
-	if err != nil {
-		return n, wrapStorage(what, err)
-	}
-	events := []Event{{Kind: EventReset}}
-	if kept.settings != nil {
-		s.applyRestored(kept)
-		events = append(events, Event{Kind: EventSettings})
-	}
-	s.publish(events...)
-	return n, nil
+		var err error
+		var kept Restored
+		n, kept, err = rebuild(sb, next, from, fixed, p)
+		if errors.Is(err, errReadWhole) && !whole {
+			whole = true
+			return kept, ErrRebuildAgain
+		}
+		return kept, err
+	})
+	return n, err
 }
 
-// rebuild makes the data of src anew and swaps them in.
-func (s *core) rebuild(src scenarioSource, fixed bool, p *ImportProgress) (Counts, restoredState, error) {
-	var n Counts
-	var kept restoredState
-	err := s.store.Rebuild(func(next Staging) error {
-		v := s.violations()
-		l := &loader{core: s, st: next, tx: next.Tx(), v: &v, fixed: fixed, today: s.Today(), progress: p}
-		rest, err := src.feed(l)
-		if err != nil {
-			return err
+// rebuild makes the data of src anew in next.
+func rebuild(sb *Sandbox, next Staging, src scenarioSource, fixed bool, p *ImportProgress) (Counts, Restored, error) {
+	v := Violations{Strict: sb.Strict()}
+	l := &loader{st: next, tx: next.Tx(), v: &v, fixed: fixed, today: sb.Today(), progress: p}
+	rest, err := src.feed(l)
+	if err != nil {
+		return Counts{}, Restored{}, err
+	}
+	if err := rest.checkVersion(); err != nil {
+		return Counts{}, Restored{}, err
+	}
+	kept, err := sb.RestoreState(l.tx, rest.Clock, rest.Settings)
+	if err != nil {
+		return Counts{}, kept, err
+	}
+	n := l.n
+	if l.restored {
+		if err := l.restore(rest, &n); err != nil {
+			return n, kept, err
 		}
-		if err := rest.checkVersion(); err != nil {
-			return err
-		}
-		if kept, err = s.restoreState(l.tx, rest); err != nil {
-			return err
-		}
-		n = l.n
-		if l.restored {
-			if err := l.restore(rest, &n); err != nil {
-				return err
-			}
-		}
-		n.Warnings = v.Warnings()
-		return nil
-	})
-	return n, kept, err
+	}
+	n.Warnings = v.Warnings()
+	return n, kept, nil
 }
 
 // loader creates a scenario's records in the new data of an import, a
@@ -145,7 +142,6 @@ func (s *core) rebuild(src scenarioSource, fixed bool, p *ImportProgress) (Count
 // restored is set for a version-2 scenario, whose records the bank made
 // (see restore).
 type loader struct {
-	core     *core
 	st       Staging
 	tx       Tx
 	v        *Violations

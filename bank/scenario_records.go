@@ -17,17 +17,6 @@ import (
 // (a payment of an account deleted since, a consent pruned after its
 // grant) is checked for its form only.
 
-// ScenarioClock is the sandbox clock of a scenario. Import sets the clock
-// so that the sandbox's "now" is Now, and the batch schedule so that the
-// next scheduled run is the first after LastBatchRun: the batch runs a
-// restored sandbox makes are the ones the exported one would have made.
-type ScenarioClock struct {
-	// Now is the sandbox time at the export.
-	Now time.Time `json:"now"`
-	// LastBatchRun is the last scheduled batch run made before the export.
-	LastBatchRun time.Time `json:"lastBatchRun,omitzero"`
-}
-
 // ScenarioPayment is a payment with its items, approvals, reservations
 // and status history, and the request body the TPP sent.
 type ScenarioPayment struct {
@@ -97,19 +86,11 @@ func (sc Scenario) checkVersion() error {
 	return v.Err()
 }
 
-// exportRecords adds the parts of version 2 to a scenario, within the
-// export's read transaction. The caller holds the batch lock.
-func (s *core) exportRecords(tx Tx, sc *Scenario) error {
-	st, err := settingsIn(tx)
-	if err != nil {
-		return err
-	}
-	sc.Settings = &st
-	last, err := s.scheduleAt(tx)
-	if err != nil {
-		return err
-	}
-	sc.Clock = &ScenarioClock{Now: s.Now().In(Oslo), LastBatchRun: last.In(Oslo)}
+// exportRecords adds the parts of version 2 to a scenario: the settings
+// and the clock it was exported at, and the records of tx, the export's
+// read transaction (Sandbox.Export).
+func exportRecords(tx Tx, sc *Scenario, clock ScenarioClock, settings Settings) error {
+	sc.Settings, sc.Clock = &settings, &clock
 	payments, _, err := tx.Payments(PaymentQuery{Limit: math.MaxInt})
 	if err != nil {
 		return err
@@ -165,102 +146,6 @@ func (s *core) exportRecords(tx Tx, sc *Scenario) error {
 	sc.BatchRuns = runs
 	sc.TPPContacts, err = tx.TPPContacts()
 	return err
-}
-
-// scheduleAt is where the batch schedule stands: the last scheduled run
-// made, or the one the data file remembers. The caller holds the batch
-// lock.
-func (s *core) scheduleAt(tx Tx) (time.Time, error) {
-	if !s.lastRun.IsZero() {
-		return s.lastRun, nil
-	}
-	var state batchState
-	if err := tx.Setting(batchStateKey, &state); err != nil && !errors.Is(err, ErrNotFound) {
-		return time.Time{}, err
-	}
-	return state.LastRun, nil
-}
-
-// restoredState is what an import sets besides records: the settings in
-// force after it (nil when they stay), the batch schedule (zero when it
-// stays) and the sandbox's today, by which records are checked.
-type restoredState struct {
-	settings *Settings
-	seq      uint64
-	lastRun  time.Time
-	today    Date
-}
-
-// restoreState works out and stores the settings and the clock of a
-// scenario, in the import's transaction, before Reset. The settings are
-// taken whole from the file, but for the clock offset: with a clock, the
-// offset that puts the sandbox's now at clock.now; without one, the
-// offset in force.
-func (s *core) restoreState(tx Tx, sc Scenario) (restoredState, error) {
-	r := restoredState{today: s.Today()}
-	if sc.Clock == nil && sc.Settings == nil {
-		return r, nil
-	}
-	st, err := settingsIn(tx)
-	if err != nil {
-		return r, err
-	}
-	offset := st.ClockOffsetSeconds
-	var v Violations
-	if c := sc.Clock; c != nil {
-		offset = s.offsetTo(c.Now)
-		switch {
-		case c.Now.IsZero():
-			v.Format("clock.now", "is required: the sandbox time the scenario was exported at (RFC 3339)")
-		case offset > maxClockOffset || offset < -maxClockOffset:
-			v.Format("clock.now", "%s is more than 100 years away; the sandbox clock may be moved at most 100 years either way", c.Now.Format(time.RFC3339))
-		case c.LastBatchRun.After(c.Now):
-			v.Format("clock.lastBatchRun", "is after clock.now; the last batch run was made before the export")
-		}
-		r.lastRun = c.LastBatchRun
-		if r.lastRun.IsZero() {
-			r.lastRun = c.Now // the schedule starts at the restored now
-		}
-		r.today = DateOf(c.Now)
-	}
-	if sc.Settings != nil {
-		st = *sc.Settings
-	}
-	st.ClockOffsetSeconds = offset
-	if err := st.Check(); err != nil {
-		e, _ := AsError(err)
-		v.Merge("settings", e)
-	}
-	if err := v.Err(); err != nil {
-		return r, err
-	}
-	if err := tx.PutSetting(settingsKey, st); err != nil {
-		return r, err
-	}
-	if !r.lastRun.IsZero() {
-		if err := tx.PutSetting(batchStateKey, batchState{LastRun: r.lastRun}); err != nil {
-			return r, err
-		}
-	}
-	r.settings, r.seq = &st, s.settingsSeq.Add(1)
-	return r, nil
-}
-
-// applyRestored puts the settings and the schedule of an import in force,
-// once it committed. Holding the batch lock, no batch run sees the new
-// clock with the old schedule.
-func (s *core) applyRestored(r restoredState) {
-	s.batch.Lock()
-	defer s.batch.Unlock()
-	s.applyMu.Lock()
-	if r.seq > s.appliedSeq {
-		s.appliedSeq = r.seq
-		s.apply(*r.settings)
-	}
-	s.applyMu.Unlock()
-	if !r.lastRun.IsZero() {
-		s.lastRun = r.lastRun
-	}
 }
 
 // restore creates the records of a version-2 scenario's parts, after the

@@ -44,8 +44,8 @@ func (s *Sandbox) ImportScenarioFrom(r io.ReadSeeker) (Counts, error) {
 	if err != nil {
 		return Counts{}, fmt.Errorf("read the scenario: %w", err)
 	}
-	src := &streamSource{r: r, strict: s.strictMode.Load(), p: &ImportProgress{size: max(size, 1), Started: time.Now()}}
-	n, err := s.load("import scenario", src, false)
+	src := &streamSource{r: r, strict: s.Strict(), p: &ImportProgress{size: max(size, 1), Started: time.Now()}}
+	n, err := load(s, "import scenario", src, false)
 	if err == nil && src.notes.Len() > 0 {
 		var all Warnings
 		all.Add(src.notes.List()...)

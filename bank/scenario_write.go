@@ -24,10 +24,8 @@ func (s *Sandbox) WriteScenario(w io.Writer, note, indent string) error {
 	if len(note) > MaxScenarioNote {
 		return tooManyBytes("note", MaxScenarioNote, int64(len(note))) // import would refuse it
 	}
-	s.batch.Lock()
-	defer s.batch.Unlock()
-	return s.view("export scenario", func(tx Tx) error {
-		sc, err := s.exportHead(tx, note)
+	return s.Export(func(tx Tx, clock ScenarioClock, settings Settings) error {
+		sc, err := exportHead(tx, note, clock, settings)
 		if err != nil {
 			return err
 		}

@@ -327,20 +327,36 @@ func (s *core) editSettings(edit func(st *Settings, v *Violations) error) (Setti
 		if err := v.Err(); err != nil {
 			return err
 		}
-		seq = s.settingsSeq.Add(1)
+		seq = s.nextSettings()
 		return tx.PutSetting(settingsKey, st)
 	})
 	if err != nil {
 		return st, nil, err
 	}
+	s.inForce(seq, st)
+	s.publish(Event{Kind: EventSettings})
+	return st, v.Warnings(), nil
+}
+
+// nextSettings numbers a settings write in the order writes commit: the
+// caller takes it inside the write transaction that stores st, which the
+// store serialises (a run that is rolled back and run again takes a new
+// number). inForce, told the number once the write committed, puts st in
+// force unless a later write's settings are in force already, so that
+// when writes race, the one that committed last stays in force. Every
+// settings write goes through the two: editSettings and a scenario
+// import (Sandbox.Rebuild).
+func (s *core) nextSettings() uint64 { return s.settingsSeq.Add(1) }
+
+// inForce puts the settings of the write numbered seq in force, unless a
+// later one is (see nextSettings).
+func (s *core) inForce(seq uint64, st Settings) {
 	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
 	if seq > s.appliedSeq {
 		s.appliedSeq = seq
 		s.apply(st)
 	}
-	s.applyMu.Unlock()
-	s.publish(Event{Kind: EventSettings})
-	return st, v.Warnings(), nil
 }
 
 // addChecks adds what Settings.Check finds in st to the findings, except
@@ -371,7 +387,7 @@ func (s *core) apply(st Settings) {
 
 // Strict reports whether strict mode is on: oddities the bank otherwise
 // accepts with a warning are refused.
-func (s *Ops) Strict() bool { return s.strictMode.Load() }
+func (s *core) Strict() bool { return s.strictMode.Load() }
 
 // AnyTPPIsOperator reports whether operatorAccess is any-tpp: every
 // caller the bank accepts may use the operator's routes.

@@ -1,10 +1,8 @@
 package bank
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"reflect"
 )
 
@@ -163,42 +161,6 @@ func (w *shapeWalker) object(t reflect.Type) {
 			return
 		}
 	}
-}
-
-// keySet is the keys of an object seen so far: a list while it is short,
-// as a transaction's is, and once it is long a set of their 64-bit hashes,
-// so that an object of millions of keys costs one lookup and 8 bytes a
-// key. Two keys of one object with the same hash (about one chance in
-// 10^7 with 2,000,000 keys) are taken for one key given twice.
-type keySet struct {
-	list [][]byte
-	seed maphash.Seed
-	m    map[uint64]struct{}
-}
-
-// add adds key and reports whether it was new.
-func (s *keySet) add(key []byte) bool {
-	if s.m != nil {
-		h := maphash.Bytes(s.seed, key)
-		if _, ok := s.m[h]; ok {
-			return false
-		}
-		s.m[h] = struct{}{}
-		return true
-	}
-	for _, k := range s.list {
-		if bytes.Equal(k, key) {
-			return false
-		}
-	}
-	if s.list = append(s.list, key); len(s.list) > 32 {
-		s.seed, s.m = maphash.MakeSeed(), make(map[uint64]struct{}, 2*len(s.list))
-		for _, k := range s.list {
-			s.m[maphash.Bytes(s.seed, k)] = struct{}{}
-		}
-		s.list = nil
-	}
-	return true
 }
 
 // field returns fieldOf(t, key), cached.
