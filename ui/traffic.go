@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,10 +36,15 @@ type trafficScreen struct {
 	errorsOnly *widget.Check
 	table      *widget.Table
 	count      *widget.Label
-	steps      *widget.Label
-	grantBtn   *widget.Button
-	request    *widget.Entry
-	response   *widget.Entry
+	// The selected request's explanation (explain), top down: the
+	// verdict and the signing string the bank rebuilt in one text, then
+	// the rest.
+	top       *widget.RichText
+	steps     *widget.Label
+	explained *container.Scroll // the two above
+	grantBtn  *widget.Button
+	request   *widget.Entry
+	response  *widget.Entry
 }
 
 func newTrafficScreen(u *UI) *trafficScreen { return &trafficScreen{u: u} }
@@ -52,10 +58,17 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 		func() int { return len(s.shown) },
 		func(row, col int) string { return s.cell(s.entries[s.shown[row]], col) },
 		func(row int) {
-			s.selected = s.entries[s.shown[row]].Seq
-			s.showDetail()
+			// Reselected after new requests moved it (apply): the
+			// explanation shows it already, where the reader left it.
+			if seq := s.entries[s.shown[row]].Seq; seq != s.selected {
+				s.selected = seq
+				s.showDetail()
+			}
 		})
-	s.steps = helpText("Select a request to see how its signature was checked.")
+	s.top = widget.NewRichText(&widget.TextSegment{Style: widget.RichTextStyleParagraph, Text: "Select a request to see how its signature was checked."})
+	s.top.Wrapping = fyne.TextWrapWord
+	s.steps = helpText("")
+	s.explained = container.NewVScroll(container.NewVBox(s.top, s.steps))
 	s.request = readOnlyText()
 	s.response = readOnlyText()
 	clear := widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), s.clearLog)
@@ -69,12 +82,14 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 	})
 	s.grantBtn.Disable()
 	detail := container.NewAppTabs(
-		container.NewTabItem("Signature check", container.NewVScroll(s.steps)),
+		container.NewTabItem("Signature check", s.explained),
 		container.NewTabItem("Request", s.request),
 		container.NewTabItem("Response", s.response),
 	)
 	split := container.NewVSplit(s.table, container.NewBorder(container.NewHBox(s.grantBtn), nil, nil, nil, detail))
-	split.Offset = 0.55
+	// Half and half: at 1280×800 the explanation shows the verdict and a
+	// signing string of six or seven lines without scrolling.
+	split.Offset = 0.5
 	s.entries = s.u.host.RequestLog().Entries()
 	s.apply()
 	return container.NewBorder(container.NewVBox(top, s.count), nil, nil, nil, split)
@@ -133,6 +148,14 @@ func (s *trafficScreen) apply() {
 	}
 	s.count.SetText(fmt.Sprintf("%d of %d requests (the last %d are kept, fewer when their bodies pass %s MiB; the requestLog setting on the Server screen)", len(s.shown), len(s.entries), maxCount, strconv.FormatFloat(float64(maxBytes)/(1<<20), 'f', -1, 64)))
 	s.table.Refresh()
+	// The selection follows its request, which new ones push down; one
+	// the filter hides, or the log dropped, is unselected, and the
+	// explanation stays.
+	if row := slices.IndexFunc(s.shown, func(i int) bool { return s.entries[i].Seq == s.selected }); row >= 0 {
+		s.table.Select(widget.TableCellID{Row: row, Col: 0})
+	} else {
+		s.table.UnselectAll()
+	}
 }
 
 func (s *trafficScreen) entry() (reqlog.Entry, bool) {
@@ -150,10 +173,113 @@ func (s *trafficScreen) showDetail() {
 	if !ok {
 		return
 	}
-	s.steps.SetText(e.Detail().Explain())
+	x := explain(e.Detail())
+	s.top.Segments = x.topSegments()
+	s.top.Refresh()
+	s.steps.SetText(x.rest)
+	s.explained.ScrollToTop()
 	enable(s.grantBtn, e.GrantID != "")
 	s.request.SetText(fmt.Sprintf("%s %s\n%s\n%s", e.Method, e.Path, reqlog.HeaderText(e.RequestHeader), reqlog.PrettyBody(e.RequestBody)))
 	s.response.SetText(fmt.Sprintf("%d %s\n%s\n%s", e.Status, http.StatusText(e.Status), reqlog.HeaderText(e.ResponseHeader), reqlog.PrettyBody(e.ResponseBody)))
+}
+
+// signingHeading heads the signing string in the explanation.
+const signingHeading = "Signing string the bank rebuilt, which the signature must cover byte for byte (lines joined by \\n, nothing after the last):"
+
+// topSegments writes the verdict in bold and, when there is one, the
+// signing string in monospace under its heading: one rich text, whose
+// paragraphs take less room than a label each.
+func (x explanation) topSegments() []widget.RichTextSegment {
+	bold := widget.RichTextStyleParagraph
+	bold.TextStyle = fyne.TextStyle{Bold: true}
+	segments := []widget.RichTextSegment{&widget.TextSegment{Style: bold, Text: x.verdict}}
+	if x.signing != "" {
+		segments = append(segments,
+			&widget.TextSegment{Style: widget.RichTextStyleParagraph, Text: signingHeading},
+			&widget.TextSegment{Style: widget.RichTextStyleCodeBlock, Text: x.signing})
+	}
+	return segments
+}
+
+// explanation is what the Traffic screen says of a request, in the order
+// a person needs it, so that at 1280×800 the first two show without
+// scrolling: what the bank decided, the signing string it rebuilt, then
+// the rest.
+type explanation struct {
+	// verdict is the answer and the signature's outcome: the step that
+	// refused it and why, or that it verified.
+	verdict string
+	// signing is the signing string the bank rebuilt; "" when the check
+	// stopped before it (a missing signature, a bad certificate) or the
+	// route is not signed.
+	signing string
+	// rest is the client notes, every step of the check, the signed
+	// headers, the body's digest and the ids.
+	rest string
+}
+
+// explain explains a request: what reqlog's Detail.Explain writes, with
+// the verdict and the signing string first and the steps after them.
+func explain(d reqlog.Detail) explanation {
+	var x explanation
+	var verdict, rest strings.Builder
+	answer := strconv.Itoa(d.Status)
+	if d.ErrorCode != "" {
+		answer += " " + d.ErrorCode
+	}
+	fmt.Fprintf(&verdict, "%s %s answered %s in %.1f ms.\n", d.Method, d.Path, answer, d.DurationMS)
+	v := d.Verdict
+	switch {
+	case v == nil:
+		verdict.WriteString("This route is not signed (the health check, the SCA page, or no such route), so no signature was checked.")
+	case len(v.Steps) > 0 && !v.Steps[len(v.Steps)-1].OK:
+		last := v.Steps[len(v.Steps)-1]
+		fmt.Fprintf(&verdict, "Refused at the %s step: %s", last.Check, last.Detail)
+	case !v.Signed:
+		verdict.WriteString("Not signed, and let through: requireSignature is off.")
+	default:
+		n := len(d.ClientNotes)
+		verdict.WriteString("The signature verified: every step passed.")
+		if n > 0 {
+			fmt.Fprintf(&verdict, " Accepted with %s, below: what a stricter bank might refuse.", plural(n, "client note", "client notes"))
+		}
+	}
+	x.verdict = verdict.String()
+	if len(d.ClientNotes) > 0 {
+		rest.WriteString("Client notes (accepted, as the real bank would; strict mode refuses them):\n")
+		for _, n := range d.ClientNotes {
+			if n.Path != "" {
+				fmt.Fprintf(&rest, "- %s: %s\n", n.Path, n.Text)
+			} else {
+				fmt.Fprintf(&rest, "- %s\n", n.Text)
+			}
+		}
+		rest.WriteString("\n")
+	}
+	if v != nil {
+		x.signing = v.SigningString
+		rest.WriteString("Signature check, step by step:\n")
+		for i, st := range v.Steps {
+			mark := "ok"
+			if !st.OK {
+				mark = "FAILED"
+			}
+			fmt.Fprintf(&rest, "%d. %s: %s\n   %s\n", i+1, st.Check, mark, st.Detail)
+		}
+		if len(v.SignedHeaders) > 0 {
+			fmt.Fprintf(&rest, "\nSigned headers: %s\n", strings.Join(v.SignedHeaders, " "))
+		}
+		if v.Digest != "" {
+			fmt.Fprintf(&rest, "Digest of the body as the bank computed it: %s\n", v.Digest)
+		}
+		rest.WriteString("\n")
+	}
+	if d.Access != "" {
+		fmt.Fprintf(&rest, "PSU and grant: %s\n", d.Access)
+	}
+	fmt.Fprintf(&rest, "X-Request-ID %s; id %s (an error body's id; GET %s/{id} shows this through the API)", d.RequestID, d.ID, reqlog.APIPath)
+	x.rest = rest.String()
+	return x
 }
 
 // clearLog clears the request log; the screen follows at once, as it does
@@ -166,6 +292,8 @@ func (s *trafficScreen) clearLog() {
 // reset forgets the requests the screen shows.
 func (s *trafficScreen) reset() {
 	s.entries, s.selected = nil, 0
+	s.top.Segments = nil
+	s.top.Refresh()
 	s.steps.SetText("")
 	s.grantBtn.Disable()
 	s.request.SetText("")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -148,16 +149,16 @@ func TestTraffic_LiveLogExplainsSignatures(t *testing.T) {
 	}
 	s.table.Select(widget.TableCellID{Row: 0, Col: 0})
 	for _, want := range []string{"digest: FAILED", "does not match the body", "Refused at the digest step", "certificate: ok", "SIGNATURE_INVALID"} {
-		if !strings.Contains(s.steps.Text, want) {
-			t.Errorf("the explanation lacks %q:\n%s", want, s.steps.Text)
+		if !strings.Contains(s.explanation(), want) {
+			t.Errorf("the explanation lacks %q:\n%s", want, s.explanation())
 		}
 	}
 	if !strings.Contains(s.request.Text, `"customerNumber": "1"`) || !strings.Contains(s.response.Text, "400 Bad Request") || !strings.Contains(s.response.Text, `"code": "SIGNATURE_INVALID"`) {
 		t.Fatalf("request/response panes:\n%s\n%s", s.request.Text, s.response.Text)
 	}
 	s.table.Select(widget.TableCellID{Row: 1, Col: 0})
-	if !strings.Contains(s.steps.Text, "Signing string") || !strings.Contains(s.steps.Text, "x-request-id: ui-test") {
-		t.Fatalf("a verified request shows its signing string:\n%s", s.steps.Text)
+	if !strings.Contains(s.explanation(), "Signing string") || !strings.Contains(s.explanation(), "\nx-request-id: ui-test") {
+		t.Fatalf("a verified request shows its signing string:\n%s", s.explanation())
 	}
 	// Filters.
 	s.errorsOnly.SetChecked(true)
@@ -286,9 +287,10 @@ func TestTraffic_ClientNotes(t *testing.T) {
 	if got := s.cell(e, 6); got != "verified, 1 note" {
 		t.Fatalf("signature column %q", got)
 	}
-	text := e.Detail().Explain()
-	if !strings.Contains(text, "Client notes") || !strings.Contains(text, `- PSU-IP-Address: "localhost" is not an IP address`) {
-		t.Fatalf("explanation:\n%s", text)
+	s.table.Select(widget.TableCellID{Row: 0, Col: 0})
+	if !strings.Contains(s.top.String(), "Accepted with 1 client note") || !strings.Contains(s.steps.Text, "Client notes") ||
+		!strings.Contains(s.steps.Text, `- PSU-IP-Address: "localhost" is not an IP address`) {
+		t.Fatalf("explanation:\n%s", s.explanation())
 	}
 }
 
@@ -316,5 +318,110 @@ func TestTraffic_TimesAreOsloTime(t *testing.T) {
 	}
 	if !slices.Contains(texts, "Time (Oslo)") || !slices.Contains(texts, oslo) || slices.Contains(texts, utc) {
 		t.Fatalf("the table shows %q; want the header Time (Oslo) and the time %s, not UTC's %s", texts, oslo, utc)
+	}
+}
+
+// explanation is the text of the selected request's explanation, top
+// down.
+func (s *trafficScreen) explanation() string {
+	return s.top.String() + "\n" + s.steps.Text
+}
+
+// At 1280×800 the Traffic screen's explanation of a refused signature
+// shows, without scrolling, the verdict (the answer, the step that refused
+// it and why) and then the whole signing string the bank rebuilt, here of
+// six lines, as a POST with PSU-ID and TPP-Redirect-URI signs them; the
+// steps one by one come below them. The order is the one the test driver
+// renders, top down.
+func TestTraffic_VerdictAndSigningStringFirst(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.traffic
+	cert, key, err := h.core.Authority.NewTPP(pki.TPPRequestFor("UI TPP", "987654321", []string{pki.RoleAI, pki.RolePI}, 1, time.Now()), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := httpsig.NewSigner(cert, key)
+	body := []byte(`{"customerNumber":"4711","name":"Feil Signatur","type":"private"}`)
+	req, _ := http.NewRequest("POST", h.core.URLs()[0]+"/v1/sandbox/customers?dryRun=false", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Request-ID", "signed")
+	req.Header.Set("PSU-ID", "13039319955")
+	req.Header.Set("TPP-Redirect-URI", "https://tpp.example/callback?state=af0ifjsldkj")
+	if err := signer.SignRequest(req, body); err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Request-ID", "sent") // after signing: the signature step fails
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	h.u.catchUp()
+	h.u.tabs.SelectIndex(5)
+	s.table.Select(widget.TableCellID{Row: 0, Col: 0})
+	if !strings.HasPrefix(s.top.String(), "POST /v1/sandbox/customers?dryRun=false answered 400 SIGNATURE_INVALID") {
+		t.Fatalf("the verdict is %q", s.top.String())
+	}
+
+	shown := renderedTexts(s.explained)
+	find := func(prefix string) shownText {
+		t.Helper()
+		for _, st := range shown {
+			if strings.HasPrefix(st.text, prefix) {
+				return st
+			}
+		}
+		var texts []string
+		for _, st := range shown {
+			texts = append(texts, st.text)
+		}
+		t.Fatalf("the explanation shows no text that starts with %q:\n%s", prefix, strings.Join(texts, "\n"))
+		return shownText{}
+	}
+	order := []shownText{
+		find("POST /v1/sandbox/customers?dryRun=false answered 400 SIGNATURE_INVALID"),
+		find("Refused at the signature step: the RSA signature does not verify"),
+		find("Signing string the bank rebuilt"),
+		find("(request-target): post /v1/sandbox/customers?dryRun=false"),
+		find("x-request-id: sent"),
+		find("tpp-redirect-uri: https://tpp.example/callback?state=af0ifjsldkj"),
+		find("Signature check, step by step:"),
+		find("1. certificate: ok"),
+		find("10. signature: FAILED"),
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i].pos.Y <= order[i-1].pos.Y {
+			t.Errorf("%q (y %v) is not below %q (y %v)", order[i].text, order[i].pos.Y, order[i-1].text, order[i-1].pos.Y)
+		}
+	}
+	// The verdict and the signing string, to its last line, are in view.
+	top := fyne.CurrentApp().Driver().AbsolutePositionForObject(s.explained).Y
+	bottom := top + s.explained.Size().Height
+	if last := order[5]; last.pos.Y < top || last.pos.Y+last.size.Height > bottom {
+		t.Errorf("the signing string's last line spans y %v to %v, outside the view's %v to %v at 1280×800",
+			last.pos.Y, last.pos.Y+last.size.Height, top, bottom)
+	}
+}
+
+// New requests push the selected one down the table, and the selection
+// follows it: the explanation stays the selected request's, and the new
+// request now at the top can be selected.
+func TestTraffic_SelectionFollowsItsRequest(t *testing.T) {
+	h := newHarness(t, true)
+	s := h.u.traffic
+	h.send("POST", "/v1/sandbox/customers", []byte(`{"customerNumber":"1","name":"X","type":"private"}`), true)
+	h.u.catchUp()
+	s.table.Select(widget.TableCellID{Row: 0, Col: 3})
+	if !strings.HasPrefix(s.top.String(), "POST /v1/sandbox/customers answered 400") {
+		t.Fatalf("the explanation starts %q", s.top.String())
+	}
+	h.send("GET", "/v1/sandbox/clock", nil, false)
+	h.u.catchUp()
+	if !strings.HasPrefix(s.top.String(), "POST /v1/sandbox/customers answered 400") || s.cell(s.entries[s.shown[1]], 2) != "POST" {
+		t.Fatalf("after a new request the explanation starts %q", s.top.String())
+	}
+	s.table.Select(widget.TableCellID{Row: 0, Col: 3})
+	if !strings.HasPrefix(s.top.String(), "GET /v1/sandbox/clock answered 200") {
+		t.Fatalf("the new request at the top, selected, is explained as %q", s.top.String())
 	}
 }
