@@ -2,17 +2,26 @@
 GO ?= go
 DATA ?=
 BIN := bin
-export LANG := en_US.UTF-8
+# C.UTF-8 is the UTF-8 locale every Debian has; apt's perl warns of one
+# that is not installed.
+export LANG := C.UTF-8
+
+# ADDR= and TLS_ADDR= choose the listen addresses of make run and make
+# serve; given empty (TLS_ADDR=), they turn that listener off, and not
+# given at all, the bank's defaults (or the window's remembered ones) stand.
+bank_flags = $(strip $(if $(DATA),--data '$(DATA)') \
+	$(if $(filter undefined,$(origin ADDR)),,--addr '$(ADDR)') \
+	$(if $(filter undefined,$(origin TLS_ADDR)),,--tls-addr '$(TLS_ADDR)'))
 
 .PHONY: run serve test lint bench load fuzz build build-desktop build-headless deps deps-desktop clean
 
-## run: install what the desktop app's build needs (once), build it and open it; its bank serves http://127.0.0.1:7380 (DATA=path to choose the data file)
+## run: install what the desktop app's build needs (once), build it and open it; its bank serves http://127.0.0.1:7380 (DATA=path chooses the data file, ADDR= and TLS_ADDR= the listen addresses; empty turns one off)
 run: deps-desktop build
-	$(BIN)/sandbank $(if $(DATA),--data $(DATA))
+	$(BIN)/sandbank $(bank_flags)
 
-## serve: the bank without a window (sandbankd), for CI pipelines and servers; pure Go, nothing to install
+## serve: the bank without a window (sandbankd), for CI pipelines and servers; pure Go, nothing to install (DATA=, ADDR=, TLS_ADDR= as for run)
 serve: build-headless
-	$(BIN)/sandbankd $(if $(DATA),--data $(DATA))
+	$(BIN)/sandbankd $(bank_flags)
 
 ## test: install what the tests need (once), then vet and run every test with the race detector, in a virtual display
 test: deps
