@@ -13,6 +13,11 @@ bank_flags = $(strip $(if $(DATA),--data '$(DATA)') \
 	$(if $(filter undefined,$(origin ADDR)),,--addr '$(ADDR)') \
 	$(if $(filter undefined,$(origin TLS_ADDR)),,--tls-addr '$(TLS_ADDR)'))
 
+# A build in a git checkout records its commit, for --version, even where
+# GOFLAGS holds -buildvcs=false; where git cannot read the checkout, GOFLAGS
+# stands.
+buildvcs := $(shell git rev-parse --is-inside-work-tree >/dev/null 2>&1 && echo -buildvcs=auto)
+
 .PHONY: run serve test lint bench load fuzz build build-desktop build-headless deps deps-desktop clean
 
 ## run: install what the desktop app's build needs (once), build it and open it; its bank serves http://127.0.0.1:7380 (DATA=path chooses the data file, ADDR= and TLS_ADDR= the listen addresses; empty turns one off)
@@ -55,10 +60,10 @@ load:
 build: build-desktop build-headless
 
 build-desktop:
-	$(GO) build -o $(BIN)/sandbank ./cmd/sandbank
+	$(GO) build $(buildvcs) -o $(BIN)/sandbank ./cmd/sandbank
 
 build-headless:
-	CGO_ENABLED=0 $(GO) build -o $(BIN)/sandbankd ./cmd/sandbankd
+	CGO_ENABLED=0 $(GO) build $(buildvcs) -o $(BIN)/sandbankd ./cmd/sandbankd
 
 # deps: everything the build and the tests need; deps-desktop: the desktop app's build only
 deps:

@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +46,57 @@ func TestVersion_LinkedInShowsInFlagAndLandingPage(t *testing.T) {
 	out, _, code := sandbankd(t, "", "--version")
 	if code != 0 || !strings.HasPrefix(out, "sandbankd devel") {
 		t.Fatalf("unlinked --version: %d %q", code, out)
+	}
+}
+
+// A binary built as make builds it (go build -buildvcs=auto, which wins
+// over a GOFLAGS of -buildvcs=false) in a git checkout names the commit it
+// was built from, and whether the tree was modified: --version, GET / and
+// the HAR export's creator.version alike.
+func TestVersion_BuildNamesItsCommit(t *testing.T) {
+	if err := exec.Command("git", "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Skipf("the source is not a git checkout git can read (%v): Go records no commit, and --version says devel", err)
+	}
+	bin := filepath.Join(t.TempDir(), "sandbankd")
+	build := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".")
+	build.Env = append(build.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	m := regexp.MustCompile(`^sandbankd (devel ([0-9a-f]{12})( \(modified\))?)\n$`).FindStringSubmatch(string(out))
+	if err != nil || m == nil {
+		t.Fatalf("--version: %q %v, want sandbankd devel COMMIT", out, err)
+	}
+	if err := exec.Command("git", "cat-file", "-e", m[2]+"^{commit}").Run(); err != nil {
+		t.Fatalf("--version names %s, which is no commit of this checkout: %v", m[2], err)
+	}
+	version := m[1]
+	dir := t.TempDir()
+	data := filepath.Join(dir, "sandbank.db")
+	d := apptest.StartProcess(t, bin, nil, "--data", data, "--addr", "127.0.0.1:0", "--tls-addr", "")
+	resp, err := http.Get(d.URLs[0] + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var landing struct {
+		Version string `json:"version"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&landing); err != nil || landing.Version != version {
+		t.Fatalf("GET / version %q, %v; want %q", landing.Version, err, version)
+	}
+	har := filepath.Join(dir, "traffic.har")
+	if out, stderr, code := sandbankd(t, "", "log", "--har", har, "--data", data); code != 0 {
+		t.Fatalf("log --har: %d %s %s", code, out, stderr)
+	}
+	harData, err := os.ReadFile(har)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creator := apptest.CheckHAR(t, harData)["log"].(map[string]any)["creator"].(map[string]any)
+	if creator["version"] != version {
+		t.Fatalf("HAR creator %v, want version %q", creator, version)
 	}
 }
 
