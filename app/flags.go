@@ -48,17 +48,24 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		data:       fs.String("data", def, "the data file (bbolt)"),
 		addr:       fs.String("addr", DefaultAddr, "HTTP listen address; empty disables HTTP"),
 		tlsAddr:    fs.String("tls-addr", DefaultTLSAddr, "HTTPS listen address; empty disables HTTPS"),
-		trust:      fs.String("trust", "any", "trust mode: any (any certificate whose signature verifies) or store (also a chain to a trusted CA)"),
-		requireSig: fs.Bool("require-signature", true, "refuse unsigned requests"),
-		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer)"),
-		signing:    fs.String("response-signing", bank.SigningRSA, "how the bank signs its responses: rsa (RSA-2048), ecdsa (ECDSA P-256, far cheaper, for load tests) or off (no Signature; Digest stays)"),
-		opAccess:   fs.String("operator-access", bank.OperatorOnly, "who may do what concerns every TPP (settings, the clock, batch runs, every TPP's payments and traffic): operator (the window, sandbankd on the data file, operator certificates of the bank's CA) or any-tpp (every caller: for one team alone)"),
+		trust:      fs.String("trust", "", "trust mode: any (any certificate whose signature verifies) or store (also a chain to a trusted CA)"+stored("any")),
+		requireSig: fs.Bool("require-signature", false, "refuse unsigned requests: --require-signature=true or =false"+stored("true")),
+		strict:     fs.Bool("strict", false, "refuse what the bank otherwise accepts with a warning (odd headers, unknown fields, a keyId that writes part of the issuer): --strict=true or =false"+stored("false")),
+		signing:    fs.String("response-signing", "", "how the bank signs its responses: rsa (RSA-2048), ecdsa (ECDSA P-256, far cheaper, for load tests) or off (no Signature; Digest stays)"+stored(bank.SigningRSA)),
+		opAccess:   fs.String("operator-access", "", "who may do what concerns every TPP (settings, the clock, batch runs, every TPP's payments and traffic): operator (the window, sandbankd on the data file, operator certificates of the bank's CA) or any-tpp (every caller: for one team alone)"+stored(bank.OperatorOnly)),
 		opCertOut:  fs.String("operator-cert-out", "", "a folder to write an operator certificate into at start (cert.pem, key.pem, ca.pem), for the CI job that started the bank in a container"),
 		watchScen:  fs.Bool("watch-scenarios", false, "list and watch the scenarios folder next to the data file (the desktop app's window always does)"),
 		logLevel:   fs.String("log-level", "info", "log level: debug (adds the signing string the bank rebuilt for each refused signature), info, warn or error"),
 		publicURL:  fs.String("public-url", "", "the URL TPPs and PSUs reach the bank at, e.g. https://bank.example:8443 behind a proxy or in a container: scaRedirect links use it, and every listener also answers to its host name"),
 		version:    fs.Bool("version", false, "print the version and exit"),
 	}
+}
+
+// stored ends the help of a flag whose value the data file keeps: without
+// the flag, the data file's value stands, and a new data file takes
+// newFile.
+func stored(newFile string) string {
+	return "; kept in the data file: without this flag the data file's value stands (a new data file: " + newFile + "), and the banner prints the value in force"
 }
 
 // Version reports whether --version was given: print Version() and exit.
@@ -76,13 +83,13 @@ func (f *Flags) Given(name string) bool {
 // --operator-access override the data file's settings only when they are
 // given; the stored values stand otherwise.
 func (f *Flags) Config(logOut io.Writer) (Config, error) {
-	if *f.trust != "any" && *f.trust != "store" {
+	if f.Given("trust") && *f.trust != bank.TrustAny && *f.trust != bank.TrustStore {
 		return Config{}, fmt.Errorf("%w: --trust must be any or store, not %q", ErrUsage, *f.trust)
 	}
-	if !slices.Contains(bank.SigningModes, *f.signing) {
+	if f.Given("response-signing") && !slices.Contains(bank.SigningModes, *f.signing) {
 		return Config{}, fmt.Errorf("%w: --response-signing must be rsa, ecdsa or off, not %q", ErrUsage, *f.signing)
 	}
-	if !slices.Contains(bank.OperatorAccessModes, *f.opAccess) {
+	if f.Given("operator-access") && !slices.Contains(bank.OperatorAccessModes, *f.opAccess) {
 		return Config{}, fmt.Errorf("%w: --operator-access must be operator or any-tpp, not %q", ErrUsage, *f.opAccess)
 	}
 	var level slog.Level
@@ -137,8 +144,10 @@ func ParsePublicURL(raw string) (string, error) {
 	return u.Scheme + "://" + strings.ToLower(u.Host), nil
 }
 
-// Banner writes what the bank serves: the data file, the trust mode, and
-// one URL per line.
+// Banner writes what the bank serves: the data file, the settings in
+// force that the command line's --trust, --require-signature, --strict,
+// --response-signing and --operator-access set (the data file's own where
+// the flags are not given), and one URL per line.
 func (a *App) Banner(w io.Writer) error {
 	st, err := a.Bank.Ops.Settings()
 	if err != nil {
@@ -148,20 +157,22 @@ func (a *App) Banner(w io.Writer) error {
 	if !st.RequireSignature {
 		sig = "optional"
 	}
-	mode := ""
+	strict := "off"
 	if st.Strict {
-		mode = ", strict"
+		strict = "on"
 	}
+	responses := "responses signed with RSA"
 	switch st.ResponseSigning {
 	case bank.SigningECDSA:
-		mode += ", responses signed with ECDSA"
+		responses = "responses signed with ECDSA"
 	case bank.SigningOff:
-		mode += ", responses unsigned"
+		responses = "responses unsigned"
 	}
+	access := "operator access operator"
 	if st.OperatorAccess == bank.OperatorAnyTPP {
-		mode += ", every TPP is the operator"
+		access = "operator access any-tpp: every TPP is the operator"
 	}
-	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s%s)\n", a.DB.Path(), st.TrustMode, sig, mode)
+	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s, strict mode %s, %s, %s)\n", a.DB.Path(), st.TrustMode, sig, strict, responses, access)
 	urls := a.URLs()
 	for _, u := range urls {
 		fmt.Fprintf(w, "  %s/v1\n", u)
