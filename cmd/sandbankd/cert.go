@@ -54,6 +54,10 @@ func runCert(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sandbankd cert new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, certUsage+"\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	org := fs.String("org", "", "the TPP's organisation number, e.g. 933012867 (organizationIdentifier PSDNO-FSA-<org>)")
 	name := fs.String("name", "", "the TPP's name")
 	roles := fs.String("roles", "PSP_AI,PSP_PI", "PSD2 roles, comma separated: PSP_AS, PSP_PI, PSP_AI, PSP_IC")
@@ -67,16 +71,15 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *operator && *org == "" {
 		*org = app.OperatorOrg
 	}
+	usageLine := "\n" + strings.Join(usageLines(certUsage, "sandbankd cert new"), "\n") + "\n  see sandbankd cert new -h"
 	if *org == "" || *name == "" || *out == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --org, --name and --out are required", errUsage)
+		return fmt.Errorf("%w: --org, --name and --out are required%s", errUsage, usageLine)
 	}
 	if *operator && (!bf.given("data") || bf.given("cert")) {
 		return fmt.Errorf("%w: --operator needs --data, the bank's data file, and signs as its operator: only whoever holds the data file may make the bank's operator (the bank need not stop; a running bank's running file is read), and --cert cannot stand in for it", errUsage)
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: cert new takes no arguments, not %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: cert new takes no arguments, not %q%s", errUsage, fs.Arg(0), usageLine)
 	}
 	if *days < 1 || *days > 3650 {
 		return fmt.Errorf("%w: --days must be between 1 and 3650", errUsage)
@@ -182,9 +185,16 @@ func issue(ctx context.Context, c *bankClient, stderr io.Writer, key *rsa.Privat
 func certCA(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sandbankd cert ca", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, certUsage+"\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	bf := addBankFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: cert ca takes no arguments, not %q; it prints the CA certificate: sandbankd cert ca > ca.pem", errUsage, fs.Arg(0))
 	}
 	c, err := bf.connect(stderr, fileOrBank)
 	if err != nil {

@@ -44,12 +44,12 @@ func TestRun_OnTheDataFileInProcess(t *testing.T) {
 		t.Errorf("the scenario came back different: %v (%d and %d bytes)", err, len(again), len(saved))
 	}
 	before := apptest.Sum(t, data)
-	_, err = call("", "clock", "set", "never")
+	_, err = call("", "settings", "set", "coverRetryDays=99")
 	var refused *apiError
-	if !errors.As(err, &refused) || exitCode(err) != 1 || refused.body.Code != "FORMAT_ERROR" || !strings.Contains(err.Error(), "\n  now: ") {
-		t.Errorf("clock set never: %v", err)
+	if !errors.As(err, &refused) || exitCode(err) != 1 || refused.body.Code != "FORMAT_ERROR" || !strings.Contains(err.Error(), "\n  coverRetryDays: ") {
+		t.Errorf("settings set coverRetryDays=99: %v", err)
 	}
 	if apptest.Sum(t, data) != before {
-		t.Error("a refused clock change changed the data file")
+		t.Error("a refused settings change changed the data file")
 	}
 }

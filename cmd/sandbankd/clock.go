@@ -45,11 +45,14 @@ func runClock(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case len(pos) == 0:
 	case len(pos) == 2 && pos[0] == "set":
+		if _, err := time.Parse(time.RFC3339, pos[1]); err != nil {
+			return o.usageErrorOf("set", "clock set %q: write an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", pos[1])
+		}
 		change = func(clockJSON) map[string]any { return map[string]any{"now": pos[1]} }
 	case len(pos) == 2 && (pos[0] == "ahead" || pos[0] == "back"):
 		d, err := parseSpan(pos[1])
 		if err != nil {
-			return o.usageError("clock %s %s: %v", pos[0], pos[1], err)
+			return o.usageErrorOf(pos[0], "clock %s %s: %v", pos[0], pos[1], err)
 		}
 		if pos[0] == "back" {
 			d = -d

@@ -55,9 +55,12 @@ func runLog(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) > 1 {
-		return o.usageError("give one request ID at most")
+		return o.usageError("give one request ID at most, not %s", nArgs(len(pos)))
 	}
 	if len(pos) == 1 {
+		if err := o.checkArg("ID", "the request ID", pos[0], "the id of an error answer's body, or one sandbankd log lists"); err != nil {
+			return err
+		}
 		if err := o.onlyFor("the list", "errors", "filter", "tpp", "method", "status", "limit", "har"); err != nil {
 			return err
 		}

@@ -303,7 +303,8 @@ func TestScenario_SaveAndLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.refused(t, 1, []string{"400 Bad Request FORMAT_ERROR", "\n  customers[0].type: "}, "scenario", "load", wrong)
-		m.refused(t, 2, []string{"give save FILE or load FILE"}, "scenario", "load")
+		m.refused(t, 2, []string{"scenario load takes one FILE (- for standard input), not 0 arguments", "\n  sandbankd scenario load FILE [--json]\n"}, "scenario", "load")
+		m.refused(t, 2, []string{"give save FILE or load FILE"}, "scenario", "frob", "x")
 		m.refused(t, 1, []string{"write " + filepath.Join(dir, "no", "s.json")}, "scenario", "save", filepath.Join(dir, "no", "s.json"))
 		if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
 			t.Errorf("temporary files left: %v", left)
@@ -369,7 +370,7 @@ func TestPayments_ListShowForce(t *testing.T) {
 		}
 		m.refused(t, 1, []string{"refused GET /v1/sandbox/payments/nope: 404 Not Found RESOURCE_UNKNOWN"}, "payments", "show", "nope")
 		m.refused(t, 1, []string{"refused POST /v1/sandbox/payments/nope/status: 404 Not Found RESOURCE_UNKNOWN"}, "payments", "force", "nope", "RJCT")
-		m.refused(t, 1, []string{"400 Bad Request FORMAT_ERROR", "\n  status: "}, "payments", "force", m.payment, "DONE")
+		m.refused(t, 2, []string{`usage: "DONE" is not a payment status; give one of RCVD, PATC,`, "\n  sandbankd payments force ID STATUS [--note TEXT] [--json]\n"}, "payments", "force", m.payment, "DONE")
 		m.refused(t, 1, []string{"\n  status: "}, "payments", "--status", "done")
 		m.refused(t, 2, []string{"--note is for payments force"}, "payments", "--note", "x")
 		m.refused(t, 2, []string{"--status is for payments list"}, "payments", "show", m.payment, "--status", "RJCT")
@@ -379,7 +380,7 @@ func TestPayments_ListShowForce(t *testing.T) {
 func TestBatch_RunListShow(t *testing.T) {
 	bothModes(t, func(t *testing.T, m bankMode) {
 		out := m.ok(t, "batch", "run")
-		if !regexp.MustCompile(`^Batch run \S+ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d: `).MatchString(out) {
+		if !regexp.MustCompile(`^Batch run \S+ at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d CES?T: `).MatchString(out) {
 			t.Errorf("batch run printed %q", out)
 		}
 		var run struct{ RunID string }
@@ -432,7 +433,7 @@ func TestClock_ShowSetAheadReal(t *testing.T) {
 		if c := read(t, m.ok(t, "clock", "real", "--json")); c.OffsetSeconds != 0 {
 			t.Errorf("clock real: offset %d", c.OffsetSeconds)
 		}
-		m.refused(t, 1, []string{"refused PUT /v1/sandbox/clock: 400 Bad Request FORMAT_ERROR", "\n  now: \"tomorrow\" is not an RFC 3339 date-time"}, "clock", "set", "tomorrow")
+		m.refused(t, 2, []string{`usage: clock set "tomorrow": write an RFC 3339 date-time with an offset`}, "clock", "set", "tomorrow")
 		m.refused(t, 2, []string{"clock ahead 3x: write whole days, hours, minutes or seconds"}, "clock", "ahead", "3x")
 		m.refused(t, 2, []string{"clock ahead 0d: give a span longer than 0"}, "clock", "ahead", "0d")
 		m.refused(t, 2, []string{"give clock, clock set RFC3339"}, "clock", "ahead")

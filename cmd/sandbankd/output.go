@@ -12,16 +12,19 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"sandbank/bank"
 )
 
 // opCmd is one command of the bank's operator: its flags (the bank flags
-// and --json), standard output and standard error.
+// and --json), usage text, standard output and standard error.
 type opCmd struct {
 	fs             *flag.FlagSet
 	bank           *bankFlags
 	json           *bool
+	usage          string
 	stdout, stderr io.Writer
 }
 
@@ -35,7 +38,7 @@ func newOpCmd(name, usage string, stdout, stderr io.Writer) *opCmd {
 		fs.PrintDefaults()
 	}
 	return &opCmd{
-		fs: fs, bank: addBankFlags(fs), stdout: stdout, stderr: stderr,
+		fs: fs, bank: addBankFlags(fs), usage: usage, stdout: stdout, stderr: stderr,
 		json: fs.Bool("json", false, "print the bank's JSON answer as it came, indented, instead of a table"),
 	}
 }
@@ -49,9 +52,62 @@ func (o *opCmd) parse(args []string) ([]string, error) {
 	return pos, nil
 }
 
-// usageError is a mistake in the command line, with where to read more.
+// usageError is a mistake in the command line, followed by the command's
+// usage lines and where to read more.
 func (o *opCmd) usageError(format string, args ...any) error {
-	return fmt.Errorf("%w: %s; see %s -h", errUsage, fmt.Sprintf(format, args...), o.fs.Name())
+	return o.usageErrorOf("", format, args...)
+}
+
+// usageErrorOf is a mistake in the command line of the command's verb
+// (show, force...), followed by the verb's usage lines, or all of them
+// when verb is empty, and where to read more.
+func (o *opCmd) usageErrorOf(verb, format string, args ...any) error {
+	lines := usageLines(o.usage, strings.TrimSpace(o.fs.Name()+" "+verb))
+	if len(lines) == 0 {
+		lines = usageLines(o.usage, o.fs.Name())
+	}
+	return fmt.Errorf("%w: %s\n%s\n  see %s -h", errUsage, fmt.Sprintf(format, args...), strings.Join(lines, "\n"), o.fs.Name())
+}
+
+// usageLines returns the lines of the Usage section of a usage text that
+// start with prefix (e.g. "sandbankd payments show"), as they are written.
+func usageLines(usage, prefix string) []string {
+	_, section, _ := strings.Cut(usage, "Usage:\n")
+	section, _, _ = strings.Cut(section, "\n\n")
+	var lines []string
+	for _, line := range strings.Split(section, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), prefix); ok && (rest == "" || rest[0] == ' ') {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// checkArg refuses an argument of the command's verb that cannot be an
+// id: an empty one, one with a space, a control character or a slash, and
+// . or .., which would change the path of the request. what names the
+// argument ("the payment ID"), names what to give instead ("a payment's
+// paymentId, as sandbankd payments lists it").
+func (o *opCmd) checkArg(verb, what, arg, names string) error {
+	switch {
+	case arg == "":
+		return o.usageErrorOf(verb, "%s is empty; give %s", what, names)
+	case arg == "." || arg == "..":
+		return o.usageErrorOf(verb, "%s %q is not an id; give %s", what, arg, names)
+	}
+	if i := strings.IndexFunc(arg, func(r rune) bool { return r == '/' || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(arg[i:])
+		return o.usageErrorOf(verb, "%s %q holds %q, which no id holds; give %s", what, arg, r, names)
+	}
+	return nil
+}
+
+// nArgs writes a count of arguments: "1 argument", "2 arguments".
+func nArgs(n int) string {
+	if n == 1 {
+		return "1 argument"
+	}
+	return fmt.Sprintf("%d arguments", n)
 }
 
 // connect returns a client of the bank the flags name.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,24 +130,42 @@ func runPayments(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		verb = pos[0]
 	}
 	listFlags := []string{"status", "tpp", "psu", "product", "from", "to", "offset", "limit"}
+	const paymentID = "a payment's paymentId, as sandbankd payments lists it"
 	switch {
-	case verb == "" || (verb == "list" && len(pos) == 1):
+	case len(pos) == 0 || verb == "list":
+		if len(pos) > 1 {
+			return o.usageErrorOf("", "payments %s takes no arguments, not %q; show one payment with payments show ID", verb, pos[1])
+		}
 		if o.bank.given("note") {
 			return o.usageError("--note is for payments force")
 		}
 		return paymentsList(ctx, o, filter)
-	case verb == "show" && len(pos) == 2:
+	case verb == "show":
+		if len(pos) != 2 {
+			return o.usageErrorOf("show", "payments show takes one payment ID, not %s", nArgs(len(pos)-1))
+		}
+		if err := o.checkArg("show", "the payment ID", pos[1], paymentID); err != nil {
+			return err
+		}
 		if err := o.onlyFor("payments list", append(listFlags, "note")...); err != nil {
 			return err
 		}
 		return paymentsShow(ctx, o, pos[1])
-	case verb == "force" && len(pos) == 3:
+	case verb == "force":
+		if len(pos) != 3 {
+			return o.usageErrorOf("force", "payments force takes a payment ID and a STATUS, not %s", nArgs(len(pos)-1))
+		}
+		if err := o.checkArg("force", "the payment ID", pos[1], paymentID); err != nil {
+			return err
+		}
+		status := strings.ToUpper(pos[2])
+		if !slices.Contains(bank.PaymentStatuses, status) {
+			return o.usageErrorOf("force", "%q is not a payment status; give one of %s", pos[2], strings.Join(bank.PaymentStatuses, ", "))
+		}
 		if err := o.onlyFor("payments list", listFlags...); err != nil {
 			return err
 		}
-		return paymentsForce(ctx, o, pos[1], pos[2], *note)
-	case verb == "show" || verb == "force":
-		return o.usageError("give payments show ID or payments force ID STATUS")
+		return paymentsForce(ctx, o, pos[1], status, *note)
 	}
 	return o.usageError("unknown command payments %s; use payments, payments show ID or payments force ID STATUS", verb)
 }
@@ -337,10 +356,17 @@ func runBatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(pos) == 1 && pos[0] == "list":
 		return batchList(ctx, o, page)
 	case len(pos) == 2 && pos[0] == "show":
+		if err := o.checkArg("show", "the RUNID", pos[1], "a batch run's runId, as sandbankd batch list lists it"); err != nil {
+			return err
+		}
 		if err := o.onlyFor("batch list", "offset", "limit"); err != nil {
 			return err
 		}
 		return batchShow(ctx, o, pos[1])
+	case len(pos) > 1 && (pos[0] == "run" || pos[0] == "list"):
+		return o.usageErrorOf(pos[0], "batch %s takes no arguments, not %q", pos[0], strings.Join(pos[1:], " "))
+	case len(pos) > 0 && pos[0] == "show":
+		return o.usageErrorOf("show", "batch show takes one RUNID, not %s", nArgs(len(pos)-1))
 	}
 	return o.usageError("give batch run, batch list or batch show RUNID")
 }
@@ -429,6 +455,9 @@ func runGrants(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case len(pos) == 0 || (len(pos) == 1 && pos[0] == "list"):
 		return grantsList(ctx, o, filter)
 	case len(pos) == 2 && pos[0] == "revoke":
+		if err := o.checkArg("revoke", "the GRANT_ID", pos[1], "a grant's grantId, as sandbankd grants lists it"); err != nil {
+			return err
+		}
 		if err := o.onlyFor("grants list", "tpp", "psu"); err != nil {
 			return err
 		}

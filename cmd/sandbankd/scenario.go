@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 const scenarioUsage = `Save all sandbox data to a scenario file, or load one
@@ -38,8 +39,14 @@ func runScenario(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 || (pos[0] != "save" && pos[0] != "load") {
+	if len(pos) == 0 || (pos[0] != "save" && pos[0] != "load") {
 		return o.usageError("give save FILE or load FILE")
+	}
+	if len(pos) != 2 {
+		return o.usageErrorOf(pos[0], "scenario %s takes one FILE (- for standard %s), not %s", pos[0], map[string]string{"save": "output", "load": "input"}[pos[0]], nArgs(len(pos)-1))
+	}
+	if strings.TrimSpace(pos[1]) == "" {
+		return o.usageErrorOf(pos[0], "the FILE is empty; give a file name, or - for standard %s", map[string]string{"save": "output", "load": "input"}[pos[0]])
 	}
 	if pos[0] == "save" {
 		return scenarioSave(ctx, o, pos[1], *note)

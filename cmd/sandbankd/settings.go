@@ -58,16 +58,19 @@ func runSettings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	switch verb {
 	case "get":
 		if len(pos) > 1 {
-			return o.usageError("settings get takes one KEY at most, not %d", len(pos))
+			return o.usageErrorOf("get", "settings get takes one KEY at most, not %s", nArgs(len(pos)))
+		}
+		if len(pos) == 1 && strings.TrimSpace(pos[0]) == "" {
+			return o.usageErrorOf("get", "the KEY is empty; give a setting as sandbankd settings lists it, e.g. exemptionPolicy")
 		}
 		return settingsGet(ctx, o, pos)
 	case "set":
 		if len(pos) == 0 {
-			return o.usageError("give KEY=VALUE, e.g. settings set exemptionPolicy=own-accounts")
+			return o.usageErrorOf("set", "give KEY=VALUE, e.g. settings set exemptionPolicy=own-accounts")
 		}
 		for _, p := range pos {
 			if k, _, ok := strings.Cut(p, "="); !ok || strings.TrimSpace(k) == "" {
-				return o.usageError("%q is not KEY=VALUE, e.g. exemptionPolicy=own-accounts", p)
+				return o.usageErrorOf("set", "%q is not KEY=VALUE, e.g. exemptionPolicy=own-accounts", p)
 			}
 		}
 		return settingsSet(ctx, o, pos)
