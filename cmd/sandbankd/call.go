@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -29,21 +30,34 @@ const callUsage = `Sign and send one request to the bank, like curl, and print t
 headers and body.
 
 Usage:
-  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... --cert FILE --key FILE [--url BASE] [--body-only] [--fail] [-o FILE]
+  sandbankd call METHOD PATH [--body FILE] [-H 'Name: value']... [--data FILE | --url BASE] [--cert FILE --key FILE] [--body-only] [--fail] [-o FILE]
+
+Which bank, and how the request is signed, as for the other commands,
+except that without --data call asks the bank at --url:
+  --data FILE          the bank of that data file: the running bank that
+                       holds it (wherever it serves), else the data file
+                       itself, opened by this command; signed as the bank's
+                       operator
+  --url BASE           that bank (default http://127.0.0.1:7380), signed
+                       with a self-signed certificate of the command's own,
+                       a TPP's
+  --cert F --key F     sign with this certificate instead, e.g. one from
+                       sandbankd cert new
 
 Examples:
   sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem
+  sandbankd call GET /v1/sandbox/settings --data ci.db
   sandbankd call GET /v1/sandbox/customers --cert tpp/cert.pem --key tpp/key.pem --body-only --fail | jq -r '.[].customerName'
-  sandbankd call GET /v1/sandbox/requests.har -o traffic.har --cert tpp/cert.pem --key tpp/key.pem
+  sandbankd call GET /v1/sandbox/requests.har -o traffic.har --data ci.db
 
 Flags:
 `
 
-// callFlags are the flags of sandbankd call.
+// callFlags are the flags of sandbankd call besides the bank flags.
 type callFlags struct {
-	bodyFile, certFile, keyFile, base, caFile, outFile string
-	headers                                            headerList
-	bodyOnly, failOnError                              bool
+	bodyFile, outFile     string
+	headers               headerList
+	bodyOnly, failOnError bool
 }
 
 func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -56,85 +70,103 @@ func runCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	fs.StringVar(&c.bodyFile, "body", "", "file with the request body; - reads standard input")
 	fs.Var(&c.headers, "H", "an extra header 'Name: value' (repeatable)")
-	fs.StringVar(&c.certFile, "cert", "", "the TPP certificate (PEM)")
-	fs.StringVar(&c.keyFile, "key", "", "the certificate's private key (PEM)")
-	fs.StringVar(&c.base, "url", defaultURL, "the bank's base URL")
-	fs.StringVar(&c.caFile, "ca", "", "CA certificate (PEM) to trust for an https URL, e.g. from sandbankd cert ca")
 	fs.BoolVar(&c.bodyOnly, "body-only", false, "write only the body to standard output, byte for byte as received; the status line and headers go to standard error")
 	fs.BoolVar(&c.failOnError, "fail", false, "exit with status 22 when the bank answers 400 or more; the answer then goes to standard error, and nothing to standard output")
 	fs.StringVar(&c.outFile, "o", "", "write the response body to this file as it came (e.g. a HAR export) and print only the status and headers")
+	bf := addBankFlags(fs)
+	bf.urlFirst = true
+	fs.Lookup("url").Usage = "the bank's base URL, asked when --data is not given; with --data, the address of the bank that holds the data file (default: where its running file says it serves)"
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
 	}
+	usageLine := "\n  " + strings.TrimSpace(usageLines(callUsage, "sandbankd call")[0])
 	if len(pos) != 2 {
-		fs.Usage()
-		return fmt.Errorf("%w: give METHOD and PATH, e.g. sandbankd call GET /v1/sandbox/customers --cert cert.pem --key key.pem", errUsage)
+		return fmt.Errorf("%w: give METHOD and PATH, e.g. sandbankd call GET /v1/sandbox/customers --data FILE%s", errUsage, usageLine)
 	}
-	req, body, err := c.request(ctx, strings.ToUpper(pos[0]), pos[1], stdin)
+	method, path := strings.ToUpper(pos[0]), pos[1]
+	header, err := c.header()
+	if err == nil {
+		err = checkRequestLine(method, path)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v%s", errUsage, err, usageLine)
+	}
+	body, err := c.body(stdin)
 	if err != nil {
 		return err
 	}
-	signer, err := loadSigner(c.certFile, c.keyFile)
+	cl, err := bf.connect(stderr, fileOrBank)
 	if err != nil {
 		return err
 	}
-	if err := signer.SignRequest(req, body); err != nil {
-		return err
-	}
-	client, err := httpClient(c.caFile)
+	defer func() { _ = cl.Close() }()
+	resp, err := cl.sendHeaders(ctx, method, path, body, header)
 	if err != nil {
 		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("send the request (is the bank running at %s?): %w", c.base, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	respBody, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("read the response: %w", err)
+		return fmt.Errorf("read the answer of %s: %w", cl.where, err)
+	}
+	if resp.StatusCode >= 400 {
+		defer func() {
+			if hint := cl.refusal(resp, respBody).hint; hint != "" {
+				fmt.Fprintf(stderr, "sandbankd: %s\n", hint)
+			}
+		}()
 	}
 	return c.write(resp, respBody, stdout, stderr)
 }
 
-// request builds the unsigned request of method and path, with its body
-// and extra headers.
-func (c callFlags) request(ctx context.Context, method, path string, stdin io.Reader) (*http.Request, []byte, error) {
+// checkRequestLine refuses a METHOD that is not a method's name and a
+// PATH that is not a path of the bank.
+func checkRequestLine(method, path string) error {
+	if method == "" || strings.IndexFunc(method, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
+		return fmt.Errorf("METHOD %q is not a method: write GET, POST, PUT, PATCH or DELETE", method)
+	}
 	if !strings.HasPrefix(path, "/") {
-		return nil, nil, fmt.Errorf("%w: PATH must start with /, e.g. /v1/sandbox/customers", errUsage)
+		return fmt.Errorf("PATH must start with /, e.g. /v1/sandbox/customers, not %q", path)
 	}
-	if c.certFile == "" || c.keyFile == "" {
-		return nil, nil, fmt.Errorf("%w: --cert and --key are required; make a pair with sandbankd cert new --org 933012867 --name 'Test TPP' --roles PSP_AI,PSP_PI --out tpp", errUsage)
+	if u, err := url.Parse(path); err != nil || u.Host != "" || strings.ContainsAny(path, " \t\r\n#") {
+		return fmt.Errorf("PATH %q is not a path and query: write spaces and # escaped (%%20, %%23)", path)
 	}
-	var body []byte
-	var err error
+	return nil
+}
+
+// header returns the -H headers; one that is not 'Name: value' is an
+// error.
+func (c callFlags) header() (http.Header, error) {
+	h := http.Header{}
+	for _, line := range c.headers {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || strings.TrimSpace(name) == "" || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+			return nil, fmt.Errorf("-H %q is not 'Name: value'", line)
+		}
+		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return h, nil
+}
+
+// body reads the request body: --body FILE, standard input for -, or
+// none.
+func (c callFlags) body(stdin io.Reader) ([]byte, error) {
 	switch c.bodyFile {
 	case "":
+		return nil, nil
 	case "-":
-		if body, err = io.ReadAll(stdin); err != nil {
-			return nil, nil, fmt.Errorf("read the body from standard input: %w", err)
+		body, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read the body from standard input: %w", err)
 		}
-	default:
-		if body, err = os.ReadFile(c.bodyFile); err != nil {
-			return nil, nil, fmt.Errorf("read the body: %w", err)
-		}
+		return body, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.base, "/")+path, bytes.NewReader(body))
+	body, err := os.ReadFile(c.bodyFile)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("read the body: %w; give --body an existing file, or - for standard input", err)
 	}
-	if len(body) > 0 {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for _, h := range c.headers {
-		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return nil, nil, fmt.Errorf("%w: -H %q is not 'Name: value'", errUsage, h)
-		}
-		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
-	}
-	return req, body, nil
+	return body, nil
 }
 
 // write prints the answer as the flags say: to standard error under

@@ -39,24 +39,36 @@ import (
 //   - --url is given without --data: they send the requests to that bank,
 //     signed with --cert and --key, or else with a self-signed certificate
 //     of their own, which is a TPP's and not the operator's.
+//
+// call works the same way, except that without --data it asks the bank
+// at --url (urlFirst): a TPP's tool, like curl.
 
 // bankFlags are the flags that say which bank a command works on and how
 // it signs.
 type bankFlags struct {
 	fs                       *flag.FlagSet
 	data, url, cert, key, ca *string
+	verbose                  *bool
+	// urlFirst asks the bank at --url unless --data is given (call),
+	// instead of the data file's bank unless --url alone is given.
+	urlFirst bool
 }
 
-// addBankFlags adds --data, --url, --cert, --key and --ca to fs.
+// addBankFlags adds --data, --url, --cert, --key, --ca and -v
+// (--verbose) to fs.
 func addBankFlags(fs *flag.FlagSet) *bankFlags {
-	return &bankFlags{
-		fs:   fs,
-		data: dataFlag(fs),
-		url:  fs.String("url", defaultURL, "the running bank: asked when another process holds the data file; given without --data, the only bank asked"),
-		cert: fs.String("cert", "", "sign with this TPP certificate (PEM) instead of a certificate of the command's own; a running bank in trust mode store needs one from its CA"),
-		key:  fs.String("key", "", "the private key (PEM) of --cert"),
-		ca:   fs.String("ca", "", "CA certificate (PEM) to trust for an https --url, e.g. from sandbankd cert ca"),
+	f := &bankFlags{
+		fs:      fs,
+		data:    dataFlag(fs),
+		url:     fs.String("url", defaultURL, "the running bank: asked when another process holds the data file; given without --data, the only bank asked"),
+		cert:    fs.String("cert", "", "sign with this TPP certificate (PEM) instead of a certificate of the command's own; a running bank in trust mode store needs one from its CA"),
+		key:     fs.String("key", "", "the private key (PEM) of --cert"),
+		ca:      fs.String("ca", "", "CA certificate (PEM) to trust for an https --url, e.g. from sandbankd cert ca"),
+		verbose: new(bool),
 	}
+	fs.BoolVar(f.verbose, "v", false, "say on standard error which running bank is asked when one holds the data file (said without -v when standard error is a terminal)")
+	fs.BoolVar(f.verbose, "verbose", false, "the same as -v")
+	return f
 }
 
 // given reports whether the flag was set on the command line.
@@ -75,8 +87,20 @@ const (
 )
 
 // inUseNote is what a command says on standard error when it asks the
-// running bank that holds the data file.
+// running bank that holds the data file: with -v, or when standard error
+// is a terminal, so that a pipeline's log gets no line per command.
 const inUseNote = "The data file is in use by a running bank; asking it at %s.\n"
+
+// isTerminal reports whether w is a terminal (a character device, which
+// a pipe or a file is not).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
 
 // connect returns a client of the bank the flags name.
 func (f *bankFlags) connect(stderr io.Writer, r reach) (*bankClient, error) {
@@ -90,8 +114,8 @@ func (f *bankFlags) connect(stderr io.Writer, r reach) (*bankClient, error) {
 			return nil, err
 		}
 	}
-	if f.given("url") && !f.given("data") {
-		return f.remote(signer, *f.url, nil, fmt.Sprintf("no bank answers at %s: start it (sandbankd --data FILE) or give the --url it prints", *f.url))
+	if !f.given("data") && (f.urlFirst || f.given("url")) {
+		return f.remote(signer, *f.url, nil, fmt.Sprintf("no bank answers at %s: start it (sandbankd --data FILE), give the --url it prints, or give --data FILE to ask the bank of that data file wherever it serves", *f.url))
 	}
 	if r == runningOnly {
 		if err := heldByBank(*f.data); err != nil {
@@ -143,7 +167,9 @@ func (f *bankFlags) running(stderr io.Writer, signer *httpsig.Signer) (*bankClie
 			}
 		}
 	}
-	fmt.Fprintf(stderr, inUseNote, base)
+	if *f.verbose || isTerminal(stderr) {
+		fmt.Fprintf(stderr, inUseNote, base)
+	}
 	unreachable := fmt.Sprintf("the data file %s is in use, and no bank answers at %s: give the --url of the bank that serves it, or stop the process that holds it", *f.data, base)
 	if err != nil {
 		unreachable = fmt.Sprintf("the data file %s is in use by a process that does not serve it (no running file %s: a desktop app whose bank is stopped, or a command), and no bank answers at %s: start serving on the desktop app's Server screen, give the --url of the bank that serves it, or stop the process that holds it", *f.data, app.RunningPath(*f.data), base)
@@ -261,12 +287,21 @@ func (c *bankClient) Close() error {
 // send signs and sends one request with a JSON body (none when nil) and
 // returns the answer, whatever its status.
 func (c *bankClient) send(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
+	return c.sendHeaders(ctx, method, path, body, nil)
+}
+
+// sendHeaders is send, with further headers, which replace those of the
+// same name send would set (Content-Type).
+func (c *bankClient) sendHeaders(ctx context.Context, method, path string, body []byte, header http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if len(body) > 0 {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	if err := c.signer.SignRequest(req, body); err != nil {
 		return nil, err

@@ -114,7 +114,7 @@ func TestServe_PrintsURLsAndServesHTTPAndHTTPS(t *testing.T) {
 	}
 	_ = resp.Body.Close()
 	// The CA comes from the running bank; HTTPS verifies against it.
-	caPEM, stderr, code := sandbankd(t, "", "cert", "ca", "--data", data, "--url", d.URLs[0])
+	caPEM, stderr, code := sandbankd(t, "", "cert", "ca", "--data", data, "--url", d.URLs[0], "-v")
 	if code != 0 || !strings.Contains(stderr, "in use") {
 		t.Fatalf("cert ca while running: %d %s", code, stderr)
 	}
@@ -240,7 +240,7 @@ func TestCall_SignsAndPrints(t *testing.T) {
 	data := filepath.Join(dir, "sandbank.db")
 	d := startDaemon(t, data)
 	// cert new asks the running bank, which holds the data file.
-	out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Call TPP", "--out", filepath.Join(dir, "tpp"), "--data", data, "--url", d.URLs[0])
+	out, stderr, code := sandbankd(t, "", "cert", "new", "--org", "933012867", "--name", "Call TPP", "--out", filepath.Join(dir, "tpp"), "--data", data, "--url", d.URLs[0], "--verbose")
 	if code != 0 || !strings.Contains(stderr, "in use") || !strings.Contains(out, "NO-FSA-933012867") {
 		t.Fatalf("cert new through the running bank: %d\n%s\n%s", code, out, stderr)
 	}
@@ -276,12 +276,12 @@ func TestCall_SignsAndPrints(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"call", "GET", "/v1/sandbox/customers"}, "--cert and --key are required"},
+		{[]string{"call", "GET", "/v1/sandbox/customers", "--cert", cert}, "--cert and --key go together"},
 		{[]string{"call", "GET"}, "give METHOD and PATH"},
 		{[]string{"call", "GET", "v1/x", "--cert", cert, "--key", key}, "must start with /"},
 		{[]string{"call", "GET", "/v1/x", "--cert", cert, "--key", cert}, "private key"},
 		{[]string{"call", "GET", "/v1/x", "--cert", cert, "--key", key, "-H", "nocolon"}, "Name: value"},
-		{[]string{"call", "GET", "/v1/x", "--cert", cert, "--key", key, "--url", "http://127.0.0.1:1"}, "is the bank running"},
+		{[]string{"call", "GET", "/v1/x", "--cert", cert, "--key", key, "--url", "http://127.0.0.1:1"}, "no bank answers at http://127.0.0.1:1: start it"},
 		{[]string{"--trust", "maybe"}, "--trust must be any or store"},
 		{[]string{"cert", "new", "--org", "12", "--name", "X", "--out", dir, "--roles", "PSP_XX"}, "not a PSD2 role"},
 		{[]string{"cert", "new", "--org", "12", "--name", "Fjord\nPay", "--out", dir}, "name: contains U+000A LINE FEED at character 6; remove it"},

@@ -22,7 +22,7 @@ func TestServe_CommandsFindTheirBankByTheDataFile(t *testing.T) {
 	if len(d.URLs) != 1 || !strings.HasPrefix(d.URLs[0], "https://localhost:") {
 		t.Fatalf("an HTTPS-only bank serves %v", d.URLs)
 	}
-	out, stderr, code := sandbankd(t, "", "settings", "get", "trustMode", "--data", data)
+	out, stderr, code := sandbankd(t, "", "settings", "get", "trustMode", "--data", data, "-v")
 	if code != 0 || out != "any\n" || !strings.Contains(stderr, d.URLs[0]) {
 		t.Fatalf("settings get --data on an HTTPS-only bank: exit %d %q %s", code, out, stderr)
 	}
