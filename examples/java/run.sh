@@ -8,6 +8,9 @@
 #        its key (sandbankd cert new --operator --data FILE), for the batch
 #        run and the sandbox clock; without them the walkthrough skips the
 #        batch run and ends with the payment approved.
+#        CA_CERT_PEM, the CA certificate an https BASE_URL is verified
+#        against (sandbankd cert ca). RESPONSE_SIGNING=off, for a bank whose
+#        responseSigning is off.
 # Exit:  0 the whole walkthrough held; 1 it did not (the message says why,
 #        a compile error included); 2 usage (one OPERATOR_ variable
 #        without the other); 3 no JDK 17 or newer.

@@ -9,7 +9,17 @@
 // everything else with the TPP's. Without those two the walkthrough says
 // that it skips the batch run and ends with the payment approved.
 //
-// Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] node walkthrough.mjs BASE_URL CERT_PEM KEY_PEM
+// An https BASE_URL (the bank's HTTPS listener) is verified against the CA
+// certificate in CA_CERT_PEM, the bank's test CA (sandbankd cert ca, or
+// GET /v1/sandbox/ca-certificate); without it, against the system's CAs.
+// Node reads extra CAs only at start, from NODE_EXTRA_CA_CERTS: run.sh sets
+// it to CA_CERT_PEM. RESPONSE_SIGNING=off says the bank's setting
+// responseSigning is off: its responses carry no Signature, and only their
+// Digest and X-Request-ID are checked (rsa and ecdsa, or nothing, verify
+// every signature).
+//
+// Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] [NODE_EXTRA_CA_CERTS=... CA_CERT_PEM=...]
+//        [RESPONSE_SIGNING=off] node walkthrough.mjs BASE_URL CERT_PEM KEY_PEM
 // Exits 0 when every answer was what the contract says, 1 otherwise, 2 for
 // a usage error.
 
@@ -110,7 +120,7 @@ function closingBooked(balances = []) {
   return b.balanceAmount.amount;
 }
 
-async function walkthrough(baseUrl, certPath, keyPath, operatorCertPath, operatorKeyPath) {
+async function walkthrough(baseUrl, certPath, keyPath, operatorCertPath, operatorKeyPath, caCertPath, signedResponses) {
   const started = Date.now();
   // 1. The certificate and key, and the operator's when there is one.
   const signer = new Signer(readFileSync(certPath), readFileSync(keyPath));
@@ -122,16 +132,22 @@ async function walkthrough(baseUrl, certPath, keyPath, operatorCertPath, operato
     console.log(`   operator certificate ${operatorCertPath}, for the batch run and the sandbox clock`);
     console.log(`   keyId ${operator.keyId}`);
   }
+  if (caCertPath) console.log(`   HTTPS verified against the CA certificate ${caCertPath}`);
   const bank = new Bank(baseUrl, signer, operator);
   let r = await bank.call('GET', '/v1/sandbox/bank-certificate', 200);
-  bank.verifier = new ResponseVerifier(r.body);
+  bank.verifier = new ResponseVerifier(r.body, { signed: signedResponses });
   try { // the first answer, checked once the certificate is in hand
     bank.verifier.verify(r.headers, r.body, r.requestId);
   } catch (e) {
     throw new Failure(`GET /v1/sandbox/bank-certificate: ${e.message}`);
   }
   bank.verified++;
-  console.log(`   bank certificate SN=${bank.verifier.cert.serialNumber}: every response's signature is verified`);
+  if (signedResponses) {
+    console.log(`   bank certificate SN=${bank.verifier.cert.serialNumber}: every response's signature is verified`);
+  } else {
+    console.log("   RESPONSE_SIGNING=off: the bank signs no response; every response's Digest and X-Request-ID are checked");
+  }
+  const verified = signedResponses ? 'response signatures verified' : 'unsigned responses checked (Digest, X-Request-ID)';
 
   // 2. A consent; it answers with the SCA page.
   const session = `node-${Math.floor(Date.now() / 1000)}`;
@@ -195,7 +211,7 @@ async function walkthrough(baseUrl, certPath, keyPath, operatorCertPath, operato
 
   if (status !== 'ACSC' && !bank.operator) {
     console.log(SKIPPED);
-    console.log(`The walkthrough held up to the batch run: ${bank.requests} requests, ${bank.verified} response signatures verified, `
+    console.log(`The walkthrough held up to the batch run: ${bank.requests} requests, ${bank.verified} ${verified}, `
       + `${((Date.now() - started) / 1000).toFixed(1)} s; payment ${paymentId} is ${status} and waits for a batch run.`);
     return;
   }
@@ -235,7 +251,7 @@ async function walkthrough(baseUrl, certPath, keyPath, operatorCertPath, operato
       console.log(`   the operator sets the sandbox clock back on the real clock: ${r.data?.now}`);
     }
   }
-  console.log(`The walkthrough held: ${bank.requests} requests, ${bank.verified} response signatures verified, ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  console.log(`The walkthrough held: ${bank.requests} requests, ${bank.verified} ${verified}, ${((Date.now() - started) / 1000).toFixed(1)} s.`);
 }
 
 const args = process.argv.slice(2);
@@ -249,9 +265,19 @@ if (!operatorCert !== !operatorKey) {
   console.error(`walkthrough.mjs: set both OPERATOR_CERT_PEM and OPERATOR_KEY_PEM, or neither; only ${operatorCert ? 'OPERATOR_CERT_PEM' : 'OPERATOR_KEY_PEM'} is set`);
   process.exit(2);
 }
+const caCert = process.env.CA_CERT_PEM ?? '';
+if (caCert && process.env.NODE_EXTRA_CA_CERTS !== caCert) {
+  console.error('walkthrough.mjs: CA_CERT_PEM is set, but Node trusts it only as NODE_EXTRA_CA_CERTS, read at start; run run.sh, which sets it, or set NODE_EXTRA_CA_CERTS to the same file');
+  process.exit(2);
+}
+const responseSigning = process.env.RESPONSE_SIGNING ?? '';
+if (!['', 'rsa', 'ecdsa', 'off'].includes(responseSigning)) {
+  console.error(`walkthrough.mjs: RESPONSE_SIGNING is ${JSON.stringify(responseSigning)}; write rsa, ecdsa or off, as the bank's setting responseSigning`);
+  process.exit(2);
+}
 const base = args[0].replace(/\/+$/, '').replace(/\/v1$/, '');
 try {
-  await walkthrough(base, args[1], args[2], operatorCert, operatorKey);
+  await walkthrough(base, args[1], args[2], operatorCert, operatorKey, caCert, responseSigning !== 'off');
 } catch (e) {
   // A Failure or SignatureError says what went wrong; fetch puts the
   // network error (e.g. ECONNREFUSED) in cause.

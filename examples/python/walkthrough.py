@@ -9,7 +9,15 @@ with the operator certificate in OPERATOR_CERT_PEM and OPERATOR_KEY_PEM
 everything else with the TPP's. Without those two the walkthrough says that
 it skips the batch run and ends with the payment approved.
 
-Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] python3 walkthrough.py BASE_URL CERT_PEM KEY_PEM
+An https BASE_URL (the bank's HTTPS listener) is verified against the CA
+certificate in CA_CERT_PEM, the bank's test CA (sandbankd cert ca, or
+GET /v1/sandbox/ca-certificate); without it, against the system's CAs.
+RESPONSE_SIGNING=off says the bank's setting responseSigning is off: its
+responses carry no Signature, and only their Digest and X-Request-ID are
+checked (rsa and ecdsa, or nothing, verify every signature).
+
+Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] [CA_CERT_PEM=...] [RESPONSE_SIGNING=off]
+       python3 walkthrough.py BASE_URL CERT_PEM KEY_PEM
 Exits 0 when every answer was what the contract says, 1 otherwise, 2 for a
 usage error.
 """
@@ -47,10 +55,14 @@ class Bank:
     A request signs with the TPP's certificate, or with the operator's when
     it concerns every TPP (operator=True)."""
 
-    def __init__(self, base_url: str, signer: Signer, operator: Signer = None):
+    def __init__(self, base_url: str, signer: Signer, operator: Signer = None, ca_cert: str = None):
         self.base = base_url
         self.session = requests.Session()
         self.session.auth = SandbankAuth(signer)
+        # The CA of an https base URL, instead of the system's. Given with
+        # each request: requests lets REQUESTS_CA_BUNDLE override a
+        # session's own.
+        self.verify = ca_cert or True
         self.operator = SandbankAuth(operator) if operator else None
         self.verifier = None
         self.requests = 0
@@ -66,7 +78,8 @@ class Bank:
             headers["Content-Type"] = "application/json"
         self.requests += 1
         auth = self.operator if operator else None  # None: the session's, the TPP's
-        r = self.session.request(method, self.base + target, data=data, headers=headers, auth=auth, timeout=20)
+        r = self.session.request(method, self.base + target, data=data, headers=headers, auth=auth,
+                                 verify=self.verify, timeout=20)
         if self.verifier is not None:
             try:
                 self.verifier.verify(r.headers, r.content, r.request.headers["X-Request-ID"])
@@ -112,7 +125,8 @@ def closing_booked(balances):
     raise Failure(f"no closingBooked balance in {json.dumps(balances)}")
 
 
-def walkthrough(base_url, cert_path, key_path, operator_cert_path=None, operator_key_path=None):
+def walkthrough(base_url, cert_path, key_path, operator_cert_path=None, operator_key_path=None,
+                ca_cert_path=None, signed_responses=True):
     started = time.monotonic()
     # 1. The certificate and key, and the operator's when there is one.
     with open(cert_path, "rb") as c, open(key_path, "rb") as k:
@@ -125,15 +139,21 @@ def walkthrough(base_url, cert_path, key_path, operator_cert_path=None, operator
             operator = Signer(c.read(), k.read())
         print(f"   operator certificate {operator_cert_path}, for the batch run and the sandbox clock")
         print(f"   keyId {operator.key_id}")
-    bank = Bank(base_url, signer, operator)
+    if ca_cert_path:
+        print(f"   HTTPS verified against the CA certificate {ca_cert_path}")
+    bank = Bank(base_url, signer, operator, ca_cert_path)
     r = bank.call("GET", "/v1/sandbox/bank-certificate", 200)
-    bank.verifier = ResponseVerifier(r.content)
+    bank.verifier = ResponseVerifier(r.content, signed_responses)
     try:  # the first answer, checked once the certificate is in hand
         bank.verifier.verify(r.headers, r.content, r.request.headers["X-Request-ID"])
     except SignatureError as e:
         raise Failure(f"GET /v1/sandbox/bank-certificate: {e}") from e
     bank.verified += 1
-    print(f"   bank certificate SN={bank.verifier.cert.serial_number:X}: every response's signature is verified")
+    if signed_responses:
+        print(f"   bank certificate SN={bank.verifier.cert.serial_number:X}: every response's signature is verified")
+    else:
+        print("   RESPONSE_SIGNING=off: the bank signs no response; every response's Digest and X-Request-ID are checked")
+    verified = "response signatures verified" if signed_responses else "unsigned responses checked (Digest, X-Request-ID)"
 
     # 2. A consent; it answers with the SCA page.
     session = f"python-{int(time.time())}"
@@ -198,9 +218,8 @@ def walkthrough(base_url, cert_path, key_path, operator_cert_path=None, operator
 
     if status != "ACSC" and bank.operator is None:
         print(SKIPPED)
-        print(f"The walkthrough held up to the batch run: {bank.requests} requests, {bank.verified} response "
-              f"signatures verified, {time.monotonic() - started:.1f} s; payment {payment_id} is {status} "
-              "and waits for a batch run.")
+        print(f"The walkthrough held up to the batch run: {bank.requests} requests, {bank.verified} {verified}, "
+              f"{time.monotonic() - started:.1f} s; payment {payment_id} is {status} and waits for a batch run.")
         return
 
     # 6. A batch run, the operator's. ACCP: today (sandbox clock,
@@ -233,7 +252,7 @@ def walkthrough(base_url, cert_path, key_path, operator_cert_path=None, operator
         if moved:
             r = bank.call("PUT", "/v1/sandbox/clock", 200, {"offsetSeconds": 0}, operator=True)
             print(f"   the operator sets the sandbox clock back on the real clock: {r.data.get('now')}")
-    print(f"The walkthrough held: {bank.requests} requests, {bank.verified} response signatures verified, "
+    print(f"The walkthrough held: {bank.requests} requests, {bank.verified} {verified}, "
           f"{time.monotonic() - started:.1f} s.")
 
 
@@ -247,10 +266,16 @@ def main(argv):
         print("walkthrough.py: set both OPERATOR_CERT_PEM and OPERATOR_KEY_PEM, or neither; only "
               + ("OPERATOR_CERT_PEM" if operator_cert else "OPERATOR_KEY_PEM") + " is set", file=sys.stderr)
         return 2
+    response_signing = os.environ.get("RESPONSE_SIGNING", "")
+    if response_signing not in ("", "rsa", "ecdsa", "off"):
+        print(f"walkthrough.py: RESPONSE_SIGNING is {response_signing!r}; write rsa, ecdsa or off, "
+              "as the bank's setting responseSigning", file=sys.stderr)
+        return 2
     base = argv[1].rstrip("/")
     base = base[:-3] if base.endswith("/v1") else base
     try:
-        walkthrough(base, argv[2], argv[3], operator_cert or None, operator_key or None)
+        walkthrough(base, argv[2], argv[3], operator_cert or None, operator_key or None,
+                    os.environ.get("CA_CERT_PEM") or None, response_signing != "off")
     except (Failure, SignatureError, ValueError, OSError, requests.RequestException) as e:
         print(f"FAILED: {e}", file=sys.stderr)
         return 1

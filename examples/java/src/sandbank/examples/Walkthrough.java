@@ -1,6 +1,7 @@
 package sandbank.examples;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -8,8 +9,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A TPP's whole path through Sandbank, signed with Signer: a consent with
@@ -30,9 +37,17 @@ import java.util.Set;
  * everything else with the TPP's. Without those two the walkthrough says
  * that it skips the batch run and ends with the payment approved.
  *
- * <p>Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] java
- * sandbank.examples.Walkthrough BASE_URL CERT_PEM KEY_PEM. Exits 0 when
- * every answer was what the contract says, 1 otherwise, 2 for a usage error.
+ * <p>An https BASE_URL (the bank's HTTPS listener) is verified against the
+ * CA certificate in CA_CERT_PEM, the bank's test CA (sandbankd cert ca, or
+ * GET /v1/sandbox/ca-certificate); without it, against the JDK's CAs.
+ * RESPONSE_SIGNING=off says the bank's setting responseSigning is off: its
+ * responses carry no Signature, and only their Digest and X-Request-ID are
+ * checked (rsa and ecdsa, or nothing, verify every signature).
+ *
+ * <p>Usage: [OPERATOR_CERT_PEM=... OPERATOR_KEY_PEM=...] [CA_CERT_PEM=...]
+ * [RESPONSE_SIGNING=off] java sandbank.examples.Walkthrough BASE_URL
+ * CERT_PEM KEY_PEM. Exits 0 when every answer was what the contract says, 1
+ * otherwise, 2 for a usage error.
  */
 public final class Walkthrough {
     static final String NATIONAL_ID = "13039319955";       // Test Testperson 1 of the known state
@@ -63,17 +78,45 @@ public final class Walkthrough {
     private final String base;
     private final Signer signer;
     private final Signer operator; // null: no operator certificate
-    // HTTP/1.1: for http:// URLs HttpClient would otherwise ask to upgrade to HTTP/2.
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient client;
+    private final boolean signedResponses;
     private ResponseVerifier verifier;
     private int requests;
     private int verified;
 
-    Walkthrough(String base, Signer signer, Signer operator) {
+    /**
+     * caCert is the PEM file of the CA an https base URL is verified
+     * against, or null for the JDK's; signedResponses is false when the
+     * bank's responseSigning is off.
+     */
+    Walkthrough(String base, Signer signer, Signer operator, Path caCert, boolean signedResponses) throws IOException, GeneralSecurityException {
         this.base = base;
         this.signer = signer;
         this.operator = operator;
+        this.signedResponses = signedResponses;
+        // HTTP/1.1: for http:// URLs HttpClient would otherwise ask to upgrade to HTTP/2.
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10));
+        if (caCert != null) {
+            builder.sslContext(trusting(caCert));
+        }
+        this.client = builder.build();
+    }
+
+    /** A TLS context that trusts the CA certificates of a PEM file, and no other. */
+    static SSLContext trusting(Path caCert) throws IOException, GeneralSecurityException {
+        KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+        trusted.load(null, null);
+        try (InputStream in = Files.newInputStream(caCert)) {
+            int n = 0;
+            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                trusted.setCertificateEntry("ca-" + n++, c);
+            }
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trusted);
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(null, tmf.getTrustManagers(), null);
+        return tls;
     }
 
     /** Sends one request signed with the TPP's certificate and checks the answer's signature and status. */
@@ -171,7 +214,7 @@ public final class Walkthrough {
         throw new Failure("no closingBooked balance in " + Json.write(data));
     }
 
-    void run(String certPath, String operatorCertPath) throws Exception {
+    void run(String certPath, String operatorCertPath, String caCertPath) throws Exception {
         long started = System.nanoTime();
         // 1. The certificate and key (loaded in main), the operator's when
         // there is one, and the bank's certificate.
@@ -181,16 +224,24 @@ public final class Walkthrough {
             System.out.println("   operator certificate " + operatorCertPath + ", for the batch run and the sandbox clock");
             System.out.println("   keyId " + operator.keyId());
         }
+        if (!caCertPath.isEmpty()) {
+            System.out.println("   HTTPS verified against the CA certificate " + caCertPath);
+        }
         Answer r = call("GET", "/v1/sandbox/bank-certificate", 200);
-        verifier = new ResponseVerifier(Signer.certificate(r.body()));
+        verifier = new ResponseVerifier(Signer.certificate(r.body()), signedResponses);
         try { // the first answer, checked once the certificate is in hand
             verifier.verify(r.headers(), r.body(), r.requestId());
         } catch (ResponseVerifier.SignatureException e) {
             throw new Failure("GET /v1/sandbox/bank-certificate: " + e.getMessage());
         }
         verified++;
-        System.out.println("   bank certificate SN=" + verifier.certificate().getSerialNumber().toString(16).toUpperCase()
-                + ": every response's signature is verified");
+        if (signedResponses) {
+            System.out.println("   bank certificate SN=" + verifier.certificate().getSerialNumber().toString(16).toUpperCase()
+                    + ": every response's signature is verified");
+        } else {
+            System.out.println("   RESPONSE_SIGNING=off: the bank signs no response; every response's Digest and X-Request-ID are checked");
+        }
+        String checked = signedResponses ? "response signatures verified" : "unsigned responses checked (Digest, X-Request-ID)";
 
         // 2. A consent; it answers with the SCA page.
         String session = "java-" + System.currentTimeMillis() / 1000;
@@ -262,9 +313,9 @@ public final class Walkthrough {
 
         if (!status.equals("ACSC") && operator == null) {
             System.out.println(SKIPPED);
-            System.out.printf("The walkthrough held up to the batch run: %d requests, %d response signatures verified, %.1f s; "
+            System.out.printf("The walkthrough held up to the batch run: %d requests, %d %s, %.1f s; "
                     + "payment %s is %s and waits for a batch run.%n",
-                    requests, verified, (System.nanoTime() - started) / 1e9, paymentId, status);
+                    requests, verified, checked, (System.nanoTime() - started) / 1e9, paymentId, status);
             return;
         }
 
@@ -304,8 +355,8 @@ public final class Walkthrough {
                 System.out.println("   the operator sets the sandbox clock back on the real clock: " + Json.str(r.data(), "now"));
             }
         }
-        System.out.printf("The walkthrough held: %d requests, %d response signatures verified, %.1f s.%n",
-                requests, verified, (System.nanoTime() - started) / 1e9);
+        System.out.printf("The walkthrough held: %d requests, %d %s, %.1f s.%n",
+                requests, verified, checked, (System.nanoTime() - started) / 1e9);
     }
 
     public static void main(String[] args) {
@@ -320,11 +371,19 @@ public final class Walkthrough {
                     + (operatorCert.isEmpty() ? "OPERATOR_KEY_PEM" : "OPERATOR_CERT_PEM") + " is set");
             System.exit(2);
         }
+        String caCert = System.getenv().getOrDefault("CA_CERT_PEM", "");
+        String responseSigning = System.getenv().getOrDefault("RESPONSE_SIGNING", "");
+        if (!List.of("", "rsa", "ecdsa", "off").contains(responseSigning)) {
+            System.err.println("Walkthrough: RESPONSE_SIGNING is \"" + responseSigning
+                    + "\"; write rsa, ecdsa or off, as the bank's setting responseSigning");
+            System.exit(2);
+        }
         String base = args[0].replaceAll("/+$", "").replaceAll("/v1$", "");
         try {
             Signer signer = Signer.load(Path.of(args[1]), Path.of(args[2]));
             Signer operator = operatorCert.isEmpty() ? null : Signer.load(Path.of(operatorCert), Path.of(operatorKey));
-            new Walkthrough(base, signer, operator).run(args[1], operatorCert);
+            new Walkthrough(base, signer, operator, caCert.isEmpty() ? null : Path.of(caCert), !responseSigning.equals("off"))
+                    .run(args[1], operatorCert, caCert);
         } catch (Failure | ResponseVerifier.SignatureException | GeneralSecurityException e) {
             System.err.println("FAILED: " + e.getMessage());
             System.exit(1);
