@@ -28,6 +28,7 @@ import (
 	"sandbank/bank/pki"
 	"sandbank/bank/psd2api"
 	"sandbank/bank/reqlog"
+	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
 
@@ -284,7 +285,7 @@ func (a *App) writeStart(settings, want bank.Settings, newKeys *keys) (bank.Sett
 		return settings, err
 	}
 	if a.DB.Created() {
-		if _, err := a.Bank.Sandbox.Initialize(); err != nil {
+		if _, err := scenario.Initialize(a.Bank.Sandbox); err != nil {
 			return settings, fmt.Errorf("load the known state into the new data file: %w", err)
 		}
 	}

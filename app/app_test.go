@@ -17,6 +17,7 @@ import (
 
 	"sandbank/app"
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
 
@@ -268,7 +269,7 @@ func TestScenarios_ListingIsBounded(t *testing.T) {
 	// A note over 64 KiB: listed with why it cannot be loaded, the
 	// reason import gives.
 	long := filepath.Join(a.ScenarioDir(), "long.json")
-	if err := os.WriteFile(long, []byte(`{"format": "sandbank-scenario/1", "note": "`+strings.Repeat("n", bank.MaxScenarioNote+1)+`"}`), 0o600); err != nil {
+	if err := os.WriteFile(long, []byte(`{"format": "sandbank-scenario/1", "note": "`+strings.Repeat("n", scenario.MaxNote+1)+`"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// A file over the import limit (sparse: it takes no disk).
@@ -280,14 +281,14 @@ func TestScenarios_ListingIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = huge.Close()
-	var files map[string]bank.ScenarioFile
+	var files map[string]scenario.File
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		files = map[string]bank.ScenarioFile{}
+		files = map[string]scenario.File{}
 		for _, f := range a.Scenarios() {
 			files[f.Name] = f
 		}
-		if _, ok := files["huge.json"]; ok && files["big.json"].Size == int64(b.Len()) && files["long.json"].Size > bank.MaxScenarioNote {
+		if _, ok := files["huge.json"]; ok && files["big.json"].Size == int64(b.Len()) && files["long.json"].Size > scenario.MaxNote {
 			break
 		}
 		if time.Now().After(deadline) {

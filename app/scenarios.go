@@ -14,18 +14,18 @@ import (
 	"sync"
 
 	"sandbank/assets"
-	"sandbank/bank"
 	"sandbank/bank/hub"
+	"sandbank/bank/scenario"
 )
 
 // scenarios watches the scenarios folder.
 type scenarios struct {
 	mu      sync.Mutex
-	files   []bank.ScenarioFile
-	changed hub.Hub[[]bank.ScenarioFile]
+	files   []scenario.File
+	changed hub.Hub[[]scenario.File]
 	// read holds the summaries read so far, by path: a file whose size and
 	// time have not changed is not read again.
-	read map[string]bank.ScenarioFile
+	read map[string]scenario.File
 }
 
 // MaxScenarioFile is the largest scenario file the folder lists and loads.
@@ -87,8 +87,8 @@ func (a *App) rescanScenarios() {
 	a.scen.mu.Lock()
 	known := a.scen.read
 	a.scen.mu.Unlock()
-	read := map[string]bank.ScenarioFile{}
-	var files []bank.ScenarioFile
+	read := map[string]scenario.File{}
+	var files []scenario.File
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.EqualFold(filepath.Ext(e.Name()), ".json") {
 			continue
@@ -101,7 +101,7 @@ func (a *App) rescanScenarios() {
 		read[path] = f
 		files = append(files, f)
 	}
-	slices.SortFunc(files, func(x, y bank.ScenarioFile) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(files, func(x, y scenario.File) int { return strings.Compare(x.Name, y.Name) })
 	a.scen.mu.Lock()
 	a.scen.files, a.scen.read = files, read
 	a.scen.mu.Unlock()
@@ -110,8 +110,8 @@ func (a *App) rescanScenarios() {
 
 // readScenarioFile summarises one file as a stream (bounded memory); a
 // file over MaxScenarioFile is listed with why it cannot be loaded, unread.
-func readScenarioFile(path string) bank.ScenarioFile {
-	f := bank.ScenarioFile{Name: filepath.Base(path), Path: path}
+func readScenarioFile(path string) scenario.File {
+	f := scenario.File{Name: filepath.Base(path), Path: path}
 	info, err := os.Stat(path)
 	if err != nil {
 		f.Err = err
@@ -128,13 +128,13 @@ func readScenarioFile(path string) bank.ScenarioFile {
 		return f
 	}
 	defer func() { _ = file.Close() }()
-	sum, err := bank.SummariseScenario(bufio.NewReader(file))
+	sum, err := scenario.Summarise(bufio.NewReader(file))
 	sum.Name, sum.Path, sum.Modified, sum.Size, sum.Err = f.Name, f.Path, f.Modified, f.Size, err
 	return sum
 }
 
 // Scenarios returns the scenario files as last read.
-func (a *App) Scenarios() []bank.ScenarioFile {
+func (a *App) Scenarios() []scenario.File {
 	a.scen.mu.Lock()
 	defer a.scen.mu.Unlock()
 	return slices.Clone(a.scen.files)
@@ -142,33 +142,33 @@ func (a *App) Scenarios() []bank.ScenarioFile {
 
 // SubscribeScenarios calls fn with the list whenever the folder changes,
 // until cancel. fn must not block.
-func (a *App) SubscribeScenarios(fn func([]bank.ScenarioFile)) (cancel func()) {
+func (a *App) SubscribeScenarios(fn func([]scenario.File)) (cancel func()) {
 	// Each subscriber gets its own copy of the list.
-	return a.scen.changed.Subscribe(func(files []bank.ScenarioFile) { fn(slices.Clone(files)) })
+	return a.scen.changed.Subscribe(func(files []scenario.File) { fn(slices.Clone(files)) })
 }
 
 // LoadScenario replaces the sandbox data with a scenario file of the
 // scenarios folder, at once or not at all, read as a stream
-// (bank.Sandbox.ImportScenarioFrom): its oddities are warnings in the
+// (scenario.Import): its oddities are warnings in the
 // counts, refused in strict mode. Like the folder's list, it
 // takes regular files only, not a symbolic link to a file elsewhere.
-func (a *App) LoadScenario(name string) (bank.Counts, error) {
+func (a *App) LoadScenario(name string) (scenario.Counts, error) {
 	path, err := a.scenarioPath(name)
 	if err != nil {
-		return bank.Counts{}, err
+		return scenario.Counts{}, err
 	}
 	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return bank.Counts{}, fmt.Errorf("%s is not a regular file in the scenarios folder", filepath.Base(path))
+		return scenario.Counts{}, fmt.Errorf("%s is not a regular file in the scenarios folder", filepath.Base(path))
 	}
 	if info, err := os.Stat(path); err == nil && info.Size() > MaxScenarioFile {
-		return bank.Counts{}, fmt.Errorf("%s has %d MiB, more than the %d MiB a scenario import takes; split it", filepath.Base(path), info.Size()>>20, MaxScenarioFile>>20)
+		return scenario.Counts{}, fmt.Errorf("%s has %d MiB, more than the %d MiB a scenario import takes; split it", filepath.Base(path), info.Size()>>20, MaxScenarioFile>>20)
 	}
 	file, err := os.Open(path)
 	if err != nil {
-		return bank.Counts{}, err
+		return scenario.Counts{}, err
 	}
 	defer func() { _ = file.Close() }()
-	return a.Bank.Sandbox.ImportScenarioFrom(file)
+	return scenario.Import(a.Bank.Sandbox, file)
 }
 
 var scenarioName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,99}$`)
@@ -197,7 +197,7 @@ func (a *App) CheckScenarioName(name string) error {
 }
 
 // SaveScenario writes the current sandbox data as a new scenario file
-// name(.json) with a note, account by account (bank.Sandbox.WriteScenario),
+// name(.json) with a note, account by account (scenario.Write),
 // and returns its path. It does not overwrite an existing file.
 func (a *App) SaveScenario(name, note string) (string, error) {
 	if err := a.CheckScenarioName(name); err != nil {
@@ -211,7 +211,7 @@ func (a *App) SaveScenario(name, note string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("write the scenario: %w", err)
 	}
-	err = a.Bank.Sandbox.WriteScenario(tmp, note, "  ")
+	err = scenario.Write(a.Bank.Sandbox, tmp, note, "  ")
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

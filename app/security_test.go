@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"sandbank/app"
-	"sandbank/bank"
+	"sandbank/bank/scenario"
 )
 
 // The security tests of docs/SECURITY.md for the folders and listeners.
@@ -126,7 +126,7 @@ func TestSecurity_ScenarioSymlinksAreNotFollowed(t *testing.T) {
 	if _, err := a.LoadScenario("sub/elsewhere"); err == nil {
 		t.Fatal("a scenario in a linked folder is loaded")
 	}
-	if slices.ContainsFunc(a.Scenarios(), func(f bank.ScenarioFile) bool { return f.Name == "linked.json" || f.Name == "new.json" }) {
+	if slices.ContainsFunc(a.Scenarios(), func(f scenario.File) bool { return f.Name == "linked.json" || f.Name == "new.json" }) {
 		t.Fatal("the folder's list shows a symlink")
 	}
 }

@@ -53,7 +53,7 @@ type AccountDetail struct {
 func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
 	return change(s.core, "create account", func(tx Tx) (d AccountDetail, err error) {
 		v := s.violations()
-		a, err := createAccount(tx, &v, "", "", in)
+		a, err := CreateAccountIn(tx, &v, "", "", in)
 		if err != nil {
 			return d, err
 		}
@@ -63,12 +63,12 @@ func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
 	}, Event{Kind: EventAccounts}, Event{Kind: EventCustomers})
 }
 
-// createAccount checks and stores an account; v gathers the findings
+// CreateAccountIn checks and stores an account; v gathers the findings
 // and oddities of the request it is part of.
-func createAccount(tx Tx, v *Violations, path, id string, in NewAccount) (Account, error) {
+func CreateAccountIn(tx Tx, v *Violations, path, id string, in NewAccount) (Account, error) {
 	p := func(field string) string { return JoinPath(path, field) }
 	owner := lookupCustomer(tx, v, p("customerNumber"), in.CustomerNumber)
-	checkName(v, p("accountName"), in.AccountName, 1, 70)
+	CheckName(v, p("accountName"), in.AccountName, 1, 70)
 	bban, iban := in.BBAN, in.IBAN
 	switch {
 	case bban == "" && iban == "":
@@ -87,11 +87,11 @@ func createAccount(tx Tx, v *Violations, path, id string, in NewAccount) (Accoun
 			v.Format(p("bban"), "is required: only a NO iban holds the bban")
 		}
 	}
-	checkAccountRef(v, path, AccountRef{IBAN: iban, BBAN: bban})
+	CheckAccountRef(v, path, AccountRef{IBAN: iban, BBAN: bban})
 	checkMOD11(v, path, AccountRef{IBAN: in.IBAN, BBAN: in.BBAN}, true) // at the number given
-	currencyOK := checkCurrency(v, p("currency"), in.Currency)
-	checkText(v, p("product"), in.Product, 1, 70)
-	checkOneOf(v, p("cashAccountType"), in.CashAccountType, CashAccountTypes)
+	currencyOK := CheckCurrency(v, p("currency"), in.Currency)
+	CheckText(v, p("product"), in.Product, 1, 70)
+	CheckOneOf(v, p("cashAccountType"), in.CashAccountType, CashAccountTypes)
 	creditLine := checkLimit(v, p("creditLine"), in.CreditLine, in.Currency)
 	var balances Balances
 	if in.Balances == nil {
@@ -136,7 +136,7 @@ func checkStatus(v *Violations, path, s string) string {
 	if st := oneOfFold(s, Statuses); st != "" {
 		return st
 	}
-	v.Format(path, "%q is not a status; use one of %s", clip(s), joinComma(Statuses))
+	v.Format(path, "%q is not a status; use one of %s", Clip(s), joinComma(Statuses))
 	return ""
 }
 
@@ -155,7 +155,7 @@ func checkBalances(v *Violations, path string, in []BalanceInput, currency strin
 		case b.BalanceType == "":
 			v.Format(JoinPath(p, "balanceType"), "is required; closingBooked or expected")
 		case typ == "":
-			v.Format(JoinPath(p, "balanceType"), "%q is not a balance type; use closingBooked or expected", clip(b.BalanceType))
+			v.Format(JoinPath(p, "balanceType"), "%q is not a balance type; use closingBooked or expected", Clip(b.BalanceType))
 		case twice:
 			v.Odd(CodeFormatError, JoinPath(p, "balanceType"), fmt.Sprintf("%s is given twice; the bank takes the last one. Send each balance type once", typ))
 		}
@@ -279,15 +279,15 @@ func (s *Sandbox) UpdateAccount(id string, ch AccountChange) (AccountDetail, err
 		}
 		var v Violations
 		if ch.AccountName != nil {
-			checkName(&v, "accountName", *ch.AccountName, 1, 70)
+			CheckName(&v, "accountName", *ch.AccountName, 1, 70)
 			a.Name = *ch.AccountName
 		}
 		if ch.Product != nil {
-			checkText(&v, "product", *ch.Product, 1, 70)
+			CheckText(&v, "product", *ch.Product, 1, 70)
 			a.Product = *ch.Product
 		}
 		if ch.CashAccountType != nil {
-			checkOneOf(&v, "cashAccountType", *ch.CashAccountType, CashAccountTypes)
+			CheckOneOf(&v, "cashAccountType", *ch.CashAccountType, CashAccountTypes)
 			a.CashAccountType = *ch.CashAccountType
 		}
 		if ch.CreditLine != nil {

@@ -195,7 +195,7 @@ func customerAgreements(tx Tx, c Customer) ([]AgreementDetail, error) {
 func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 	return change(s.core, "create agreement", func(tx Tx) (d AgreementDetail, err error) {
 		v := s.violations()
-		id, err := createAgreement(tx, &v, "", "", in, nil)
+		id, err := CreateAgreementIn(tx, &v, "", "", in, nil)
 		if err != nil {
 			return d, err
 		}
@@ -205,15 +205,15 @@ func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 	}, Event{Kind: EventAgreements})
 }
 
-// createAgreement stores an agreement; engagementIDs, when not nil, gives
+// CreateAgreementIn stores an agreement; engagementIDs, when not nil, gives
 // the ids a scenario brings for its engagements. v gathers the findings
 // and oddities of the request it is part of.
-func createAgreement(tx Tx, v *Violations, path, id string, in NewAgreement, engagementIDs []string) (string, error) {
+func CreateAgreementIn(tx Tx, v *Violations, path, id string, in NewAgreement, engagementIDs []string) (string, error) {
 	owner := lookupCustomer(tx, v, JoinPath(path, "owner"), in.Owner)
 	if owner.ID != "" && owner.Type != Corporate {
 		v.Format(JoinPath(path, "owner"), "customer %s is private; a private customer's agreement comes with the customer, agreements are created for corporate customers", in.Owner)
 	}
-	checkName(v, JoinPath(path, "name"), in.Name, 1, 70)
+	CheckName(v, JoinPath(path, "name"), in.Name, 1, 70)
 	id, seq, err := newID(tx, v, path, KindAgreement, 0, id)
 	if err != nil {
 		return "", err
@@ -249,7 +249,7 @@ func lookupCustomer(tx Tx, v *Violations, path, number string) Customer {
 	}
 	c, err := tx.CustomerByNumber(number)
 	if err != nil {
-		v.Add(CodeResourceUnknown, path, fmt.Sprintf("no customer has customerNumber %s; create the customer first", clip(number)))
+		v.Add(CodeResourceUnknown, path, fmt.Sprintf("no customer has customerNumber %s; create the customer first", Clip(number)))
 		return Customer{}
 	}
 	return c
@@ -369,7 +369,7 @@ func createEngagement(tx Tx, v *Violations, path, id string, a Agreement, agreem
 	if in.Account.IBAN == "" {
 		v.Format(ibanPath, "is required")
 	} else if acct, err := tx.AccountByIBAN(in.Account.IBAN); err != nil {
-		v.Add(CodeResourceUnknown, ibanPath, fmt.Sprintf("no sandbox account has IBAN %s", clip(in.Account.IBAN)))
+		v.Add(CodeResourceUnknown, ibanPath, fmt.Sprintf("no sandbox account has IBAN %s", Clip(in.Account.IBAN)))
 	} else if acct.OwnerID != a.OwnerID {
 		v.Format(ibanPath, "account %s is not owned by the agreement's owner; an engagement gives access to the owner's own accounts", in.Account.IBAN)
 	} else {
@@ -418,7 +418,7 @@ func checkRoles(v *Violations, path string, roles []string) []string {
 	seen := map[string]bool{}
 	for i, r := range roles {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		if checkOneOf(v, p, r, Roles) && seen[r] {
+		if CheckOneOf(v, p, r, Roles) && seen[r] {
 			v.Format(p, "role %s is listed twice", r)
 		}
 		seen[r] = true

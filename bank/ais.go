@@ -118,7 +118,7 @@ func (s *core) consentAccess(tx Tx, r AISRequest) (Access, error) {
 	var a Access
 	cn, err := tx.Consent(r.ConsentID)
 	if errors.Is(err, ErrNotFound) || (err == nil && cn.TPPID != r.TPPID) {
-		return a, consentMissing(CodeConsentInvalid, "Consent-ID %s is not a consent of your TPP; start one with POST /v1/consents", clip(r.ConsentID))
+		return a, consentMissing(CodeConsentInvalid, "Consent-ID %s is not a consent of your TPP; start one with POST /v1/consents", Clip(r.ConsentID))
 	} else if err != nil {
 		return a, err
 	}
@@ -130,10 +130,10 @@ func (s *core) consentAccess(tx Tx, r AISRequest) (Access, error) {
 		return a, consentMissing(CodeConsentInvalid, "consent %s is %s, not valid; start a new one with POST /v1/consents", cn.ID, st)
 	}
 	if r.PSUID != "" && r.PSUID != PSUID(r.TPPID, cn.CustomerID) {
-		return a, consentMissing(CodeConsentInvalid, "PSU-ID %s is not the PSU of consent %s; send the psu-id of that consent's SCA, or leave PSU-ID out", clip(r.PSUID), cn.ID)
+		return a, consentMissing(CodeConsentInvalid, "PSU-ID %s is not the PSU of consent %s; send the psu-id of that consent's SCA, or leave PSU-ID out", Clip(r.PSUID), cn.ID)
 	}
 	if r.CorporateID != "" && (cn.Context == ContextPrivate || r.CorporateID != CorporateID(r.TPPID, cn.CustomerID, cn.Context)) {
-		return a, consentMissing(CodeConsentInvalid, "PSU-Corporate-ID %s is not the corporate context of consent %s", clip(r.CorporateID), cn.ID)
+		return a, consentMissing(CodeConsentInvalid, "PSU-Corporate-ID %s is not the corporate context of consent %s", Clip(r.CorporateID), cn.ID)
 	}
 	if a.Customer, err = tx.Customer(cn.CustomerID); errors.Is(err, ErrNotFound) {
 		return a, consentMissing(CodeConsentInvalid, "the PSU of consent %s no longer exists in the sandbox", cn.ID)
@@ -182,7 +182,7 @@ func (s *core) hasCorporateGrant(tx Tx, tppID, customerID string) (bool, error) 
 // an account that does not exist).
 func granted(a Access, accountID string) error {
 	if !slices.Contains(a.Grant.Accounts, accountID) {
-		return Errorf(CodeResourceUnknown, "account %s is unknown or not in this consent", clip(accountID))
+		return Errorf(CodeResourceUnknown, "account %s is unknown or not in this consent", Clip(accountID))
 	}
 	return nil
 }
@@ -193,7 +193,7 @@ func (s *core) use(tx Tx, r AISRequest, a Access, accountID, kind string) error 
 	if r.PSUPresent {
 		return nil
 	}
-	n, err := tx.CountUse(s.Today(), useKey(r.TPPID, a.Customer.ID, accountID, kind))
+	n, err := tx.CountUse(s.Today(), UseKey(r.TPPID, a.Customer.ID, accountID, kind))
 	if err != nil {
 		return err
 	}
@@ -203,9 +203,9 @@ func (s *core) use(tx Tx, r AISRequest, a Access, accountID, kind string) error 
 	return nil
 }
 
-// useKey is the key of a usage counter: the TPP, the PSU, the account and
+// UseKey is the key of a usage counter: the TPP, the PSU, the account and
 // the kind of use.
-func useKey(tppID, customerID, accountID, kind string) string {
+func UseKey(tppID, customerID, accountID, kind string) string {
 	return strings.Join([]string{tppID, customerID, accountID, kind}, "\x00")
 }
 

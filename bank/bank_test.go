@@ -1,11 +1,14 @@
 package bank_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
 
@@ -17,6 +20,30 @@ func (c fixedClock) Now() time.Time { return c.t }
 // testNow is the moment the bank tests run at.
 var testNow = time.Date(2026, 11, 20, 10, 30, 0, 0, bank.Oslo)
 
+// exportScenario exports the sandbox as a scenario, through its JSON.
+func exportScenario(t testing.TB, sb *bank.Sandbox) scenario.Scenario {
+	t.Helper()
+	var b bytes.Buffer
+	if err := scenario.Write(sb, &b, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	var sc scenario.Scenario
+	if err := json.Unmarshal(b.Bytes(), &sc); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// importScenario imports a scenario built in Go, through its JSON.
+func importScenario(t testing.TB, sb *bank.Sandbox, sc scenario.Scenario) (scenario.Counts, error) {
+	t.Helper()
+	data, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scenario.Import(sb, bytes.NewReader(data))
+}
+
 // newBank returns a bank over a fresh data file in the known state.
 func newBank(t testing.TB) (*bank.Bank, *storage.DB) {
 	t.Helper()
@@ -26,7 +53,7 @@ func newBank(t testing.TB) (*bank.Bank, *storage.DB) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	s := bank.New(db, fixedClock{testNow})
-	if _, err := s.Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(s.Sandbox); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return s, db
@@ -34,7 +61,7 @@ func newBank(t testing.TB) (*bank.Bank, *storage.DB) {
 
 func TestInitialize_KnownState(t *testing.T) {
 	s, _ := newBank(t)
-	n, err := s.Sandbox.Initialize()
+	n, err := scenario.Initialize(s.Sandbox)
 	if err != nil {
 		t.Fatal(err)
 	}

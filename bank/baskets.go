@@ -54,7 +54,7 @@ func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 	seen := make(map[string]bool, len(ids))
 	for i, id := range ids {
 		if seen[id] {
-			v.Format(fmt.Sprintf("paymentIds[%d]", i), "payment %s is given twice", clip(id))
+			v.Format(fmt.Sprintf("paymentIds[%d]", i), "payment %s is given twice", Clip(id))
 		}
 		seen[id] = true
 	}
@@ -68,7 +68,7 @@ func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 			p, err := tx.Payment(id)
 			switch {
 			case errors.Is(err, ErrNotFound) || (err == nil && p.TPPID != tppID):
-				return PathError(CodeResourceUnknown, path, fmt.Sprintf("there is no payment %s of your TPP", clip(id)))
+				return PathError(CodeResourceUnknown, path, fmt.Sprintf("there is no payment %s of your TPP", Clip(id)))
 			case err != nil:
 				return err
 			case p.Service != ServiceSingle:
@@ -108,7 +108,7 @@ func (s *PSD2) Basket(tppID, id string) (BasketView, error) {
 func basketView(tx Tx, tppID, id string) (BasketView, error) {
 	b, err := tx.Basket(id)
 	if errors.Is(err, ErrNotFound) || (err == nil && b.TPPID != tppID) {
-		return BasketView{}, Errorf(CodeResourceUnknown, "there is no signing basket %s of your TPP", clip(id))
+		return BasketView{}, Errorf(CodeResourceUnknown, "there is no signing basket %s of your TPP", Clip(id))
 	} else if err != nil {
 		return BasketView{}, err
 	}
@@ -184,7 +184,7 @@ func (s *PSD2) BasketAuthorisation(tppID, basketID, authID string) (Authorisatio
 			return err
 		}
 		if !slices.Contains(v.Authorisations, authID) {
-			return Errorf(CodeSCANotFound, "basket %s has no authorisation %s", basketID, clip(authID))
+			return Errorf(CodeSCANotFound, "basket %s has no authorisation %s", basketID, Clip(authID))
 		}
 		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err

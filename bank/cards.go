@@ -104,7 +104,7 @@ var (
 func (s *Sandbox) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error) {
 	return change(s.core, "create card account", func(tx Tx) (d CardAccountDetail, err error) {
 		v := s.violations()
-		c, err := createCardAccount(tx, &v, "", "", in)
+		c, err := CreateCardAccountIn(tx, &v, "", "", in)
 		if err != nil {
 			return d, err
 		}
@@ -114,13 +114,13 @@ func (s *Sandbox) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error
 	}, Event{Kind: EventCardAccounts}, Event{Kind: EventCustomers})
 }
 
-// createCardAccount checks and stores a card account; v gathers the
+// CreateCardAccountIn checks and stores a card account; v gathers the
 // findings and oddities of the request it is part of.
-func createCardAccount(tx Tx, v *Violations, path, id string, in NewCardAccount) (CardAccount, error) {
+func CreateCardAccountIn(tx Tx, v *Violations, path, id string, in NewCardAccount) (CardAccount, error) {
 	p := func(field string) string { return JoinPath(path, field) }
 	owner := lookupCustomer(tx, v, p("customerNumber"), in.CustomerNumber)
 	checkMaskedPan(v, p("maskedPan"), in.MaskedPan)
-	currencyOK := checkCurrency(v, p("currency"), in.Currency)
+	currencyOK := CheckCurrency(v, p("currency"), in.Currency)
 	var limit decimal.Decimal
 	if in.CreditLimit == nil {
 		v.Format(p("creditLimit"), "is required: {\"currency\", \"amount\"}")
@@ -134,12 +134,12 @@ func createCardAccount(tx Tx, v *Violations, path, id string, in NewCardAccount)
 	if currencyOK {
 		balances = checkCardBalances(v, p("balances"), in.Balances, in.Currency, CardBalances{}, true)
 	}
-	checkText(v, p("cardId"), in.CardID, 0, 35)
-	checkText(v, p("cardIdVNo"), in.CardIDVNo, 0, 35)
-	checkText(v, p("accountNumber"), in.AccountNumber, 0, 34)
+	CheckText(v, p("cardId"), in.CardID, 0, 35)
+	CheckText(v, p("cardIdVNo"), in.CardIDVNo, 0, 35)
+	CheckText(v, p("accountNumber"), in.AccountNumber, 0, 34)
 	checkExpiry(v, p("expiry"), in.Expiry)
-	checkName(v, p("name"), in.Name, 1, 70)
-	checkText(v, p("product"), in.Product, 1, 70)
+	CheckName(v, p("name"), in.Name, 1, 70)
+	CheckText(v, p("product"), in.Product, 1, 70)
 	status := checkStatus(v, p("status"), in.Status)
 	id, seq, err := newID(tx, v, path, KindCardAccount, 0, id)
 	if err != nil {
@@ -200,7 +200,7 @@ func checkBalanceDetail(v *Violations, path string, in CardBalanceInput) Balance
 		}
 		d.LastChangeDateTime = t
 	}
-	checkText(v, JoinPath(path, "lastCommittedTransaction"), in.LastCommittedTransaction, 0, 35)
+	CheckText(v, JoinPath(path, "lastCommittedTransaction"), in.LastCommittedTransaction, 0, 35)
 	return d
 }
 
@@ -307,11 +307,11 @@ func (s *Sandbox) UpdateCardAccount(id string, ch CardAccountChange) (CardAccoun
 		}
 		v := s.violations()
 		if ch.Name != nil {
-			checkName(&v, "name", *ch.Name, 1, 70)
+			CheckName(&v, "name", *ch.Name, 1, 70)
 			c.Name = *ch.Name
 		}
 		if ch.Product != nil {
-			checkText(&v, "product", *ch.Product, 1, 70)
+			CheckText(&v, "product", *ch.Product, 1, 70)
 			c.Product = *ch.Product
 		}
 		if ch.CreditLimit != nil {
@@ -351,17 +351,17 @@ func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransact
 			return res, PathError(CodeFormatError, "", "send an array of at least one card transaction")
 		}
 		v := s.violations()
-		res, err = addCardTransactions(tx, &v, c, "", 0, in, s.Today())
+		res, err = AddCardTransactionsIn(tx, &v, c, "", 0, in, s.Today())
 		res.Warnings = v.Warnings()
 		return res, err
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }
 
-// addCardTransactions checks and stores card transactions on card account
+// AddCardTransactionsIn checks and stores card transactions on card account
 // c; v gathers the findings and oddities of the request they are part of,
 // and first is the position of in's first item in the list the paths count
 // in.
-func addCardTransactions(tx Tx, v *Violations, c CardAccount, path string, first int, in []NewCardTransaction, today Date) (CardPostResult, error) {
+func AddCardTransactionsIn(tx Tx, v *Violations, c CardAccount, path string, first int, in []NewCardTransaction, today Date) (CardPostResult, error) {
 	res := CardPostResult{MaskedPan: c.MaskedPan, Booked: []CardTransaction{}, Pending: []string{}}
 	list := make([]CardTransaction, 0, len(in))
 	seen := map[string]bool{}
@@ -398,15 +398,15 @@ func addCardTransactions(tx Tx, v *Violations, c CardAccount, path string, first
 
 func checkCardTransaction(v *Violations, p string, c CardAccount, in NewCardTransaction, today Date) CardTransaction {
 	f := func(field string) string { return JoinPath(p, field) }
-	checkText(v, f("cardTransactionId"), in.CardTransactionID, 1, 35)
+	CheckText(v, f("cardTransactionId"), in.CardTransactionID, 1, 35)
 	t := CardTransaction{
 		CardTransactionID:              in.CardTransactionID,
-		TerminalID:                     checkPresent(v, f("terminalId"), in.TerminalID, 35, checkText),
+		TerminalID:                     checkPresent(v, f("terminalId"), in.TerminalID, 35, CheckText),
 		MerchantCategoryCode:           in.MerchantCategoryCode,
-		CardAcceptorID:                 checkPresent(v, f("cardAcceptorId"), in.CardAcceptorID, 35, checkText),
+		CardAcceptorID:                 checkPresent(v, f("cardAcceptorId"), in.CardAcceptorID, 35, CheckText),
 		MaskedPan:                      in.MaskedPan,
-		TransactionDetails:             checkPresent(v, f("transactionDetails"), in.TransactionDetails, 140, checkText),
-		ProprietaryBankTransactionCode: checkPresent(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 35, checkText),
+		TransactionDetails:             checkPresent(v, f("transactionDetails"), in.TransactionDetails, 140, CheckText),
+		ProprietaryBankTransactionCode: checkPresent(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 35, CheckText),
 	}
 	t.TransactionDate = checkDate(v, f("transactionDate"), in.TransactionDate)
 	checkPast(v, f("transactionDate"), t.TransactionDate, today)
@@ -498,7 +498,7 @@ func sameDecimal(a, b string) bool {
 }
 
 func checkCardMoney(v *Violations, path string, in *AmountInput) Money {
-	checkCurrency(v, JoinPath(path, "currency"), in.Currency)
+	CheckCurrency(v, JoinPath(path, "currency"), in.Currency)
 	amount, ok := checkSandboxAmount(v, JoinPath(path, "amount"), in.Amount, in.Currency)
 	if ok && amount.IsZero() {
 		v.Format(JoinPath(path, "amount"), "must not be zero; a purchase is negative, a refund positive")
@@ -507,15 +507,15 @@ func checkCardMoney(v *Violations, path string, in *AmountInput) Money {
 }
 
 func checkAddress(v *Violations, path string, in Address) Address {
-	checkText(v, JoinPath(path, "street"), in.Street, 0, 70)
-	checkText(v, JoinPath(path, "buildingNumber"), in.BuildingNumber, 0, 16)
-	checkText(v, JoinPath(path, "postalCode"), in.PostalCode, 0, 16)
-	checkText(v, JoinPath(path, "city"), in.City, 0, 35)
+	CheckText(v, JoinPath(path, "street"), in.Street, 0, 70)
+	CheckText(v, JoinPath(path, "buildingNumber"), in.BuildingNumber, 0, 16)
+	CheckText(v, JoinPath(path, "postalCode"), in.PostalCode, 0, 16)
+	CheckText(v, JoinPath(path, "city"), in.City, 0, 35)
 	switch {
 	case in.Country == "":
 		v.Format(JoinPath(path, "country"), "is required: an ISO 3166 alpha-2 code such as NO")
 	case !validate.Country(in.Country):
-		v.Format(JoinPath(path, "country"), "%q is not an ISO 3166 alpha-2 country code", clip(in.Country))
+		v.Format(JoinPath(path, "country"), "%q is not an ISO 3166 alpha-2 country code", Clip(in.Country))
 	}
 	return in
 }
@@ -523,7 +523,7 @@ func checkAddress(v *Violations, path string, in Address) Address {
 func checkExchange(v *Violations, path string, in NewCurrencyExchange, today Date) *CurrencyExchange {
 	f := func(field string) string { return JoinPath(path, field) }
 	for _, c := range []struct{ field, value string }{{"sourceCurrency", in.SourceCurrency}, {"targetCurrency", in.TargetCurrency}, {"unitCurrency", in.UnitCurrency}} {
-		checkCurrency(v, f(c.field), c.value)
+		CheckCurrency(v, f(c.field), c.value)
 	}
 	if !ratePattern.MatchString(in.ExchangeRate) {
 		v.Format(f("exchangeRate"), "must be a decimal number as a string, e.g. \"10.4512\"")

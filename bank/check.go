@@ -8,12 +8,12 @@ import (
 	"sandbank/bank/validate"
 )
 
-// checkText checks a text field: between minLen and maxLen characters and
+// CheckText checks a text field: between minLen and maxLen characters and
 // free of the characters a name or text must not hold (checkChars). minLen
 // 0 allows an empty text, and one of spaces only; a text that must hold
 // something (minLen 1 or more) must show something too (validate.Visible):
 // a text of only spaces, fillers and invisible characters is refused.
-func checkText(v *Violations, path, s string, minLen, maxLen int) {
+func CheckText(v *Violations, path, s string, minLen, maxLen int) {
 	if !checkLength(v, path, s, minLen, maxLen) || !checkChars(v, path, s) || minLen == 0 {
 		return
 	}
@@ -22,12 +22,12 @@ func checkText(v *Violations, path, s string, minLen, maxLen int) {
 	}
 }
 
-// checkName checks a name field (a customer's, an account's, a creditor's):
+// CheckName checks a name field (a customer's, an account's, a creditor's):
 // between minLen and maxLen characters and, unless empty where minLen 0
 // allows it, a name by validate.Name: free of what checkChars refuses and of
 // private-use characters, and showing something, not only spaces, fillers
 // and invisible characters.
-func checkName(v *Violations, path, s string, minLen, maxLen int) {
+func CheckName(v *Violations, path, s string, minLen, maxLen int) {
 	if !checkLength(v, path, s, minLen, maxLen) || s == "" {
 		return
 	}
@@ -93,8 +93,8 @@ func checkDigits(v *Violations, path, s string, minLen, maxLen int) {
 	}
 }
 
-// checkOneOf checks that s is one of allowed, exactly.
-func checkOneOf(v *Violations, path, s string, allowed []string) bool {
+// CheckOneOf checks that s is one of allowed, exactly.
+func CheckOneOf(v *Violations, path, s string, allowed []string) bool {
 	if s == "" {
 		v.Format(path, "is required; one of %s", strings.Join(allowed, ", "))
 		return false
@@ -104,7 +104,7 @@ func checkOneOf(v *Violations, path, s string, allowed []string) bool {
 			return true
 		}
 	}
-	v.Format(path, "%q is not allowed; use one of %s", clip(s), strings.Join(allowed, ", "))
+	v.Format(path, "%q is not allowed; use one of %s", Clip(s), strings.Join(allowed, ", "))
 	return false
 }
 
@@ -120,13 +120,13 @@ func oneOfFold(s string, allowed []string) string {
 	return ""
 }
 
-// checkCurrency checks an ISO 4217 code of the API's currency set.
-func checkCurrency(v *Violations, path, c string) bool {
+// CheckCurrency checks an ISO 4217 code of the API's currency set.
+func CheckCurrency(v *Violations, path, c string) bool {
 	switch {
 	case c == "":
 		v.Format(path, "is required")
 	case !validate.Currency(c):
-		v.Format(path, "%q is not a supported ISO 4217 currency code", clip(c))
+		v.Format(path, "%q is not a supported ISO 4217 currency code", Clip(c))
 	default:
 		return true
 	}
@@ -153,12 +153,12 @@ func checkPast(v *Violations, path string, d, today Date) {
 	}
 }
 
-// checkAccountRef checks an account reference by the rules of docs/PAYMENTS.md 3:
+// CheckAccountRef checks an account reference by the rules of docs/PAYMENTS.md 3:
 // an IBAN of at most 34 characters with a valid check, a BBAN of at most 30
 // of letters and digits, and a NO IBAN that embeds the BBAN. At least one
 // of the two must be given. A Norwegian BBAN's MOD11 check digit is
 // checkMOD11's.
-func checkAccountRef(v *Violations, path string, r AccountRef) {
+func CheckAccountRef(v *Violations, path string, r AccountRef) {
 	if r.IBAN == "" && r.BBAN == "" {
 		v.Format(path, "needs an iban or a bban")
 		return
@@ -231,7 +231,7 @@ func checkMaskedPan(v *Violations, path, s string) {
 		ok = strings.IndexByte("*xX", s[i]) >= 0 || (s[i] >= '0' && s[i] <= '9')
 	}
 	if !ok {
-		v.Format(path, "%q is not a masked card number; write 12 to 19 digits and '*' ending in the last four digits, e.g. 525412******3241", clip(s))
+		v.Format(path, "%q is not a masked card number; write 12 to 19 digits and '*' ending in the last four digits, e.g. 525412******3241", Clip(s))
 		return
 	}
 	var letters []string

@@ -36,7 +36,7 @@ func (s *Ops) SetClock(ch ClockChange) (ClockState, error) {
 	case ch.Now != nil:
 		t, err := time.Parse(time.RFC3339, *ch.Now)
 		if err != nil {
-			v.Format("now", "%q is not an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", clip(*ch.Now))
+			v.Format("now", "%q is not an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", Clip(*ch.Now))
 		}
 		offset = s.offsetTo(t)
 	case ch.OffsetSeconds != nil:

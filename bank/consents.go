@@ -295,7 +295,7 @@ func (s *PSD2) ConsentAuthorisation(tppID, consentID, authID string) (Authorisat
 			return err
 		}
 		if !slices.Contains(cn.AuthorisationIDs, authID) {
-			return Errorf(CodeSCANotFound, "consent %s has no authorisation %s", cn.ID, clip(authID))
+			return Errorf(CodeSCANotFound, "consent %s has no authorisation %s", cn.ID, Clip(authID))
 		}
 		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err
@@ -306,7 +306,7 @@ func (s *PSD2) ConsentAuthorisation(tppID, consentID, authID string) (Authorisat
 func ownConsent(tx Tx, tppID, id string) (Consent, error) {
 	cn, err := tx.Consent(id)
 	if errors.Is(err, ErrNotFound) || (err == nil && cn.TPPID != tppID) {
-		return Consent{}, Errorf(CodeResourceUnknown, "there is no consent %s of your TPP", clip(id))
+		return Consent{}, Errorf(CodeResourceUnknown, "there is no consent %s of your TPP", Clip(id))
 	}
 	return cn, err
 }
@@ -384,7 +384,7 @@ func (c consent) approve(tx Tx, a *Authorisation, in SCAInput) (approval, error)
 	var chosen []string
 	for _, id := range in.Accounts {
 		if !hasOption(offered, id) {
-			return approval{problem: fmt.Sprintf("Account %s cannot be granted in this context.", clip(id))}, nil
+			return approval{problem: fmt.Sprintf("Account %s cannot be granted in this context.", Clip(id))}, nil
 		}
 		if !slices.Contains(chosen, id) {
 			chosen = append(chosen, id)

@@ -165,7 +165,7 @@ func wrapStorage(what string, err error) error {
 
 // unknown is the RESOURCE_UNKNOWN error for a missing record.
 func unknown(what, id string) *Error {
-	return Errorf(CodeResourceUnknown, "%s %s does not exist", what, clip(id))
+	return Errorf(CodeResourceUnknown, "%s %s does not exist", what, Clip(id))
 }
 
 // found turns ErrNotFound from a lookup into RESOURCE_UNKNOWN for what/id.

@@ -20,10 +20,10 @@ type CustomerDetail struct {
 	CardAccountIDs []string
 }
 
-// maxImportedSeq bounds the sequence numbers that ids brought by a scenario
+// MaxImportedSeq bounds the sequence numbers that ids brought by a scenario
 // may carry, far above any a data file hands out, so that a made-up id
 // cannot use up the counters.
-const maxImportedSeq = 1 << 48
+const MaxImportedSeq = 1 << 48
 
 // newID returns the id for a new record: the given id when a scenario
 // brings one (it must be an id of that kind and parent, and its sequence is
@@ -37,8 +37,8 @@ func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id strin
 		return FormatID(kind, parent, seq), seq, nil
 	}
 	p, seq, ok := ParseID(kind, id)
-	if !ok || p != parent || seq > maxImportedSeq {
-		v.Format(JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", clip(id))
+	if !ok || p != parent || seq > MaxImportedSeq {
+		v.Format(JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", Clip(id))
 		return "", 0, nil
 	}
 	return id, seq, tx.ReserveSeq(kind, seq)
@@ -48,21 +48,21 @@ func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id strin
 // agreement from the start (PrivateAgreementID).
 func (s *Sandbox) CreateCustomer(in NewCustomer) (Customer, error) {
 	return change(s.core, "create customer", func(tx Tx) (c Customer, err error) {
-		c, err = createCustomerIn(tx, "", "", in)
+		c, err = CreateCustomerIn(tx, "", "", in)
 		return c, err
 	}, Event{Kind: EventCustomers})
 }
 
-func createCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) {
+func CreateCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) {
 	var v Violations
 	checkDigits(&v, JoinPath(path, "customerNumber"), in.CustomerNumber, 1, 20)
-	checkName(&v, JoinPath(path, "name"), in.Name, 1, 70)
+	CheckName(&v, JoinPath(path, "name"), in.Name, 1, 70)
 	typ := strings.ToUpper(in.Type)
 	if typ != Private && typ != Corporate {
 		if in.Type == "" {
 			v.Format(JoinPath(path, "type"), "is required; private or corporate")
 		} else {
-			v.Format(JoinPath(path, "type"), "%q is not a customer type; use private or corporate", clip(in.Type))
+			v.Format(JoinPath(path, "type"), "%q is not a customer type; use private or corporate", Clip(in.Type))
 		}
 	}
 	id, _, err := newID(tx, &v, path, KindCustomer, 0, id)
@@ -167,7 +167,7 @@ func (s *Sandbox) UpdateCustomer(id, name string) (Customer, error) {
 			return c, found(err, "customer", id)
 		}
 		var v Violations
-		checkName(&v, "name", name, 1, 70)
+		CheckName(&v, "name", name, 1, 70)
 		if err := v.Err(); err != nil {
 			return c, err
 		}

@@ -39,7 +39,7 @@ func DecodeTolerant(data []byte, v any) ([]Message, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return nil, describeJSONError(data, err, v)
+		return nil, DescribeJSONError(data, err, v)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
@@ -47,15 +47,15 @@ func DecodeTolerant(data []byte, v any) ([]Message, error) {
 	var odd Warnings
 	shape := json.NewDecoder(bytes.NewReader(data))
 	shape.UseNumber()
-	if err := walkShape(shape, reflect.TypeOf(v), "", &odd); err != nil {
-		return nil, describeJSONError(data, err, v)
+	if err := WalkShape(shape, reflect.TypeOf(v), "", &odd); err != nil {
+		return nil, DescribeJSONError(data, err, v)
 	}
 	return odd.List(), nil
 }
 
-// walkShape reads one JSON value from dec and compares it with type t:
+// WalkShape reads one JSON value from dec and compares it with type t:
 // an object key t has no field for, and a key given twice, is an oddity.
-func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) error {
+func WalkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -67,7 +67,7 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) er
 	if !ok {
 		return nil // a scalar
 	}
-	leaf := leafType(t)
+	leaf := LeafType(t)
 	switch delim {
 	case '[':
 		var elem reflect.Type
@@ -75,12 +75,12 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) er
 			elem = t.Elem()
 		}
 		for i := 0; dec.More(); i++ {
-			if err := walkShape(dec, elem, fmt.Sprintf("%s[%d]", path, i), odd); err != nil {
+			if err := WalkShape(dec, elem, fmt.Sprintf("%s[%d]", path, i), odd); err != nil {
 				return err
 			}
 		}
 	case '{':
-		var seen keySet
+		var seen KeySet
 		for dec.More() {
 			tok, err := dec.Token()
 			if err != nil {
@@ -88,8 +88,8 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) er
 			}
 			key, _ := tok.(string)
 			at := JoinPath(path, key)
-			if !seen.add([]byte(key)) {
-				odd.Add(Oddity(CodeBadRequest, at, givenTwice))
+			if !seen.Add([]byte(key)) {
+				odd.Add(Oddity(CodeBadRequest, at, GivenTwice))
 			}
 			var field reflect.Type
 			switch {
@@ -97,13 +97,13 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) er
 			case t.Kind() == reflect.Map:
 				field = t.Elem()
 			case t.Kind() == reflect.Struct:
-				f, ok := fieldOf(t, key)
+				f, ok := FieldOf(t, key)
 				if !ok {
-					odd.Add(Oddity(CodeBadRequest, at, unusedField))
+					odd.Add(Oddity(CodeBadRequest, at, UnusedField))
 				}
 				field = f
 			}
-			if err := walkShape(dec, field, at, odd); err != nil {
+			if err := WalkShape(dec, field, at, odd); err != nil {
 				return err
 			}
 		}
@@ -114,28 +114,28 @@ func walkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) er
 
 var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
-// givenTwice is the oddity of a key given twice in an object.
-const givenTwice = "is given twice in this object; the bank takes the last value. Send each field once"
+// GivenTwice is the oddity of a key given twice in an object.
+const GivenTwice = "is given twice in this object; the bank takes the last value. Send each field once"
 
-// unusedField is the oddity of a field the bank does not have.
-const unusedField = "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"
+// UnusedField is the oddity of a field the bank does not have.
+const UnusedField = "is not a field the bank uses; it is ignored. Check the spelling against the API reference if you meant one"
 
-// fieldOf finds the type of the field of struct t that encoding/json
+// FieldOf finds the type of the field of struct t that encoding/json
 // decodes key into (see structField). nil with ok false: no such field.
-func fieldOf(t reflect.Type, key string) (reflect.Type, bool) {
-	f, ok := structField(t, key)
+func FieldOf(t reflect.Type, key string) (reflect.Type, bool) {
+	f, ok := StructField(t, key)
 	return f.Type, ok
 }
 
-// structField finds the field of struct t that encoding/json decodes key
+// StructField finds the field of struct t that encoding/json decodes key
 // into: the exact name first, else one that matches without regard to
 // case. A field of an embedded struct counts; Index leads to it from t.
-func structField(t reflect.Type, key string) (reflect.StructField, bool) {
+func StructField(t reflect.Type, key string) (reflect.StructField, bool) {
 	var folded reflect.StructField
 	found := false
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name := jsonName(f)
+		name := JSONName(f)
 		if name == "-" || (!f.IsExported() && !f.Anonymous) {
 			continue
 		}
@@ -145,7 +145,7 @@ func structField(t reflect.Type, key string) (reflect.StructField, bool) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				if inner, ok := structField(ft, key); ok {
+				if inner, ok := StructField(ft, key); ok {
 					inner.Index = append([]int{i}, inner.Index...)
 					return inner, true
 				}
@@ -165,15 +165,15 @@ func structField(t reflect.Type, key string) (reflect.StructField, bool) {
 	return folded, found
 }
 
-// jsonName is the name a field's json tag gives it, "" for none.
-func jsonName(f reflect.StructField) string {
+// JSONName is the name a field's json tag gives it, "" for none.
+func JSONName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 	return name
 }
 
-// leafType reports whether a JSON value decoded into t is taken whole:
+// LeafType reports whether a JSON value decoded into t is taken whole:
 // no type, or one that decodes itself.
-func leafType(t reflect.Type) bool {
+func LeafType(t reflect.Type) bool {
 	return t == nil || t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler)
 }
 
@@ -182,7 +182,7 @@ func decodeStrict(data []byte, v any) error {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
-		return describeJSONError(data, err, v)
+		return DescribeJSONError(data, err, v)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
@@ -190,11 +190,11 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
-// describeJSONError turns a decoding error into a BAD_REQUEST that a client
+// DescribeJSONError turns a decoding error into a BAD_REQUEST that a client
 // can act on, without Go type names, at the path of the value that failed
 // (with the index of each array item on the way, e.g. payments[3].created);
 // v is what the document was decoded into.
-func describeJSONError(data []byte, err error, v any) *Error {
+func DescribeJSONError(data []byte, err error, v any) *Error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -298,7 +298,7 @@ func locate(data []byte, t reflect.Type, at func(path string, t reflect.Type, ra
 				case t.Kind() == reflect.Map:
 					inner = t.Elem()
 				case t.Kind() == reflect.Struct:
-					inner, _ = fieldOf(t, name)
+					inner, _ = FieldOf(t, name)
 				}
 			} else if !leaf && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 				inner = t.Elem()
@@ -381,19 +381,19 @@ func position(data []byte, offset int64) (int, int) {
 	return line, col
 }
 
-// keySet is the keys of an object seen so far: a list while it is short,
+// KeySet is the keys of an object seen so far: a list while it is short,
 // as a transaction's is, and once it is long a set of their 64-bit hashes,
 // so that an object of millions of keys costs one lookup and 8 bytes a
 // key. Two keys of one object with the same hash (about one chance in
 // 10^7 with 2,000,000 keys) are taken for one key given twice.
-type keySet struct {
+type KeySet struct {
 	list [][]byte
 	seed maphash.Seed
 	m    map[uint64]struct{}
 }
 
-// add adds key and reports whether it was new.
-func (s *keySet) add(key []byte) bool {
+// Add adds key and reports whether it was new.
+func (s *KeySet) Add(key []byte) bool {
 	if s.m != nil {
 		h := maphash.Bytes(s.seed, key)
 		if _, ok := s.m[h]; ok {

@@ -83,7 +83,7 @@ func (m Message) Rest() int { return m.rest }
 // what to change. Both path and text are clipped to MaxMessageText: a
 // path may hold a key of the client's.
 func Oddity(refuse, path, text string) Message {
-	return Message{Category: "WARNING", Code: "WARNING", Path: clip(path), Text: clip(text), Refuse: refuse}
+	return Message{Category: "WARNING", Code: "WARNING", Path: Clip(path), Text: Clip(text), Refuse: refuse}
 }
 
 // Refusal is the error strict mode answers oddities with: one ERROR per
@@ -170,7 +170,7 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // Errorf returns an *Error with the code's status and a formatted message.
 // The message also becomes the single tppMessage of the error.
 func Errorf(code, format string, args ...any) *Error {
-	msg := clip(fmt.Sprintf(format, args...))
+	msg := Clip(fmt.Sprintf(format, args...))
 	return &Error{
 		Code:     code,
 		Message:  msg,
@@ -186,8 +186,8 @@ func PathError(code, path, text string) *Error {
 	}
 	return &Error{
 		Code:     code,
-		Message:  clip(msg),
-		Messages: []Message{{Category: "ERROR", Code: code, Path: path, Text: clip(text)}},
+		Message:  Clip(msg),
+		Messages: []Message{{Category: "ERROR", Code: code, Path: path, Text: Clip(text)}},
 	}
 }
 
@@ -233,7 +233,7 @@ func (v *Violations) Warnings() []Message { return v.warnings.List() }
 // Add records a failing field. path is the JSON path of the field, e.g.
 // "creditorAccount.iban" or "[3].bookingDate".
 func (v *Violations) Add(code, path, text string) {
-	v.list = append(v.list, Message{Category: "ERROR", Code: code, Path: path, Text: clip(text)})
+	v.list = append(v.list, Message{Category: "ERROR", Code: code, Path: path, Text: Clip(text)})
 }
 
 // Format records a FORMAT_ERROR for path.
@@ -275,7 +275,7 @@ func (v *Violations) Err() error {
 	return &Error{
 		Invalid:  true,
 		Code:     first.Code,
-		Message:  clip(strings.Join(parts, "; ")),
+		Message:  Clip(strings.Join(parts, "; ")),
 		Messages: append([]Message(nil), v.list...),
 	}
 }
@@ -295,8 +295,8 @@ func JoinPath(prefix, path string) string {
 	}
 }
 
-// clip shortens a text to MaxMessageText bytes on a rune boundary.
-func clip(s string) string {
+// Clip shortens a text to MaxMessageText bytes on a rune boundary.
+func Clip(s string) string {
 	if len(s) <= MaxMessageText {
 		return s
 	}

@@ -16,6 +16,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 	"sandbank/bank/validate"
 	"sandbank/storage"
 )
@@ -198,7 +199,7 @@ func newFuzzBank(f *testing.F) fuzzBank {
 	f.Cleanup(func() { _ = db.Close() })
 	db.SetNoSync(true)
 	s := bank.New(db, fixedClock{testNow})
-	if _, err := s.Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(s.Sandbox); err != nil {
 		f.Fatal(err)
 	}
 	return fuzzBank{s, path}
@@ -416,7 +417,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 		{"scenario", func(t *testing.T, data []byte) error {
 			// The import reads the document as a stream, as the window and
 			// the API do; the whole document decoded is the oracle.
-			var in bank.Scenario
+			var in scenario.Scenario
 			_, decodeErr := bank.DecodeTolerant(data, &in)
 			for _, a := range in.Accounts {
 				if a.History != nil && a.History.Count > 10_000 {
@@ -428,7 +429,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 					t.Skip("a large generated history")
 				}
 			}
-			n, err := b.Sandbox.ImportScenarioFrom(bytes.NewReader(data))
+			n, err := scenario.Import(b.Sandbox, bytes.NewReader(data))
 			if err == nil {
 				if decodeErr != nil {
 					t.Fatalf("the streamed import took a document that does not decode: %v", decodeErr)
@@ -436,7 +437,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 				if n.Customers != len(in.Customers) || n.Accounts != len(in.Accounts) || n.CardAccounts != len(in.CardAccounts) {
 					t.Fatalf("imported %d customers, %d accounts, %d card accounts; counts %+v", len(in.Customers), len(in.Accounts), len(in.CardAccounts), n)
 				}
-				if _, err := b.Sandbox.Initialize(); err != nil {
+				if _, err := scenario.Initialize(b.Sandbox); err != nil {
 					t.Fatal(err)
 				}
 			}

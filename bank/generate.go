@@ -51,7 +51,7 @@ func (s *Sandbox) GenerateTransactions(ctx context.Context, accountID, profile s
 		return 0, err
 	}
 	return s.generate(ctx, accountID, History{Profile: profile, Count: count}, false, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := addTransactions(tx, &Violations{}, a.Account, "", 0, accountHistory(plan, a.Account), nil, today, false)
+		_, err := AddTransactionsIn(tx, &Violations{}, a.Account, "", 0, accountHistory(plan, a.Account), nil, today, false)
 		return err
 	}, Event{Kind: EventTransactions, ID: accountID})
 }
@@ -65,7 +65,7 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 	}
 	prefix := fmt.Sprintf("G%x", time.Now().UnixNano()%0xfffff) // ids unique across generations
 	return s.generate(ctx, cardAccountID, History{Profile: "card", Count: count}, true, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := addCardTransactions(tx, &Violations{}, c.CardAccount, "", 0, cardHistory(plan, c.CardAccount, today, prefix, first), today)
+		_, err := AddCardTransactionsIn(tx, &Violations{}, c.CardAccount, "", 0, cardHistory(plan, c.CardAccount, today, prefix, first), today)
 		return err
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }
@@ -77,7 +77,7 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), store func(tx Tx, plan []generated, first int, today Date) error, event Event) (int, error) {
 	var v Violations
 	h.Months = monthsFor(h.Count)
-	h = checkHistory(&v, "", h, card)
+	h = CheckHistory(&v, "", h, card)
 	if h.Count < 1 {
 		v.Format("count", "must be at least 1")
 	}

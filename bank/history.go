@@ -32,8 +32,8 @@ var HistoryProfiles = []string{"everyday", "savings", "business", "currency", "t
 // MaxHistoryCount bounds one generation request.
 const MaxHistoryCount = 5_000_000
 
-// checkHistory checks a History and fills its defaults.
-func checkHistory(v *Violations, path string, h History, card bool) History {
+// CheckHistory checks a History and fills its defaults.
+func CheckHistory(v *Violations, path string, h History, card bool) History {
 	if card && h.Profile != "card" || !card && h.Profile == "card" {
 		if card {
 			v.Format(JoinPath(path, "profile"), "card accounts take the profile card")
@@ -41,7 +41,7 @@ func checkHistory(v *Violations, path string, h History, card bool) History {
 			v.Format(JoinPath(path, "profile"), "the profile card is for card accounts; use one of everyday, savings, business, currency, tax")
 		}
 	} else {
-		checkOneOf(v, JoinPath(path, "profile"), h.Profile, HistoryProfiles)
+		CheckOneOf(v, JoinPath(path, "profile"), h.Profile, HistoryProfiles)
 	}
 	if h.Months == 0 {
 		h.Months = 6
@@ -301,4 +301,17 @@ func cardHistory(plan []generated, c CardAccount, today Date, prefix string, fir
 		out = append(out, t)
 	}
 	return out
+}
+
+// AccountHistory returns the transactions history h generates for an
+// account as of today: the same every time for the same account id, day
+// and history.
+func AccountHistory(h History, a Account, today Date) []NewTransaction {
+	return accountHistory(planHistory(h, a.ID, today), a)
+}
+
+// CardHistory returns the card transactions history h generates for a
+// card account as of today, as AccountHistory does for an account.
+func CardHistory(h History, c CardAccount, today Date) []NewCardTransaction {
+	return cardHistory(planHistory(h, c.ID, today), c, today, "CT", 0)
 }

@@ -16,6 +16,26 @@ type ImportProgress struct {
 	Started time.Time
 }
 
+// NewImportProgress starts the progress of an import: of total records,
+// or of a stream of size bytes, whose total is then estimated as it is
+// read.
+func NewImportProgress(total int, size int64) *ImportProgress {
+	return &ImportProgress{total: total, size: size, Started: time.Now()}
+}
+
+// Loaded counts n more records loaded.
+func (p *ImportProgress) Loaded(n int) { p.done.Add(int64(n)) }
+
+// ReadBytes counts n more bytes of the stream read.
+func (p *ImportProgress) ReadBytes(n int64) { p.read.Add(n) }
+
+// ReadAgain starts counting the stream's bytes read anew, for a second
+// reading of it.
+func (p *ImportProgress) ReadAgain() { p.read.Store(0) }
+
+// Size is the stream's size in bytes; 0 for a scenario held in memory.
+func (p *ImportProgress) Size() int64 { return p.size }
+
 // Done is how many records are loaded.
 func (p *ImportProgress) Done() int { return int(p.done.Load()) }
 

@@ -68,13 +68,13 @@ func ParseAmount(s, currency string) (decimal.Decimal, error) {
 	body := strings.TrimPrefix(s, "-")
 	intPart, frac, hasPoint := strings.Cut(body, ".")
 	if intPart == "" || !allDigits(intPart) || (hasPoint && (frac == "" || !allDigits(frac))) {
-		return decimal.Decimal{}, fmt.Errorf("%q is not an amount; write digits with an optional decimal point, e.g. \"100.30\"", clip(s))
+		return decimal.Decimal{}, fmt.Errorf("%q is not an amount; write digits with an optional decimal point, e.g. \"100.30\"", Clip(s))
 	}
 	if minor := validate.MinorUnits(currency); minor >= 0 && len(frac) > minor {
-		return decimal.Decimal{}, fmt.Errorf("%q has %d decimals; %s has %d", clip(s), len(frac), currency, minor)
+		return decimal.Decimal{}, fmt.Errorf("%q has %d decimals; %s has %d", Clip(s), len(frac), currency, minor)
 	}
 	if len(intPart) > 18 {
-		return decimal.Decimal{}, fmt.Errorf("%q is too large", clip(s))
+		return decimal.Decimal{}, fmt.Errorf("%q is too large", Clip(s))
 	}
 	return decimal.NewFromString(s)
 }
@@ -140,7 +140,7 @@ func checkSandboxAmount(v *Violations, path string, n *Number, currency string) 
 	case n == nil:
 		v.Format(path, "is required")
 	case n.bad != "":
-		v.Format(path, "must be a JSON number, not %s", clip(n.bad))
+		v.Format(path, "must be a JSON number, not %s", Clip(n.bad))
 	case n.Value.Abs().GreaterThan(maxSandboxAmount):
 		v.Format(path, "must be between -2147483647 and 2147483647")
 	default:

@@ -45,5 +45,5 @@ func filterOwn(caller, named string) error {
 	if named == "" || named == caller {
 		return nil
 	}
-	return PathError(CodeForbidden, "tppId", "a TPP reads only its own records: this certificate is TPP "+clip(caller)+", not "+clip(named)+"; leave tppId out, or ask the bank's operator")
+	return PathError(CodeForbidden, "tppId", "a TPP reads only its own records: this certificate is TPP "+Clip(caller)+", not "+Clip(named)+"; leave tppId out, or ask the bank's operator")
 }

@@ -29,7 +29,7 @@ func (s *PSD2) Payment(tppID, service, product, id string) (Payment, error) {
 		return p, err
 	}
 	if p.Service == ServiceSingle && p.Product == ProductNDCT && !readable(p) {
-		return Payment{}, Errorf(CodeResourceUnknown, "payment %s cannot be read yet: the bank shows a domestic (NDCT) payment only after the PSU has approved it (a known limitation of the bank, kept on purpose). Complete SCA at its scaRedirect link first", clip(id))
+		return Payment{}, Errorf(CodeResourceUnknown, "payment %s cannot be read yet: the bank shows a domestic (NDCT) payment only after the PSU has approved it (a known limitation of the bank, kept on purpose). Complete SCA at its scaRedirect link first", Clip(id))
 	}
 	return p, nil
 }
@@ -46,7 +46,7 @@ func readable(p Payment) bool {
 func ownPayment(tx Tx, tppID, service, product, id string) (Payment, error) {
 	p, err := tx.Payment(id)
 	if errors.Is(err, ErrNotFound) || (err == nil && (p.TPPID != tppID || p.Service != service || p.Product != product)) {
-		return Payment{}, Errorf(CodeResourceUnknown, "there is no %s payment %s of your TPP under /v1/%s", product, clip(id), service)
+		return Payment{}, Errorf(CodeResourceUnknown, "there is no %s payment %s of your TPP under /v1/%s", product, Clip(id), service)
 	}
 	return p, err
 }
@@ -130,7 +130,7 @@ func (s *PSD2) PaymentAuthorisation(tppID, service, product, paymentID, authID s
 			return err
 		}
 		if !slices.Contains(p.Authorisations, authID) {
-			return Errorf(CodeSCANotFound, "payment %s has no authorisation %s", paymentID, clip(authID))
+			return Errorf(CodeSCANotFound, "payment %s has no authorisation %s", paymentID, Clip(authID))
 		}
 		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err
@@ -195,9 +195,9 @@ func (s *Ops) ForcePaymentStatus(id, status, note string) (PaymentDetail, error)
 		if status == "" {
 			v.Format("status", "is required; one of %s", strings.Join(PaymentStatuses, ", "))
 		} else if !slices.Contains(PaymentStatuses, status) {
-			v.Format("status", "%q is not a payment status; use one of %s", clip(status), strings.Join(PaymentStatuses, ", "))
+			v.Format("status", "%q is not a payment status; use one of %s", Clip(status), strings.Join(PaymentStatuses, ", "))
 		}
-		checkText(&v, "note", note, 0, MaxForceNote)
+		CheckText(&v, "note", note, 0, MaxForceNote)
 		if err := v.Err(); err != nil {
 			return err
 		}

@@ -163,7 +163,7 @@ func checkPayment(v *Violations, service, product string, r PaymentRequest, toda
 	switch service {
 	case ServiceBulk:
 		c.date = checkRequestedDate(v, r.RequestedExecutionDate, true, today)
-		checkText(v, "paymentInformationId", r.PaymentInformationID, 1, 35)
+		CheckText(v, "paymentInformationId", r.PaymentInformationID, 1, 35)
 		for _, f := range singleOnly(r) {
 			v.Format(f, "belongs in each item of payments, not at the top of a bulk payment")
 		}
@@ -237,10 +237,10 @@ func present(fields []field) []string {
 // checkAccountIn checks an account reference, with its MOD11 check digit,
 // and its currency; NCBCT requires the currency.
 func checkAccountIn(v *Violations, path string, a *AccountIn, currencyRequired bool) {
-	checkAccountRef(v, path, a.Ref())
+	CheckAccountRef(v, path, a.Ref())
 	checkMOD11(v, path, a.Ref(), false)
 	if a.Currency != "" || currencyRequired {
-		checkCurrency(v, JoinPath(path, "currency"), a.Currency)
+		CheckCurrency(v, JoinPath(path, "currency"), a.Currency)
 	}
 }
 
@@ -296,13 +296,13 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 		v.Format(f("instructedAmount"), "is required: {\"amount\": \"100.00\", \"currency\": \"NOK\"}")
 	} else {
 		it.Currency = r.InstructedAmount.Currency
-		okCurrency := checkCurrency(v, f("instructedAmount.currency"), it.Currency)
+		okCurrency := CheckCurrency(v, f("instructedAmount.currency"), it.Currency)
 		if product == ProductNDCT && okCurrency && it.Currency != "NOK" {
 			v.Format(f("instructedAmount.currency"), "an NDCT payment is in NOK; use norwegian-cross-border-credit-transfers for %s", it.Currency)
 		}
 		it.Amount = checkPaymentAmount(v, f("instructedAmount.amount"), r.InstructedAmount.Amount, it.Currency)
 	}
-	checkName(v, f("creditorName"), r.CreditorName, 1, 70)
+	CheckName(v, f("creditorName"), r.CreditorName, 1, 70)
 	it.CreditorName = r.CreditorName
 	if r.CreditorAccount == nil {
 		v.Format(f("creditorAccount"), "is required: {\"iban\": ...} or {\"bban\": ...}")
@@ -311,27 +311,27 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 		it.CreditorAccount = r.CreditorAccount.Ref()
 	}
 	if a := r.CreditorAddress; a != nil {
-		checkText(v, f("creditorAddress.street"), a.Street, 0, 70)
-		checkText(v, f("creditorAddress.buildingNumber"), a.BuildingNumber, 0, 35)
-		checkText(v, f("creditorAddress.postalCode"), a.PostalCode, 0, 35)
-		checkText(v, f("creditorAddress.city"), a.City, 0, 35)
-		checkText(v, f("creditorAddress.townName"), a.TownName, 0, 35)
+		CheckText(v, f("creditorAddress.street"), a.Street, 0, 70)
+		CheckText(v, f("creditorAddress.buildingNumber"), a.BuildingNumber, 0, 35)
+		CheckText(v, f("creditorAddress.postalCode"), a.PostalCode, 0, 35)
+		CheckText(v, f("creditorAddress.city"), a.City, 0, 35)
+		CheckText(v, f("creditorAddress.townName"), a.TownName, 0, 35)
 		switch {
 		case a.Country == "":
 			v.Format(f("creditorAddress.country"), "is required in creditorAddress: an ISO 3166 alpha-2 code such as NO")
 		case !validate.Country(a.Country):
-			v.Format(f("creditorAddress.country"), "%q is not an ISO 3166 alpha-2 country code", clip(a.Country))
+			v.Format(f("creditorAddress.country"), "%q is not an ISO 3166 alpha-2 country code", Clip(a.Country))
 		}
 	}
-	checkName(v, f("ultimateDebtor"), r.UltimateDebtor, 0, 70)
-	checkName(v, f("ultimateCreditor"), r.UltimateCreditor, 0, 70)
-	checkText(v, f("endToEndIdentification"), r.EndToEndIdentification, 0, 35)
+	CheckName(v, f("ultimateDebtor"), r.UltimateDebtor, 0, 70)
+	CheckName(v, f("ultimateCreditor"), r.UltimateCreditor, 0, 70)
+	CheckText(v, f("endToEndIdentification"), r.EndToEndIdentification, 0, 35)
 	it.EndToEndID = r.EndToEndIdentification
 	if r.RemittanceInformationStructured != nil {
 		v.Format(f("remittanceInformationStructured"), "was removed on 2024-09-05; send a KID as remittanceInformationStructuredArray: [{\"reference\": \"...\", \"referenceType\": \"KID\"}]")
 	}
 	if u := r.RemittanceInformationUnstructured; u != nil {
-		checkText(v, f("remittanceInformationUnstructured"), *u, 1, 140)
+		CheckText(v, f("remittanceInformationUnstructured"), *u, 1, 140)
 		it.Remittance = *u
 	}
 	if r.RemittanceInformationStructuredArray != nil {
@@ -346,8 +346,8 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 		}
 		for i, s := range r.RemittanceInformationStructuredArray {
 			p := f(fmt.Sprintf("remittanceInformationStructuredArray[%d]", i))
-			checkText(v, JoinPath(p, "reference"), s.Reference, 1, 35)
-			checkText(v, JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
+			CheckText(v, JoinPath(p, "reference"), s.Reference, 1, 35)
+			CheckText(v, JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
 			switch {
 			case s.ReferenceType == "":
 				v.Format(JoinPath(p, "referenceType"), "is required, e.g. KID")
@@ -394,12 +394,12 @@ func checkCrossBorder(v *Violations, path string, r PaymentRequest, it PaymentIt
 		}
 	}
 	if r.PurposeCode != "" && !validate.PurposeCode(r.PurposeCode) {
-		v.Format(f("purposeCode"), "%q is not allowed; use one of INVS, SALA, IDCP, CASH, CORT, INTC, PENS, SSBE, SUPP, TAXS, TREA, VATX, LOAN, OTHR", clip(r.PurposeCode))
+		v.Format(f("purposeCode"), "%q is not allowed; use one of INVS, SALA, IDCP, CASH, CORT, INTC, PENS, SSBE, SUPP, TAXS, TREA, VATX, LOAN, OTHR", Clip(r.PurposeCode))
 	}
 	if r.RegulatoryReportingCode != "" && !validate.RegulatoryReportingCode(r.RegulatoryReportingCode) {
-		v.Format(f("regulatoryReportingCode"), "%q is not allowed; use one of 14, 26, 29, 31, 35, 38, 41, 43, 45, 51, 52, 53, 71, 79, 81, 82", clip(r.RegulatoryReportingCode))
+		v.Format(f("regulatoryReportingCode"), "%q is not allowed; use one of 14, 26, 29, 31, 35, 38, 41, 43, 45, 51, 52, 53, 71, 79, 81, 82", Clip(r.RegulatoryReportingCode))
 	}
-	checkText(v, f("regulatoryReportingInformation"), r.RegulatoryReportingInformation, 0, 140)
+	CheckText(v, f("regulatoryReportingInformation"), r.RegulatoryReportingInformation, 0, 140)
 	if it.Currency == "" || it.Amount.IsZero() {
 		return
 	}
@@ -425,12 +425,12 @@ func checkCrossBorder(v *Violations, path string, r PaymentRequest, it PaymentIt
 func checkPaymentAmount(v *Violations, path string, a AmountText, currency string) decimal.Decimal {
 	switch {
 	case a.bad != "":
-		v.Format(path, "must be a string such as \"100.30\", not %s", clip(a.bad))
+		v.Format(path, "must be a string such as \"100.30\", not %s", Clip(a.bad))
 	case a.Text == "":
 		v.Format(path, "is required, e.g. \"100.30\"")
 	default:
 		if a.number {
-			v.Odd(CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a string with the currency's decimals, e.g. \"100.30\"", clip(a.Text)))
+			v.Odd(CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a string with the currency's decimals, e.g. \"100.30\"", Clip(a.Text)))
 		}
 		if currency == "" || !validate.Currency(currency) {
 			currency = "NOK" // reported at the currency; check the digits as NOK's
@@ -459,11 +459,11 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 			v.Format("endDate", "%s is before startDate %s", end, start)
 		}
 	}
-	checkOneOf(v, "frequency", r.Frequency, Frequencies)
+	CheckOneOf(v, "frequency", r.Frequency, Frequencies)
 	if r.DayOfExecution != "" {
 		n, err := strconv.Atoi(r.DayOfExecution)
 		if err != nil || n < 1 || n > 31 || strings.HasPrefix(r.DayOfExecution, "0") || strconv.Itoa(n) != r.DayOfExecution {
-			v.Format("dayOfExecution", "%q is not a day of the month; write \"1\" to \"31\" without a leading zero", clip(r.DayOfExecution))
+			v.Format("dayOfExecution", "%q is not a day of the month; write \"1\" to \"31\" without a leading zero", Clip(r.DayOfExecution))
 		}
 	}
 	switch r.ExecutionRule {
@@ -471,7 +471,7 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 	case "preceeding":
 		*warnings = append(*warnings, warning("executionRule", "\"preceeding\" is read as \"preceding\"; please spell it so"))
 	default:
-		v.Format("executionRule", "%q is not allowed; use following or preceding", clip(r.ExecutionRule))
+		v.Format("executionRule", "%q is not allowed; use following or preceding", Clip(r.ExecutionRule))
 	}
 	if r.MonthsOfExecution != nil {
 		if r.Frequency != "MonthlyVariable" {
@@ -486,7 +486,7 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 			n, err := strconv.Atoi(m)
 			switch {
 			case err != nil || n < 1 || n > 12 || strconv.Itoa(n) != m:
-				v.Format(p, "%q is not a month; write \"1\" to \"12\" without a leading zero", clip(m))
+				v.Format(p, "%q is not a month; write \"1\" to \"12\" without a leading zero", Clip(m))
 			case seen[m]:
 				v.Format(p, "month %s is given twice", m)
 			}
@@ -500,5 +500,5 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 
 // warning is a WARNING tppMessage.
 func warning(path, text string) Message {
-	return Message{Category: "WARNING", Code: "WARNING", Path: path, Text: clip(text)}
+	return Message{Category: "WARNING", Code: "WARNING", Path: path, Text: Clip(text)}
 }

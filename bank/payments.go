@@ -38,7 +38,7 @@ type PaymentCreated struct {
 // PRODUCT_INVALID.
 func CheckProduct(service, product string) error {
 	if !slices.Contains(Products, product) {
-		return Errorf(CodeProductUnknown, "there is no payment product %q; use %s", clip(product), strings.Join(Products, " or "))
+		return Errorf(CodeProductUnknown, "there is no payment product %q; use %s", Clip(product), strings.Join(Products, " or "))
 	}
 	if product == ProductNCBCT && service != ServiceSingle {
 		return Errorf(CodeProductInvalid, "%s are only single payments; %s takes %s", product, service, ProductNDCT)
@@ -111,7 +111,7 @@ func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Pa
 	var debtor Account
 	if !c.debtor.IsZero() {
 		var ok bool
-		debtor, ok = sandboxAccount(tx, c.debtor)
+		debtor, ok = SandboxAccount(tx, c.debtor)
 		switch {
 		case !ok:
 			v.Format("debtorAccount", "is not a sandbox account; pay from a sandbox account (GET /v1/sandbox/accounts lists them)")
@@ -132,7 +132,7 @@ func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Pa
 		if in.Service == ServiceBulk {
 			path = fmt.Sprintf("payments[%d]", i)
 		}
-		if creditor, ok := sandboxAccount(tx, it.CreditorAccount); ok {
+		if creditor, ok := SandboxAccount(tx, it.CreditorAccount); ok {
 			it.CreditorAccountID = creditor.ID
 			if creditor.ID == debtor.ID {
 				v.Format(JoinPath(path, "creditorAccount"), "is the debtor account; a payment goes to another account")
@@ -171,7 +171,7 @@ func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Pa
 	p.ID = FormatID(KindPayment, 0, seq)
 	p.History = []StatusChange{{Time: now, To: StatusRCVD, By: "TPP " + in.TPPID, Reason: "created"}}
 	if in.Service != ServiceBulk {
-		return p, tx.PutDuplicate(duplicateKey(p), p.ID, now)
+		return p, tx.PutDuplicate(DuplicateKey(p), p.ID, now)
 	}
 	return p, nil
 }
@@ -191,36 +191,36 @@ func (s *core) paymentPSU(tx Tx, v *Violations, in PaymentInit) (Customer, strin
 	switch in.PSUContext {
 	case "", "PRIVATE", "CORPORATE":
 	default:
-		v.Format("PSU-Context", "%q is not allowed; send PRIVATE or CORPORATE", clip(in.PSUContext))
+		v.Format("PSU-Context", "%q is not allowed; send PRIVATE or CORPORATE", Clip(in.PSUContext))
 	}
 	if in.PSUID != "" {
 		psu, err := tx.PSU(in.PSUID)
 		if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != in.TPPID || psu.AgreementID != "")) {
-			v.Format("PSU-ID", "%s is not a PSU-ID this bank gave your TPP; get one with SCA (GET /v1/users or POST /v1/consents)", clip(in.PSUID))
+			v.Format("PSU-ID", "%s is not a PSU-ID this bank gave your TPP; get one with SCA (GET /v1/users or POST /v1/consents)", Clip(in.PSUID))
 			return c, "", nil
 		} else if err != nil {
 			return c, "", err
 		}
 		if c, err = tx.Customer(psu.CustomerID); err != nil {
-			v.Format("PSU-ID", "the PSU of %s no longer exists in the sandbox", clip(in.PSUID))
+			v.Format("PSU-ID", "the PSU of %s no longer exists in the sandbox", Clip(in.PSUID))
 			return Customer{}, "", nil
 		}
 	} else if in.NationalID != "" {
 		var err error
 		if c, err = tx.CustomerByNumber(in.NationalID); err != nil {
-			v.Format("X-PSU-IDENTITY", "no sandbox customer has the national id %q", clip(in.NationalID))
+			v.Format("X-PSU-IDENTITY", "no sandbox customer has the national id %q", Clip(in.NationalID))
 			return Customer{}, "", nil
 		}
 	}
 	if in.CorporateID != "" {
 		corp, err := tx.PSU(in.CorporateID)
 		if err != nil || corp.TPPID != in.TPPID || corp.AgreementID == "" || (c.ID != "" && corp.CustomerID != c.ID) {
-			v.Format("PSU-Corporate-ID", "%s is not a corporate context of this PSU for your TPP", clip(in.CorporateID))
+			v.Format("PSU-Corporate-ID", "%s is not a corporate context of this PSU for your TPP", Clip(in.CorporateID))
 			return c, "", nil
 		}
 		if c.ID == "" {
 			if c, err = tx.Customer(corp.CustomerID); err != nil {
-				v.Format("PSU-Corporate-ID", "the PSU of %s no longer exists in the sandbox", clip(in.CorporateID))
+				v.Format("PSU-Corporate-ID", "the PSU of %s no longer exists in the sandbox", Clip(in.CorporateID))
 				return Customer{}, "", nil
 			}
 		}
@@ -253,9 +253,9 @@ func usage(tx Tx, psu Customer, context string, a Account) (string, string, erro
 	return "", fmt.Sprintf("%s (%s) may not pay from %s: it is not their own account, and no engagement gives them REGISTER on it", psu.Name, psu.Number, refText(AccountRef{IBAN: a.IBAN, BBAN: a.BBAN})), nil
 }
 
-// duplicateKey identifies a payment's logical duplicates: the same TPP,
+// DuplicateKey identifies a payment's logical duplicates: the same TPP,
 // debtor, creditor, amount, currency, remittance and execution date.
-func duplicateKey(p Payment) string {
+func DuplicateKey(p Payment) string {
 	h := sha256.New()
 	it := p.Items[0]
 	for _, part := range []string{p.TPPID, refText(p.DebtorAccount), refText(it.CreditorAccount), it.Amount.String(), it.Currency, it.Remittance, p.ExecutionDate.String()} {
@@ -272,7 +272,7 @@ func (s *core) checkDuplicate(tx Tx, p Payment, allow bool, now time.Time) error
 	if allow {
 		return nil
 	}
-	ids, err := tx.Duplicates(duplicateKey(p), now.Add(-DuplicateWindow))
+	ids, err := tx.Duplicates(DuplicateKey(p), now.Add(-DuplicateWindow))
 	if err != nil {
 		return err
 	}
@@ -334,10 +334,10 @@ type PaymentFilter struct {
 func (f PaymentFilter) check() error {
 	var v Violations
 	if f.Status != "" && !slices.Contains(PaymentStatuses, f.Status) {
-		v.Format("status", "%q is not a payment status; use one of %s", clip(f.Status), strings.Join(PaymentStatuses, ", "))
+		v.Format("status", "%q is not a payment status; use one of %s", Clip(f.Status), strings.Join(PaymentStatuses, ", "))
 	}
 	if f.Product != "" && !slices.Contains(Products, f.Product) {
-		v.Format("product", "%q is not a payment product; use %s", clip(f.Product), strings.Join(Products, " or "))
+		v.Format("product", "%q is not a payment product; use %s", Clip(f.Product), strings.Join(Products, " or "))
 	}
 	checkPSUFilter(&v, f.PSUID)
 	if e, ok := AsError(checkQuery(TxQuery{From: f.CreatedFrom, To: f.CreatedTo, Offset: f.Offset, Limit: f.Limit}, MaxSandboxPageSize)); ok {
@@ -358,7 +358,7 @@ func checkPSUFilter(v *Violations, psuID string) {
 		return
 	}
 	if _, err := uuid.Parse(psuID); err != nil {
-		v.Format("psuId", "%q is neither a customerNumber (the national id, e.g. 13039319955) nor a PSU-ID the bank gave a TPP (a UUID)", clip(psuID))
+		v.Format("psuId", "%q is neither a customerNumber (the national id, e.g. 13039319955) nor a PSU-ID the bank gave a TPP (a UUID)", Clip(psuID))
 	}
 }
 

@@ -26,8 +26,8 @@ type ScenarioClock struct {
 	LastBatchRun time.Time `json:"lastBatchRun,omitzero"`
 }
 
-// ErrRebuildAgain, returned by the build function of Rebuild, drops the
-// data it made and calls it once more on new data, still holding the
+// ErrRebuildAgain is what the build function of Rebuild returns to drop
+// the data it made and be called once more on new data, still holding the
 // import's place: for a scenario that cannot be read as it comes and is
 // read whole the second time.
 var ErrRebuildAgain = errors.New("rebuild the data again")

@@ -78,11 +78,11 @@ func (s *PSD2) StartSCA(r SCARequest) (Authorisation, error) {
 // character, a name that shows nothing) is CERTIFICATE_INVALID, since it
 // comes from the certificate. Without a name the page shows the TPP's id.
 func CheckSCARequest(r SCARequest) error {
-	if err := checkRedirectURI(r.RedirectURI); err != nil {
+	if err := CheckRedirectURI(r.RedirectURI); err != nil {
 		return err
 	}
 	var v Violations
-	checkText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
+	CheckText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
 	if err := validate.Name(r.TPPName); err != nil && r.TPPName != "" {
 		v.Add(CodeCertificateInvalid, "TPP-Signature-Certificate", "the TPP's name in the certificate's subject (O, else CN) "+err.Error())
 	}
@@ -102,7 +102,7 @@ func (s *core) newAuthorisation(tx Tx, r SCARequest, now time.Time) (Authorisati
 	a := Authorisation{
 		TPPID: r.TPPID, TPPName: r.TPPName, Kind: r.Kind, Status: ScaReceived, Created: now,
 		RedirectURI: r.RedirectURI, SessionID: r.SessionID, RedirectPreferred: r.RedirectPreferred,
-		Secret: newToken(), Token: newToken(), Cookie: newToken(),
+		Secret: NewToken(), Token: NewToken(), Cookie: NewToken(),
 	}
 	if err := pruneAuthorisations(tx, a.Created); err != nil {
 		return a, err
@@ -115,12 +115,12 @@ func (s *core) newAuthorisation(tx Tx, r SCARequest, now time.Time) (Authorisati
 	return a, nil
 }
 
-// checkRedirectURI accepts an absolute URI the PSU's browser may be sent
+// CheckRedirectURI accepts an absolute URI the PSU's browser may be sent
 // to: http, https or an app's own scheme, without control characters. An
 // app's scheme is a reversed domain name (RFC 8252 7.1, e.g. no.tpp.app),
 // so that no URI opens a browser's or an operating system's own handler
 // (javascript:, data:, file:, ms-msdt: and the like).
-func checkRedirectURI(raw string) error {
+func CheckRedirectURI(raw string) error {
 	const path = "TPP-Redirect-URI"
 	if raw == "" {
 		return PathError(CodeHeaderRequired, path, "TPP-Redirect-URI is required: the bank sends the PSU there after SCA")
@@ -130,7 +130,7 @@ func checkRedirectURI(raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Fragment != "" {
-		return PathError(CodeFormatError, path, fmt.Sprintf("%q is not an absolute URI without a fragment, e.g. https://tpp.example/callback", clip(raw)))
+		return PathError(CodeFormatError, path, fmt.Sprintf("%q is not an absolute URI without a fragment, e.g. https://tpp.example/callback", Clip(raw)))
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
@@ -145,8 +145,8 @@ func checkRedirectURI(raw string) error {
 	return nil
 }
 
-// newToken returns 144 random bits, URL-safe.
-func newToken() string {
+// NewToken returns 144 random bits, URL-safe.
+func NewToken() string {
 	b := make([]byte, 18)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
@@ -327,7 +327,7 @@ func pageOpens(tx Tx, id, secret string) error {
 		return err
 	}
 	if err != nil || a.Secret == "" || subtle.ConstantTimeCompare([]byte(secret), []byte(a.Secret)) != 1 {
-		return Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
+		return Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", Clip(id))
 	}
 	return nil
 }
@@ -357,7 +357,7 @@ func (s *core) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) erro
 func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisation, expired bool, err error) {
 	a, err = tx.Authorisation(id)
 	if errors.Is(err, ErrNotFound) {
-		return a, false, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
+		return a, false, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", Clip(id))
 	}
 	if err != nil {
 		return a, false, err
@@ -390,7 +390,7 @@ func (s *PSD2) SCAStep(id, secret string, in SCAInput) (SCAView, error) {
 			return view, err
 		}
 		if subtle.ConstantTimeCompare([]byte(in.Token), []byte(a.Token)) != 1 || subtle.ConstantTimeCompare([]byte(in.Cookie), []byte(a.Cookie)) != 1 {
-			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s, or your browser did not send the page's cookie: only the browser that opened the approval first can go on with it; go on there, or return to the app you came from and start again", clip(id))
+			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s, or your browser did not send the page's cookie: only the browser that opened the approval first can go on with it; go on there, or return to the app you came from and start again", Clip(id))
 		}
 		problem, err := s.step(tx, &a, in)
 		if err != nil {
@@ -412,7 +412,7 @@ func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 			return redirect, err
 		}
 		if a.TPPID != tppID {
-			return redirect, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", clip(id))
+			return redirect, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", Clip(id))
 		}
 		if a.FailCode == CodeSCAExpired {
 			redirect = a.Redirect // the PSU would be sent back with SCA_EXPIRED
@@ -505,7 +505,7 @@ func (s *core) step(tx Tx, a *Authorisation, in SCAInput) (problem string, err e
 			if err := tx.PutAuthorisation(*a); err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("No sandbox customer has the national id %q. %s left.", clip(in.NationalID), attempts(maxIdentifyTries-a.Attempts)), nil
+			return fmt.Sprintf("No sandbox customer has the national id %q. %s left.", Clip(in.NationalID), attempts(maxIdentifyTries-a.Attempts)), nil
 		}
 		a.CustomerID, a.Status = c.ID, ScaIdentified
 		return "", s.afterIdentify(tx, a)

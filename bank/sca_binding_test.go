@@ -73,10 +73,7 @@ func TestSCAPage_BindsToTheFirstBrowser(t *testing.T) {
 	}
 
 	// Export leaves the binding out; a scenario that holds one is refused.
-	sc, err := s.Sandbox.ExportScenario("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := exportScenario(t, s.Sandbox)
 	at := -1
 	for i, sa := range sc.Authorisations {
 		if sa.ID == a.ID {
@@ -87,11 +84,11 @@ func TestSCAPage_BindsToTheFirstBrowser(t *testing.T) {
 		t.Fatalf("the export of authorisation %s (at %d): %+v", a.ID, at, sc.Authorisations)
 	}
 	sc.Authorisations[at].Bound = true
-	_, err = s.Sandbox.ImportScenario(sc)
+	_, err = importScenario(t, s.Sandbox, sc)
 	refusedAt(t, "a scenario with a bound authorisation", err, fmt.Sprintf("authorisations[%d].bound", at),
 		"is not part of a scenario; leave it out: an imported authorisation's page binds to the first browser that opens it")
 	sc.Authorisations[at].Bound = false
-	if _, err := s.Sandbox.ImportScenario(sc); err != nil {
+	if _, err := importScenario(t, s.Sandbox, sc); err != nil {
 		t.Fatal(err)
 	}
 	imported := storedAuthorisation(t, db, a.ID)

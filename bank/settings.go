@@ -203,9 +203,9 @@ const settingsKey = "settings"
 // Check reports a setting that is out of range.
 func (st Settings) Check() error {
 	var v Violations
-	checkOneOf(&v, "trustMode", st.TrustMode, []string{TrustAny, TrustStore})
-	checkOneOf(&v, "responseSigning", st.ResponseSigning, SigningModes)
-	checkOneOf(&v, "operatorAccess", st.OperatorAccess, OperatorAccessModes)
+	CheckOneOf(&v, "trustMode", st.TrustMode, []string{TrustAny, TrustStore})
+	CheckOneOf(&v, "responseSigning", st.ResponseSigning, SigningModes)
+	CheckOneOf(&v, "operatorAccess", st.OperatorAccess, OperatorAccessModes)
 	if st.ClockOffsetSeconds > maxClockOffset || st.ClockOffsetSeconds < -maxClockOffset {
 		v.Format("offsetSeconds", "the clock may be moved at most 100 years either way")
 	}
@@ -220,8 +220,8 @@ func (st Settings) Check() error {
 		v.Format("ncbctFee", "must be an amount in NOK from 0 to 2147483647, with at most 2 decimals, e.g. \"250.00\"")
 	}
 	checkFX(&v, st.FX)
-	checkOneOf(&v, "exemptionPolicy", st.Exemption, []string{ExemptNever, ExemptOwnAccounts})
-	checkOneOf(&v, "batchMode", st.BatchMode, []string{BatchSchedule, BatchImmediate})
+	CheckOneOf(&v, "exemptionPolicy", st.Exemption, []string{ExemptNever, ExemptOwnAccounts})
+	CheckOneOf(&v, "batchMode", st.BatchMode, []string{BatchSchedule, BatchImmediate})
 	if n := st.RequestLog.MaxCount; n < 1 || n > MaxRequestLogCount {
 		v.Format("requestLog.maxCount", "must be 1 to %d requests", MaxRequestLogCount)
 	}
@@ -243,7 +243,7 @@ func checkBatchTimes(v *Violations, times []string) {
 	seen := map[string]bool{}
 	for i, t := range times {
 		if _, ok := parseTimeOfDay(t); !ok {
-			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%q is not a time of day; write HH:MM, e.g. 06:00", clip(t))
+			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%q is not a time of day; write HH:MM, e.g. 06:00", Clip(t))
 		} else if seen[t] {
 			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%s is given twice", t)
 		}
@@ -258,7 +258,7 @@ func checkFX(v *Violations, fx map[string]decimal.Decimal) {
 		r := fx[c]
 		switch {
 		case !validate.Currency(c):
-			v.Format("fxRates."+c, "%q is not a supported ISO 4217 currency code; write the code in upper case, e.g. BHD", clip(c))
+			v.Format("fxRates."+c, "%q is not a supported ISO 4217 currency code; write the code in upper case, e.g. BHD", Clip(c))
 		case !r.IsPositive():
 			v.Format("fxRates."+c, "the rate must be more than 0 (NOK per one %s)", c)
 		case c == "NOK" && !r.Equal(decimal.NewFromInt(1)):

@@ -138,7 +138,7 @@ func (s *Ops) PatchSettings(patch []byte) (Settings, []Message, error) {
 		}
 		var d SettingsDoc
 		if err := json.Unmarshal(merged, &d); err != nil {
-			return describeJSONError(merged, err, &d)
+			return DescribeJSONError(merged, err, &d)
 		}
 		d.replace(st, v)
 		return nil
@@ -290,13 +290,13 @@ func setIf[T any](to *T, from *T) {
 func settingAmount(v *Violations, path string, a AmountText, example string, parse func(string) (decimal.Decimal, error)) (decimal.Decimal, bool) {
 	switch {
 	case a.bad != "":
-		v.Format(path, "must be a decimal string such as \"%s\", not %s", example, clip(a.bad))
+		v.Format(path, "must be a decimal string such as \"%s\", not %s", example, Clip(a.bad))
 		return decimal.Decimal{}, false
 	case a.Text == "":
 		v.Format(path, "is required, e.g. \"%s\"", example)
 		return decimal.Decimal{}, false
 	case a.number:
-		v.Odd(CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a decimal string, e.g. \"%s\"", clip(a.Text), example))
+		v.Odd(CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a decimal string, e.g. \"%s\"", Clip(a.Text), example))
 	}
 	d, err := parse(a.Text)
 	if err != nil {
@@ -314,10 +314,10 @@ const maxRateDigits = 18
 func parseRate(s string) (decimal.Decimal, error) {
 	intPart, frac, hasPoint := strings.Cut(s, ".")
 	if intPart == "" || !allDigits(intPart) || (hasPoint && (frac == "" || !allDigits(frac))) {
-		return decimal.Decimal{}, fmt.Errorf("%q is not a rate; write NOK per one unit with digits and an optional decimal point, e.g. \"11.65\"", clip(s))
+		return decimal.Decimal{}, fmt.Errorf("%q is not a rate; write NOK per one unit with digits and an optional decimal point, e.g. \"11.65\"", Clip(s))
 	}
 	if len(intPart)+len(frac) > maxRateDigits {
-		return decimal.Decimal{}, fmt.Errorf("%q has more than %d digits", clip(s), maxRateDigits)
+		return decimal.Decimal{}, fmt.Errorf("%q has more than %d digits", Clip(s), maxRateDigits)
 	}
 	return decimal.NewFromString(s)
 }

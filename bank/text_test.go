@@ -17,7 +17,7 @@ func refusedAt(t *testing.T, what string, err error, path, text string) {
 }
 
 // The desktop app's edits and the operator's notes take the same text
-// rule as the API (checkText and checkChars): a bidi control is refused
+// rule as the API (CheckText and checkChars): a bidi control is refused
 // with its name and place, and nothing is stored.
 func TestTextRule_DesktopEditsAndNotes(t *testing.T) {
 	s, _ := newBank(t)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
 
@@ -25,7 +26,7 @@ func timeTravelBank(tb testing.TB, path string) (*bank.Bank, *storage.DB) {
 	}
 	db.SetNoSync(true) // building: a crash here loses nothing that matters
 	s := bank.New(db, fixedClock{testNow})
-	if _, err := s.Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(s.Sandbox); err != nil {
 		tb.Fatal(err)
 	}
 	from, to := fundedPair(tb, s, 100_000_000)

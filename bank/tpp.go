@@ -12,7 +12,7 @@ func (s *PSD2) SetTPPContact(caller, tppID, email string) (TPPContact, error) {
 		return TPPContact{}, err
 	}
 	var v Violations
-	checkEmail(&v, "email", email)
+	CheckEmail(&v, "email", email)
 	if err := v.Err(); err != nil {
 		return TPPContact{}, err
 	}
@@ -36,18 +36,18 @@ func (s *PSD2) TPPContact(caller, tppID string) (TPPContact, error) {
 
 func ownTPP(caller, tppID string) error {
 	if caller != tppID {
-		return Errorf(CodeForbidden, "the certificate identifies TPP %s; it may not act for TPP %s", caller, clip(tppID))
+		return Errorf(CodeForbidden, "the certificate identifies TPP %s; it may not act for TPP %s", caller, Clip(tppID))
 	}
 	return nil
 }
 
-// checkEmail checks a TPP's contact address: a bare e-mail address.
-func checkEmail(v *Violations, path, email string) {
+// CheckEmail checks a TPP's contact address: a bare e-mail address.
+func CheckEmail(v *Violations, path, email string) {
 	switch a, err := mail.ParseAddress(email); {
 	case email == "":
 		v.Format(path, "is required")
 	case !checkChars(v, path, email): // net/mail takes any character above ASCII
 	case err != nil || a.Address != email || a.Name != "" || len(email) > 254:
-		v.Format(path, "%q is not an e-mail address; write a bare address such as psd2-ops@example.com", clip(email))
+		v.Format(path, "%q is not an e-mail address; write a bare address such as psd2-ops@example.com", Clip(email))
 	}
 }

@@ -68,20 +68,20 @@ func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) (Transa
 			return out, PathError(CodeFormatError, "", "send an array of at least one transaction")
 		}
 		v := s.violations()
-		out.Transactions, err = addTransactions(tx, &v, a, "", 0, in, nil, s.Today(), false)
+		out.Transactions, err = AddTransactionsIn(tx, &v, a, "", 0, in, nil, s.Today(), false)
 		out.Warnings = v.Warnings()
 		return out, err
 	}, Event{Kind: EventTransactions, ID: accountID})
 }
 
-// addTransactions checks and stores transactions on account a; ids, when
+// AddTransactionsIn checks and stores transactions on account a; ids, when
 // not nil, gives the ids a scenario brings; first is the position of the
 // first of them in the list the paths count in. v gathers the findings and
 // oddities of the request they are part of. restored transactions (of a
 // version-2 scenario) are records the bank made, payments' included: one
 // may name another sandbox account, and a payment's fee names no creditor
 // account.
-func addTransactions(tx Tx, v *Violations, a Account, path string, first int, in []NewTransaction, ids []string, today Date, restored bool) ([]Transaction, error) {
+func AddTransactionsIn(tx Tx, v *Violations, a Account, path string, first int, in []NewTransaction, ids []string, today Date, restored bool) ([]Transaction, error) {
 	accountSeq, _ := SeqOf(KindAccount, a.ID)
 	out := make([]Transaction, 0, len(in))
 	seen := map[string]bool{}
@@ -108,13 +108,13 @@ func addTransactions(tx Tx, v *Violations, a Account, path string, first int, in
 	return out, tx.PutTransactions(a.ID, out)
 }
 
-// refersTo reports whether r names account a.
-func refersTo(r AccountRef, a Account) bool {
+// RefersTo reports whether r names account a.
+func RefersTo(r AccountRef, a Account) bool {
 	return (r.IBAN != "" && r.IBAN == a.IBAN) || (r.BBAN != "" && r.BBAN == a.BBAN)
 }
 
-// sandboxAccount returns the sandbox account r names, if any.
-func sandboxAccount(tx Tx, r AccountRef) (Account, bool) {
+// SandboxAccount returns the sandbox account r names, if any.
+func SandboxAccount(tx Tx, r AccountRef) (Account, bool) {
 	if a, err := tx.AccountByIBAN(r.IBAN); err == nil {
 		return a, true
 	}
@@ -128,12 +128,12 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 	f := func(field string) string { return JoinPath(p, field) }
 	t := Transaction{
 		Currency:                          in.Currency,
-		RemittanceInformationUnstructured: checkPresent(v, f("remittanceInformationUnstructured"), in.RemittanceInformationUnstructured, 140, checkText),
-		CreditorID:                        checkPresent(v, f("creditorId"), in.CreditorID, 35, checkText),
-		CreditorName:                      checkPresent(v, f("creditorName"), in.CreditorName, 70, checkName),
-		UltimateCreditor:                  checkPresent(v, f("ultimateCreditor"), in.UltimateCreditor, 70, checkName),
-		DebtorName:                        checkPresent(v, f("debtorName"), in.DebtorName, 70, checkName),
-		UltimateDebtor:                    checkPresent(v, f("ultimateDebtor"), in.UltimateDebtor, 70, checkName),
+		RemittanceInformationUnstructured: checkPresent(v, f("remittanceInformationUnstructured"), in.RemittanceInformationUnstructured, 140, CheckText),
+		CreditorID:                        checkPresent(v, f("creditorId"), in.CreditorID, 35, CheckText),
+		CreditorName:                      checkPresent(v, f("creditorName"), in.CreditorName, 70, CheckName),
+		UltimateCreditor:                  checkPresent(v, f("ultimateCreditor"), in.UltimateCreditor, 70, CheckName),
+		DebtorName:                        checkPresent(v, f("debtorName"), in.DebtorName, 70, CheckName),
+		UltimateDebtor:                    checkPresent(v, f("ultimateDebtor"), in.UltimateDebtor, 70, CheckName),
 		PurposeCode:                       checkPurposeCode(v, f("purposeCode"), in.PurposeCode),
 		BankTransactionCode:               in.BankTransactionCode,
 		EndToEndID:                        in.EndToEndID,
@@ -149,7 +149,7 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 		v.Format(f("bookingStatus"), "must be booked or pending")
 	}
 	if in.Currency != a.Currency {
-		if checkCurrency(v, f("currency"), in.Currency) {
+		if CheckCurrency(v, f("currency"), in.Currency) {
 			v.Format(f("currency"), "must be %s, the account's currency", a.Currency)
 		}
 	}
@@ -170,8 +170,8 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 	} else {
 		checkChars(v, f("bankTransactionCode"), in.BankTransactionCode)
 	}
-	checkText(v, f("endToEndId"), in.EndToEndID, 0, 35)
-	checkText(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 0, 35)
+	CheckText(v, f("endToEndId"), in.EndToEndID, 0, 35)
+	CheckText(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 0, 35)
 	for _, agent := range []struct{ field, value string }{{"creditorAgent", in.CreditorAgent}, {"debtorAgent", in.DebtorAgent}} {
 		if agent.value != "" {
 			if err := validate.BIC(agent.value); err != nil {
@@ -192,8 +192,8 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 		if restored && side.ref.IsZero() {
 			continue // a fee of a payment has no creditor account
 		}
-		checkAccountRef(v, f(side.field), *side.ref)
-		if !refersTo(*side.ref, a) { // the account's own numbers were taken with it
+		CheckAccountRef(v, f(side.field), *side.ref)
+		if !RefersTo(*side.ref, a) { // the account's own numbers were taken with it
 			checkMOD11(v, f(side.field), *side.ref, true)
 		}
 		*side.to = *side.ref
@@ -204,11 +204,11 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 	// Direction: the posted account is the debtor (a debit) or the creditor.
 	counterpart, counterPath := *creditor, f("creditorAccount")
 	switch {
-	case refersTo(*debtor, a):
+	case RefersTo(*debtor, a):
 		if amountOK && amount.IsPositive() {
 			amount = amount.Neg()
 		}
-	case refersTo(*creditor, a):
+	case RefersTo(*creditor, a):
 		counterpart, counterPath = *debtor, f("debtorAccount")
 		if amountOK && amount.IsNegative() {
 			v.Format(f("amount"), "is negative but the account is the creditor; a debit names the account as debtorAccount")
@@ -217,7 +217,7 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 		v.Format(p, "neither debtorAccount nor creditorAccount is this account (%s); name it on the side it is on", a.IBAN)
 		return t
 	}
-	if other, ok := sandboxAccount(tx, counterpart); ok && other.ID != a.ID {
+	if other, ok := SandboxAccount(tx, counterpart); ok && other.ID != a.ID {
 		if !restored { // a payment between sandbox accounts made it
 			v.Format(counterPath, "is sandbox account %s; money between sandbox accounts moves only through payments", other.IBAN)
 		}
@@ -232,7 +232,7 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 // transaction, which may be empty: an ISO 20022 code of 1 to 4 letters or
 // digits. Lower case is odd; the code is kept in upper case.
 func checkPurposeCode(v *Violations, path string, in *string) string {
-	code := checkPresent(v, path, in, 4, checkText)
+	code := checkPresent(v, path, in, 4, CheckText)
 	if upper := strings.ToUpper(code); upper != code && purposeCodePattern.MatchString(upper) {
 		v.Odd(CodeFormatError, path, fmt.Sprintf("%q is in lower case; ISO 20022 purpose codes are upper case, and the bank keeps it as %s", code, upper))
 		code = upper

@@ -271,14 +271,8 @@ func TestViolations_ReportsAllAndClips(t *testing.T) {
 func TestInitialize_Deterministic(t *testing.T) {
 	a, _ := newBank(t)
 	b, _ := newBank(t)
-	sa, err := a.Sandbox.ExportScenario("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := b.Sandbox.ExportScenario("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sa := exportScenario(t, a.Sandbox)
+	sb := exportScenario(t, b.Sandbox)
 	ja, _ := json.Marshal(sa)
 	jb, _ := json.Marshal(sb)
 	if string(ja) != string(jb) {

@@ -10,6 +10,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
 
@@ -44,7 +45,7 @@ func knownStateFile(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bank.New(db, bank.SystemClock{}).Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(bank.New(db, bank.SystemClock{}).Sandbox); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Close(); err != nil {

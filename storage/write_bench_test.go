@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 )
 
 // benchClock is a clock that stands still, on a banking day.
@@ -31,7 +32,7 @@ func BenchmarkPaymentWrites(b *testing.B) {
 			}
 			defer func() { _ = db.Close() }()
 			s := bank.New(db, benchClock{time.Date(2026, 11, 20, 10, 30, 0, 0, bank.Oslo)})
-			if _, err := s.Sandbox.Initialize(); err != nil {
+			if _, err := scenario.Initialize(s.Sandbox); err != nil {
 				b.Fatal(err)
 			}
 			text := "Husleie"

@@ -6,6 +6,7 @@ import (
 	"sandbank/bank"
 	"sandbank/bank/pki"
 	"sandbank/bank/reqlog"
+	"sandbank/bank/scenario"
 )
 
 // Host is what the screens need from the process that runs the bank: the
@@ -43,12 +44,12 @@ type Host interface {
 	ScenarioDir() string
 
 	// Scenarios returns the scenario files of the folder as last read.
-	Scenarios() []bank.ScenarioFile
+	Scenarios() []scenario.File
 	// SubscribeScenarios calls fn with the list whenever the folder
 	// changes, until cancel; fn must not block.
-	SubscribeScenarios(fn func([]bank.ScenarioFile)) (cancel func())
+	SubscribeScenarios(fn func([]scenario.File)) (cancel func())
 	// LoadScenario replaces the sandbox data with a scenario file.
-	LoadScenario(name string) (bank.Counts, error)
+	LoadScenario(name string) (scenario.Counts, error)
 	// CheckScenarioName reports whether name can be a new scenario file.
 	CheckScenarioName(name string) error
 	// SaveScenario writes the sandbox data as a new scenario file and

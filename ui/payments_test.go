@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 )
 
 const payTPP = "NO-FSA-1"
@@ -226,7 +227,7 @@ func TestPayments_Baskets(t *testing.T) {
 		t.Fatalf("the payment's detail:\n%s", s.detail.Text)
 	}
 	// A reset empties the lists.
-	if _, err := h.core.Bank.Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(h.core.Bank.Sandbox); err != nil {
 		t.Fatal(err)
 	}
 	h.u.catchUp()

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 )
 
 // scenariosScreen lists the scenario files of the watched scenarios folder,
@@ -17,7 +18,7 @@ import (
 type scenariosScreen struct {
 	u *UI
 
-	files    []bank.ScenarioFile
+	files    []scenario.File
 	selected string // file name
 
 	list    *widget.List
@@ -64,19 +65,19 @@ func (s *scenariosScreen) build() fyne.CanvasObject {
 }
 
 // set shows a new list of files, keeping the selection.
-func (s *scenariosScreen) set(files []bank.ScenarioFile) {
+func (s *scenariosScreen) set(files []scenario.File) {
 	s.files = files
 	reselectItem(s.list, len(files), func(i int) bool { return files[i].Name == s.selected })
 	s.showDetail()
 }
 
-func (s *scenariosScreen) file() (bank.ScenarioFile, bool) {
+func (s *scenariosScreen) file() (scenario.File, bool) {
 	for _, f := range s.files {
 		if f.Name == s.selected {
 			return f, true
 		}
 	}
-	return bank.ScenarioFile{}, false
+	return scenario.File{}, false
 }
 
 func (s *scenariosScreen) showDetail() {
@@ -108,7 +109,7 @@ func (s *scenariosScreen) load() {
 	}
 	s.u.confirm("Load scenario", fmt.Sprintf("Replace all sandbox data with %s (%s)? %s", f.Name, f.Summary(), f.Replaces()), "Load", func() {
 		start := time.Now()
-		var n bank.Counts
+		var n scenario.Counts
 		s.u.progressWork("Loading "+f.Name, s.importProgress, func() (err error) {
 			n, err = s.u.host.LoadScenario(f.Name)
 			return err

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 )
 
 // waitForFile waits until the watched scenarios folder lists a file, and
@@ -166,7 +167,7 @@ func TestScenarios_SaveAndLoadCarryPaymentsAndClock(t *testing.T) {
 	h.u.work.Wait()
 	h.waitForFile("case 7.json")
 
-	if _, err := h.core.Bank.Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(h.core.Bank.Sandbox); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.core.Bank.Ops.JumpClock(5); err != nil {

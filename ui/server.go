@@ -18,6 +18,7 @@ import (
 
 	"sandbank/bank"
 	"sandbank/bank/pki"
+	"sandbank/bank/scenario"
 )
 
 // Preference keys of the desktop app.
@@ -310,9 +311,9 @@ func (s *serverScreen) issue() {
 
 func (s *serverScreen) reset() {
 	s.u.confirm("Reset to the known state", "Replace all sandbox data (customers, accounts, transactions, agreements) with the known state? Settings, certificates and TPP contacts stay.", "Reset", func() {
-		var n bank.Counts
+		var n scenario.Counts
 		s.u.longWork("Resetting to the known state", func() (err error) {
-			n, err = s.u.sandbox.Initialize()
+			n, err = scenario.Initialize(s.u.sandbox)
 			return err
 		}, func(err error) {
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"sandbank/bank"
 	"sandbank/bank/reqlog"
+	"sandbank/bank/scenario"
 )
 
 // UI is the window content.
@@ -63,7 +64,7 @@ type changes struct {
 	kinds     map[bank.EventKind]map[string]bool
 	entries   []reqlog.Entry
 	cleared   bool // the request log was cleared before entries came
-	scenarios []bank.ScenarioFile
+	scenarios []scenario.File
 	scenSet   bool
 }
 
@@ -168,7 +169,7 @@ func (u *UI) noteLog(c reqlog.Change) {
 	u.poke()
 }
 
-func (u *UI) noteScenarios(files []bank.ScenarioFile) {
+func (u *UI) noteScenarios(files []scenario.File) {
 	u.changes.mu.Lock()
 	u.changes.scenarios, u.changes.scenSet = files, true
 	u.changes.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
 
@@ -36,7 +37,7 @@ func buildFixture(path string, n int) error {
 		return err
 	}
 	s := bank.New(db, bank.SystemClock{})
-	if _, err := s.Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(s.Sandbox); err != nil {
 		_ = db.Close()
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/psd2api"
+	"sandbank/bank/scenario"
 )
 
 // fuzzTimeout bounds one request: a request that takes longer hangs.
@@ -202,7 +203,7 @@ func (fb *fuzzBank) restore(t *testing.T, method, path string, a answer) {
 	}
 	replaced := method == http.MethodPut && strings.HasSuffix(strings.TrimRight(path, "/"), "/sandbox/scenario")
 	if a.status < 300 && (method == http.MethodDelete || replaced) {
-		if _, err := fb.Bank.Bank.Sandbox.Initialize(); err != nil {
+		if _, err := scenario.Initialize(fb.Bank.Bank.Sandbox); err != nil {
 			t.Fatal(err)
 		}
 	}

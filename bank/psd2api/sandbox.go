@@ -9,12 +9,13 @@ import (
 
 	"sandbank/bank"
 	"sandbank/bank/pki"
+	"sandbank/bank/scenario"
 )
 
 // Handlers of the sandbox data API (docs/SANDBOX-API.md).
 
 func (h *sandboxAPI) initialize(w http.ResponseWriter, r *http.Request) error {
-	n, err := h.bank.Initialize()
+	n, err := scenario.Initialize(h.bank)
 	if err != nil {
 		return err
 	}
@@ -547,12 +548,12 @@ func (h *sandboxAPI) certify(w http.ResponseWriter, r *http.Request, issue func(
 }
 
 // exportScenario writes the scenario account by account
-// (bank.Sandbox.WriteScenario), the same bytes writeJSON writes for it. A
+// (scenario.Write), the same bytes writeJSON writes for it. A
 // failure halfway drops what was written for the error answer.
 func (h *sandboxAPI) exportScenario(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", jsonType)
 	w.WriteHeader(http.StatusOK)
-	err := h.bank.WriteScenario(w, r.URL.Query().Get("note"), "")
+	err := scenario.Write(h.bank, w, r.URL.Query().Get("note"), "")
 	if rec, ok := w.(*recorder); ok && err != nil {
 		rec.reset()
 	}
@@ -568,7 +569,7 @@ func (h *sandboxAPI) importScenario(w http.ResponseWriter, r *http.Request) erro
 	if st.spool == nil || st.size == 0 {
 		return bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
 	}
-	n, err := h.bank.ImportScenarioFrom(st.spool)
+	n, err := scenario.Import(h.bank, st.spool)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"sandbank/app/apptest"
 	"sandbank/bank"
 	"sandbank/bank/pki"
+	"sandbank/bank/scenario"
 )
 
 // setup starts a bank and a TPP with every role.
@@ -806,15 +807,15 @@ func TestSandbox_Scenario(t *testing.T) {
 	r := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario?note=support+case+42", nil)
 	expect(t, r, 200, "")
 	exported := r.Body
-	var sc bank.Scenario
+	var sc scenario.Scenario
 	r.JSON(t, &sc)
-	if sc.Format != bank.ScenarioFormat || sc.Note != "support case 42" || len(sc.Customers) != 5 || len(sc.Accounts) != 8 || len(sc.Agreements) != 2 {
+	if sc.Format != scenario.Format || sc.Note != "support case 42" || len(sc.Customers) != 5 || len(sc.Accounts) != 8 || len(sc.Agreements) != 2 {
 		t.Fatalf("export: %d customers %d accounts %d agreements", len(sc.Customers), len(sc.Accounts), len(sc.Agreements))
 	}
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
 	r = b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", exported)
 	expect(t, r, 200, "")
-	var n bank.Counts
+	var n scenario.Counts
 	r.JSON(t, &n)
 	if n.Customers != 5 || n.Accounts != 8 || n.Engagements != 4 || n.Transactions == 0 {
 		t.Fatalf("import counts %+v", n)
@@ -866,7 +867,7 @@ func TestSandbox_LargeScenarioRoundTrip(t *testing.T) {
 	expect(t, b.Do(tpp, "POST", "/v1/sandbox/initialize", nil), 200, "")
 	imported := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", r.Body)
 	expect(t, imported, 200, "")
-	var n bank.Counts
+	var n scenario.Counts
 	imported.JSON(t, &n)
 	if n.Transactions < 3000 {
 		t.Fatalf("imported %d transactions", n.Transactions)

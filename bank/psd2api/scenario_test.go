@@ -22,6 +22,7 @@ import (
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/reqlog"
+	"sandbank/bank/scenario"
 )
 
 var updateExample = flag.Bool("update-example", false, "rewrite assets/scenarios/"+exampleFile+" from the bank")
@@ -197,7 +198,7 @@ type read struct {
 // consents, account information through each grant and each valid
 // consent (with the PSU present, then without, past the day's four), and
 // the sandbox reads.
-func readsOf(t *testing.T, sc bank.Scenario, tppID string) []read {
+func readsOf(t *testing.T, sc scenario.Scenario, tppID string) []read {
 	t.Helper()
 	var out []read
 	add := func(path string, headers ...string) { out = append(out, read{path, headers}) }
@@ -318,7 +319,7 @@ func TestScenario_SupportRoundTrip(t *testing.T) {
 	r := a.Do(a.Operator(), "GET", "/v1/sandbox/scenario?note=support+case+4711", nil)
 	expect(t, r, 200, "")
 	export := r.Body
-	var sc bank.Scenario
+	var sc scenario.Scenario
 	r.JSON(t, &sc)
 	if sc.Format != "sandbank-scenario/2" || sc.Clock == nil || !sc.Clock.Now.Equal(caseSandboxTime) || sc.Settings == nil || sc.Settings.CoverRetryDays != 2 {
 		t.Fatalf("export: format %s, clock %+v, settings %+v", sc.Format, sc.Clock, sc.Settings)
@@ -347,7 +348,7 @@ func TestScenario_SupportRoundTrip(t *testing.T) {
 	}
 	imported := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", export)
 	expect(t, imported, 200, "")
-	var n bank.Counts
+	var n scenario.Counts
 	imported.JSON(t, &n)
 	if n.Payments != len(sc.Payments) || n.Baskets != 2 || n.Consents != 4 || n.Grants != 2 || n.Authorisations != len(sc.Authorisations) {
 		t.Fatalf("import counts %+v", n)
@@ -456,7 +457,7 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 	statuses := buildCase(t, b, tpp)
 	r := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario?note="+strings.ReplaceAll(exampleNote, " ", "+"), nil)
 	expect(t, r, 200, "")
-	var sc bank.Scenario
+	var sc scenario.Scenario
 	r.JSON(t, &sc)
 	// Loading the example leaves the tester's settings and TPP contacts
 	// alone; batch run reports hold how long a run took on the real clock.
@@ -502,7 +503,7 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 			t.Errorf("payment %s is %s after loading the example, want %s", id, got, status)
 		}
 	}
-	f, err := bank.SummariseScenario(bytes.NewReader(file))
+	f, err := scenario.Summarise(bytes.NewReader(file))
 	if err != nil || f.Counts.Payments != len(statuses) || f.Counts.Baskets != 2 || !strings.Contains(f.Summary(), fmt.Sprintf("%d payments", len(statuses))) || !strings.Contains(f.Summary(), "clock at 2026-03-10 10:30") {
 		t.Fatalf("summary %q, %v", f.Summary(), err)
 	}
@@ -686,7 +687,7 @@ func TestScenario_Version1LoadsAsBefore(t *testing.T) {
 	}
 	r := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", v1)
 	expect(t, r, 200, "")
-	var n bank.Counts
+	var n scenario.Counts
 	r.JSON(t, &n)
 	if n.Customers != 3 || n.Payments != 0 {
 		t.Fatalf("counts %+v", n)

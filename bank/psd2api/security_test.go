@@ -30,6 +30,7 @@ import (
 	"sandbank/bank"
 	"sandbank/bank/pki"
 	"sandbank/bank/psd2api"
+	"sandbank/bank/scenario"
 )
 
 // The security tests of docs/SECURITY.md. TestSCA_Security (ais_test.go)
@@ -797,7 +798,7 @@ func TestSecurity_BidiControlsAndInvisibleCharactersAreRefused(t *testing.T) {
 	setStrict(t, b, false)
 
 	// A scenario brings its texts through the same rules.
-	var sc bank.Scenario
+	var sc scenario.Scenario
 	b.Do(b.Operator(), "GET", "/v1/sandbox/scenario", nil).JSON(t, &sc)
 	sc.Customers[1].Name += rlo
 	refusesText(t, b, b.Operator(), "PUT", "/v1/sandbox/scenario", sc, nil, "customers[1].name", "contains U+202E RIGHT-TO-LEFT OVERRIDE at character 18; remove it")

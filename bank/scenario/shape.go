@@ -1,9 +1,11 @@
-package bank
+package scenario
 
 import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+
+	"sandbank/bank"
 )
 
 // shapeWalker finds the oddities walkShape finds (keys given twice, keys
@@ -15,7 +17,7 @@ type shapeWalker struct {
 	i    int
 	// path holds the path's parts, joined only for an oddity.
 	path [][]byte
-	odd  Warnings
+	odd  bank.Warnings
 	// fields caches fieldOf by type and key, up to maxCachedKeys keys a
 	// type.
 	fields map[reflect.Type]map[string]fieldType
@@ -34,11 +36,11 @@ type fieldType struct {
 // quickShape returns the oddities of data, a valid JSON value decoded
 // into t, with path in front of their paths: at most MaxWarnings and a
 // line for the rest (Warnings).
-func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) []Message {
+func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) []bank.Message {
 	if w.fields == nil {
 		w.fields = map[reflect.Type]map[string]fieldType{}
 	}
-	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], []byte(path)), Warnings{}
+	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], []byte(path)), bank.Warnings{}
 	w.value(t)
 	return w.odd.List()
 }
@@ -102,7 +104,7 @@ func (w *shapeWalker) str() []byte {
 
 func (w *shapeWalker) array(t reflect.Type) {
 	var elem reflect.Type
-	if !leafType(t) && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+	if !bank.LeafType(t) && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 		elem = t.Elem()
 	}
 	w.i++
@@ -124,21 +126,21 @@ func (w *shapeWalker) array(t reflect.Type) {
 }
 
 func (w *shapeWalker) object(t reflect.Type) {
-	leaf := leafType(t)
+	leaf := bank.LeafType(t)
 	w.i++
 	w.space()
 	if w.data[w.i] == '}' {
 		w.i++
 		return
 	}
-	var seen keySet
+	var seen bank.KeySet
 	for {
 		w.space()
 		key := w.str()
 		w.space()
 		w.i++ // ':'
-		if !seen.add(key) {
-			w.note(key, givenTwice)
+		if !seen.Add(key) {
+			w.note(key, bank.GivenTwice)
 		}
 		var field reflect.Type
 		switch {
@@ -148,7 +150,7 @@ func (w *shapeWalker) object(t reflect.Type) {
 		case t.Kind() == reflect.Struct:
 			f := w.field(t, key)
 			if !f.ok {
-				w.note(key, unusedField)
+				w.note(key, bank.UnusedField)
 			}
 			field = f.t
 		}
@@ -172,7 +174,7 @@ func (w *shapeWalker) field(t reflect.Type, key []byte) fieldType {
 	}
 	f, ok := m[string(key)]
 	if !ok {
-		f.t, f.ok = fieldOf(t, string(key))
+		f.t, f.ok = bank.FieldOf(t, string(key))
 		if len(m) < maxCachedKeys {
 			m[string(key)] = f
 		}
@@ -184,7 +186,7 @@ func (w *shapeWalker) field(t reflect.Type, key []byte) fieldType {
 func (w *shapeWalker) note(key []byte, text string) {
 	path := ""
 	for _, part := range w.path {
-		path = JoinPath(path, string(part))
+		path = bank.JoinPath(path, string(part))
 	}
-	w.odd.Add(Oddity(CodeBadRequest, JoinPath(path, string(key)), text))
+	w.odd.Add(bank.Oddity(bank.CodeBadRequest, bank.JoinPath(path, string(key)), text))
 }

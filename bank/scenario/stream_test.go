@@ -1,4 +1,4 @@
-package bank_test
+package scenario_test
 
 import (
 	"bytes"
@@ -21,13 +21,14 @@ import (
 
 	"sandbank/assets"
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
 
 // exportJSON exports the sandbox as JSON.
 func exportJSON(t *testing.T, s *bank.Bank) []byte {
 	t.Helper()
-	sc, err := s.Sandbox.ExportScenario("note")
+	sc, err := scenario.ExportScenario(s.Sandbox, "note")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,12 +40,12 @@ func exportJSON(t *testing.T, s *bank.Bank) []byte {
 }
 
 // importStream imports data through the streaming path.
-func importStream(t *testing.T, s *bank.Bank, data []byte) (bank.Counts, error) {
+func importStream(t *testing.T, s *bank.Bank, data []byte) (scenario.Counts, error) {
 	t.Helper()
-	return s.Sandbox.ImportScenarioFrom(bytes.NewReader(data))
+	return scenario.Import(s.Sandbox, bytes.NewReader(data))
 }
 
-func TestImportScenarioFrom_RoundTrip(t *testing.T) {
+func TestImport_RoundTrip(t *testing.T) {
 	example, err := fs.ReadFile(assets.Scenarios, "scenarios/payments-in-every-status.json")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestImportScenarioFrom_RoundTrip(t *testing.T) {
 // first account, the one at bad (if bad >= 0) with an amount of zero.
 func bigScenario(t *testing.T, s *bank.Bank, n, bad int) []byte {
 	t.Helper()
-	sc, err := s.Sandbox.ExportScenario("")
+	sc, err := scenario.ExportScenario(s.Sandbox, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func unchanged(t *testing.T, s *bank.Bank, db *storage.DB, before []byte) {
 	}
 }
 
-func TestImportScenarioFrom_RefusalAfterChunks(t *testing.T) {
+func TestImport_RefusalAfterChunks(t *testing.T) {
 	s, db := newBank(t)
 	before := exportJSON(t, s)
 	data := bigScenario(t, s, 25_000, 23_000)
@@ -143,18 +144,18 @@ func (f *failingReader) Read(p []byte) (int, error) {
 	return f.Reader.Read(p[:min(int64(len(p)), f.n-at)])
 }
 
-func TestImportScenarioFrom_ReadErrorHalfway(t *testing.T) {
+func TestImport_ReadErrorHalfway(t *testing.T) {
 	s, db := newBank(t)
 	before := exportJSON(t, s)
 	data := bigScenario(t, s, 25_000, -1)
-	_, err := s.Sandbox.ImportScenarioFrom(&failingReader{bytes.NewReader(data), int64(len(data)) * 9 / 10})
+	_, err := scenario.Import(s.Sandbox, &failingReader{bytes.NewReader(data), int64(len(data)) * 9 / 10})
 	if err == nil || !strings.Contains(err.Error(), "the disk is gone") {
 		t.Fatalf("want the read error, got %v", err)
 	}
 	unchanged(t, s, db, before)
 }
 
-func TestImportScenarioFrom_Large(t *testing.T) {
+func TestImport_Large(t *testing.T) {
 	s, _ := newBank(t)
 	data := bigScenario(t, s, 25_000, -1)
 	n, err := importStream(t, s, data)
@@ -170,15 +171,15 @@ func TestImportScenarioFrom_Large(t *testing.T) {
 	}
 	// Many pages of transactions written as a stream are the same bytes.
 	var written bytes.Buffer
-	if err := s.Sandbox.WriteScenario(&written, "", ""); err != nil {
+	if err := scenario.Write(s.Sandbox, &written, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(bytes.TrimSuffix(written.Bytes(), []byte("\n")), again) {
-		t.Fatal("WriteScenario and ExportScenario differ")
+		t.Fatal("Write and ExportScenario differ")
 	}
 }
 
-func TestImportScenarioFrom_Oddities(t *testing.T) {
+func TestImport_Oddities(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc string
 		paths     []string
@@ -208,7 +209,7 @@ func TestImportScenarioFrom_Oddities(t *testing.T) {
 	}
 }
 
-func TestImportScenarioFrom_SameErrorsAsWhole(t *testing.T) {
+func TestImport_SameErrorsAsWhole(t *testing.T) {
 	for _, doc := range []string{
 		``,
 		`{"format":"sandbank-scenario/1",`,
@@ -222,10 +223,10 @@ func TestImportScenarioFrom_SameErrorsAsWhole(t *testing.T) {
 		s, db := newBank(t)
 		before := exportJSON(t, s)
 		_, streamed := importStream(t, s, []byte(doc))
-		var sc bank.Scenario
+		var sc scenario.Scenario
 		_, whole := bank.DecodeTolerant([]byte(doc), &sc)
 		if whole == nil {
-			_, whole = s.Sandbox.ImportScenario(sc)
+			_, whole = scenario.ImportScenario(s.Sandbox, sc)
 		}
 		if streamed == nil || whole == nil || streamed.Error() != whole.Error() {
 			t.Errorf("%q: streamed %v, whole %v", doc, streamed, whole)
@@ -234,7 +235,7 @@ func TestImportScenarioFrom_SameErrorsAsWhole(t *testing.T) {
 	}
 }
 
-func TestWriteScenario_SameBytesAsTheEncoder(t *testing.T) {
+func TestWrite_SameBytesAsTheEncoder(t *testing.T) {
 	for _, file := range []string{"", "payments-in-every-status.json", "empty-bank.json", "corporate-two-approvers.json"} {
 		s, _ := newBank(t)
 		if file != "" {
@@ -247,7 +248,7 @@ func TestWriteScenario_SameBytesAsTheEncoder(t *testing.T) {
 			}
 		}
 		const note = `a <b> & "c"`
-		sc, err := s.Sandbox.ExportScenario(note)
+		sc, err := scenario.ExportScenario(s.Sandbox, note)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +260,7 @@ func TestWriteScenario_SameBytesAsTheEncoder(t *testing.T) {
 			if err := enc.Encode(sc); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Sandbox.WriteScenario(&got, note, indent); err != nil {
+			if err := scenario.Write(s.Sandbox, &got, note, indent); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(want.Bytes(), got.Bytes()) {
@@ -274,10 +275,10 @@ func TestWriteScenario_SameBytesAsTheEncoder(t *testing.T) {
 	}
 }
 
-// TestImportScenarioFrom_KilledHalfway kills a process halfway through an
+// TestImport_KilledHalfway kills a process halfway through an
 // import, after chunks went into the new data file: the next open removes
 // that file, and the data are the old data.
-func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
+func TestImport_KilledHalfway(t *testing.T) {
 	if path := os.Getenv("SANDBANK_IMPORT_CHILD"); path != "" {
 		db, err := storage.Open(path, 5*time.Second)
 		if err != nil {
@@ -289,7 +290,7 @@ func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _ = s.Sandbox.ImportScenarioFrom(f)
+			_, _ = scenario.Import(s.Sandbox, f)
 			_ = f.Close()
 		}
 	}
@@ -299,7 +300,7 @@ func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := bank.New(db, fixedClock{testNow})
-	if _, err := s.Sandbox.Initialize(); err != nil {
+	if _, err := scenario.Initialize(s.Sandbox); err != nil {
 		t.Fatal(err)
 	}
 	before := exportJSON(t, s)
@@ -311,7 +312,7 @@ func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportScenarioFrom_KilledHalfway$")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestImport_KilledHalfway$")
 	cmd.Env = append(os.Environ(), "SANDBANK_IMPORT_CHILD="+path)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -342,12 +343,12 @@ func TestImportScenarioFrom_KilledHalfway(t *testing.T) {
 	}
 }
 
-// TestImportScenarioFrom_LargeFileIsNeverReadWhole: a file of the
+// TestImport_LargeFileIsNeverReadWhole: a file of the
 // scenarios folder may be up to 2 GiB. One over the 256 MiB a document
 // read whole may have, with a syntax error or its keys in an order the
 // single pass does not take, is refused with what to change, rather than
 // read into memory; the data stay as they were. (The files are sparse.)
-func TestImportScenarioFrom_LargeFileIsNeverReadWhole(t *testing.T) {
+func TestImport_LargeFileIsNeverReadWhole(t *testing.T) {
 	s, db := newBank(t)
 	before := exportJSON(t, s)
 	for _, c := range []struct{ name, head, want string }{
@@ -367,7 +368,7 @@ func TestImportScenarioFrom_LargeFileIsNeverReadWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = f.Close() }()
-			_, err = s.Sandbox.ImportScenarioFrom(f)
+			_, err = scenario.Import(s.Sandbox, f)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want a refusal saying %q, got %v", c.want, err)
 			}
@@ -378,7 +379,7 @@ func TestImportScenarioFrom_LargeFileIsNeverReadWhole(t *testing.T) {
 }
 
 // TestTextLimits_AreTheChecks holds the limits the streamed import keeps
-// while it reads (bank.TextLimits) to the checks of the fields: a text
+// while it reads (scenario.TextLimits) to the checks of the fields: a text
 // one character over a limit is refused by the check of its record, read
 // whole, with the same finding at the same path as the stream gives, and
 // a text at the limit is not.
@@ -410,7 +411,7 @@ func TestTextLimits_AreTheChecks(t *testing.T) {
 		reflect.TypeFor[bank.CardBalanceInput]():   {known, "cardAccounts[0].balances[0]"},
 		reflect.TypeFor[bank.NewCardTransaction](): {known, "cardAccounts[0].transactions[0]"},
 		reflect.TypeFor[bank.Address]():            {known, "cardAccounts[0].transactions[0].cardAcceptorAddress"},
-		reflect.TypeFor[bank.ScenarioAgreement]():  {known, "agreements[0]"},
+		reflect.TypeFor[scenario.Agreement]():      {known, "agreements[0]"},
 		reflect.TypeFor[bank.Payment]():            {v2, "payments[0]"},
 		reflect.TypeFor[bank.StatusChange]():       {v2, "payments[0].history[0]"},
 		reflect.TypeFor[bank.Basket]():             {v2, "baskets[0]"},
@@ -419,10 +420,10 @@ func TestTextLimits_AreTheChecks(t *testing.T) {
 		reflect.TypeFor[bank.Grant]():              {v2, "grants[0]"},
 		reflect.TypeFor[bank.Session]():            {v2, "sessions[0]"},
 		reflect.TypeFor[bank.PSU]():                {v2, "psus[0]"},
-		reflect.TypeFor[bank.ScenarioUse]():        {v2, "usage[0]"},
+		reflect.TypeFor[scenario.Use]():            {v2, "usage[0]"},
 		reflect.TypeFor[bank.TPPContact]():         {v2, "tppContacts[0]"},
 	}
-	for typ, fields := range bank.TextLimits {
+	for typ, fields := range scenario.TextLimits {
 		at, ok := where[typ]
 		if !ok {
 			t.Errorf("%v has limits, but the test has no record of it", typ)
@@ -433,14 +434,14 @@ func TestTextLimits_AreTheChecks(t *testing.T) {
 			finding := fmt.Sprintf("must be at most %d characters, not %d", limit, limit+1)
 			for _, n := range []int{limit, limit + 1} {
 				doc := withText(t, at.doc, at.path, field, strings.Repeat("a", n))
-				var sc bank.Scenario
+				var sc scenario.Scenario
 				if _, err := bank.DecodeTolerant(doc, &sc); err != nil {
 					t.Fatal(err)
 				}
 				b, _ := newBank(t)
-				_, whole := b.Sandbox.ImportScenario(sc)
+				_, whole := scenario.ImportScenario(b.Sandbox, sc)
 				checked := findingAt(whole, path)
-				_, streamed := b.Sandbox.ImportScenarioFrom(bytes.NewReader(doc))
+				_, streamed := scenario.Import(b.Sandbox, bytes.NewReader(doc))
 				switch {
 				case n == limit && strings.HasPrefix(checked, "must be at most"):
 					t.Errorf("%s of %d characters: the check says %q", path, n, checked)
@@ -495,10 +496,10 @@ func findingAt(err error, path string) string {
 	return ""
 }
 
-// TestImportScenarioFrom_WarningsAreCapped: a scenario with thousands of
+// TestImport_WarningsAreCapped: a scenario with thousands of
 // oddities is taken with the first bank.MaxWarnings of them and a line for
 // the rest; strict mode refuses the first, and only it.
-func TestImportScenarioFrom_WarningsAreCapped(t *testing.T) {
+func TestImport_WarningsAreCapped(t *testing.T) {
 	var doc strings.Builder
 	doc.WriteString(`{"format":"sandbank-scenario/1","customers":[{"customerNumber":"01017012345","type":"private","name":"Kari Nordmann"`)
 	for range 3000 {
@@ -536,16 +537,16 @@ func TestImportScenarioFrom_WarningsAreCapped(t *testing.T) {
 	}
 }
 
-// TestWriteScenario_RefusesANoteImportWouldRefuse: a note over 64 KiB is
+// TestWrite_RefusesANoteImportWouldRefuse: a note over 64 KiB is
 // refused before anything is written.
-func TestWriteScenario_RefusesANoteImportWouldRefuse(t *testing.T) {
+func TestWrite_RefusesANoteImportWouldRefuse(t *testing.T) {
 	s, _ := newBank(t)
 	var out bytes.Buffer
-	err := s.Sandbox.WriteScenario(&out, strings.Repeat("n", bank.MaxScenarioNote+1), "")
+	err := scenario.Write(s.Sandbox, &out, strings.Repeat("n", scenario.MaxNote+1), "")
 	if findingAt(err, "note") != "must be at most 65536 bytes (64 KiB), not 65537; keep a longer text in a file beside the scenario" || out.Len() != 0 {
 		t.Fatalf("%v, wrote %d bytes", err, out.Len())
 	}
-	if err := s.Sandbox.WriteScenario(&out, strings.Repeat("n", bank.MaxScenarioNote), ""); err != nil {
+	if err := scenario.Write(s.Sandbox, &out, strings.Repeat("n", scenario.MaxNote), ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := importStream(t, s, out.Bytes()); err != nil {
@@ -553,15 +554,15 @@ func TestWriteScenario_RefusesANoteImportWouldRefuse(t *testing.T) {
 	}
 }
 
-// TestSummariseScenario_NeverReadsALongNoteWhole: the scenarios folder's
+// TestSummarise_NeverReadsALongNoteWhole: the scenarios folder's
 // list refuses a note of 300 MB as import would, reading it through
 // without holding more than its limit.
-func TestSummariseScenario_NeverReadsALongNoteWhole(t *testing.T) {
+func TestSummarise_NeverReadsALongNoteWhole(t *testing.T) {
 	const size = 300_000_000
 	doc := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1","note":"`), io.LimitReader(endless('n'), size), strings.NewReader(`"}`))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := bank.SummariseScenario(doc)
+	_, err := scenario.Summarise(doc)
 	runtime.ReadMemStats(&after)
 	if err == nil || err.Error() != fmt.Sprintf("note: must be at most 65536 bytes (64 KiB), not %d; keep a longer text in a file beside the scenario", size) {
 		t.Fatalf("the summary of a note of %d bytes: %v", size, err)
@@ -571,14 +572,14 @@ func TestSummariseScenario_NeverReadsALongNoteWhole(t *testing.T) {
 	}
 }
 
-// TestSummariseScenario_HoldsAValueItDecodesToARecord: a format that is
+// TestSummarise_HoldsAValueItDecodesToARecord: a format that is
 // an array of 300 MB, which a decoder would hold whole, is refused at 24
 // MiB, the most of a record.
-func TestSummariseScenario_HoldsAValueItDecodesToARecord(t *testing.T) {
+func TestSummarise_HoldsAValueItDecodesToARecord(t *testing.T) {
 	doc := io.MultiReader(strings.NewReader(`{"format":[`), strings.NewReader("0"), &repeat{s: ",0", n: 150_000_000}, strings.NewReader(`]}`))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := bank.SummariseScenario(doc)
+	_, err := scenario.Summarise(doc)
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.HasPrefix(err.Error(), "format: is over 24 MiB") {
 		t.Fatalf("a format of 300 MB: %v", err)

@@ -1,4 +1,4 @@
-package bank
+package scenario
 
 import (
 	"encoding/json"
@@ -8,11 +8,13 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"sandbank/bank"
 )
 
-// ScenarioFile is the summary of a scenario file in the desktop app's
+// File is the summary of a scenario file in the desktop app's
 // scenarios folder, or why it cannot be loaded.
-type ScenarioFile struct {
+type File struct {
 	Name     string // the file name, e.g. corporate-two-approvers.json
 	Path     string
 	Modified time.Time
@@ -32,7 +34,7 @@ type ScenarioFile struct {
 }
 
 // Summary describes the file in one line.
-func (f ScenarioFile) Summary() string {
+func (f File) Summary() string {
 	if f.Err != nil {
 		return "cannot be loaded: " + f.Err.Error()
 	}
@@ -57,7 +59,7 @@ func (f ScenarioFile) Summary() string {
 		more = append(more, "settings")
 	}
 	if !f.Clock.IsZero() {
-		more = append(more, "clock at "+f.Clock.In(Oslo).Format("2006-01-02 15:04"))
+		more = append(more, "clock at "+f.Clock.In(bank.Oslo).Format("2006-01-02 15:04"))
 	}
 	if len(more) > 0 {
 		s += "; " + strings.Join(more, ", ")
@@ -67,14 +69,14 @@ func (f ScenarioFile) Summary() string {
 
 // Replaces says what loading the file replaces besides the sandbox data,
 // for the question asked before it is loaded.
-func (f ScenarioFile) Replaces() string {
+func (f File) Replaces() string {
 	switch {
 	case f.Settings && !f.Clock.IsZero():
-		return "The file's settings replace the current ones and the sandbox clock is set to " + f.Clock.In(Oslo).Format("2006-01-02 15:04:05") + ". Certificates stay."
+		return "The file's settings replace the current ones and the sandbox clock is set to " + f.Clock.In(bank.Oslo).Format("2006-01-02 15:04:05") + ". Certificates stay."
 	case f.Settings:
 		return "The file's settings replace the current ones; the clock and certificates stay."
 	case !f.Clock.IsZero():
-		return "The sandbox clock is set to " + f.Clock.In(Oslo).Format("2006-01-02 15:04:05") + ". Settings and certificates stay."
+		return "The sandbox clock is set to " + f.Clock.In(bank.Oslo).Format("2006-01-02 15:04:05") + ". Settings and certificates stay."
 	}
 	return "Settings, the clock, certificates and TPP contacts stay."
 }
@@ -87,16 +89,16 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// SummariseScenario reads a scenario file's format, note and counts as a
+// Summarise reads a scenario file's format, note and counts as a
 // stream, holding no more than a token, or a value it decodes (format,
 // note, clock, history) of at most one record's 24 MiB, at a time, so
 // that a large file in the scenarios folder costs time to list but not
 // memory: a string longer than its field may be (a note over
-// MaxScenarioNote) is refused as the import refuses it, without being
+// MaxNote) is refused as the import refuses it, without being
 // read whole (guard). A file that is not a Sandbank scenario, or that
 // import would refuse so, is an error saying why.
-func SummariseScenario(r io.Reader) (ScenarioFile, error) {
-	var f ScenarioFile
+func Summarise(r io.Reader) (File, error) {
+	var f File
 	g := newGuard(r, reflect.TypeFor[Scenario]())
 	dec := json.NewDecoder(g)
 	// decode decodes a value of at most maxRecord bytes, as import
@@ -115,7 +117,7 @@ func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 			f.Settings = true
 			return skip(dec)
 		case "clock":
-			var c ScenarioClock
+			var c bank.ScenarioClock
 			if err := decode(&c, key); err != nil {
 				return err
 			}
@@ -174,8 +176,8 @@ func SummariseScenario(r io.Reader) (ScenarioFile, error) {
 		return f, fmt.Errorf("the file is not a scenario: %w", err)
 	}
 	f.Format = format
-	if err := CheckScenarioFormat(format); err != nil {
-		e, _ := AsError(err)
+	if err := CheckFormat(format); err != nil {
+		e, _ := bank.AsError(err)
 		return f, errors.New(e.Message)
 	}
 	return f, nil

@@ -1,4 +1,4 @@
-package bank
+package scenario
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"reflect"
 	"unicode/utf8"
+
+	"sandbank/bank"
 )
 
 // The bounds of a scenario read as a stream (the import, the scenarios
@@ -14,10 +16,10 @@ import (
 // size. The limits of the text fields are those their checks keep
 // (textLimits); the rest bound what no field needs.
 const (
-	// MaxScenarioNote is the most bytes a scenario's note may have, 64
+	// MaxNote is the most bytes a scenario's note may have, 64
 	// KiB. A longer one is refused: by import, by export and in the
 	// scenarios folder's list.
-	MaxScenarioNote = 64 << 10
+	MaxNote = 64 << 10
 	// maxText is the most bytes of a string without a limit of its own
 	// (an id, a code, a time, a string in a value the bank takes whole):
 	// 1 MiB, the largest body any request may have.
@@ -39,30 +41,30 @@ const (
 )
 
 // textLimits are the most characters of each text field of a scenario
-// whose check has a limit (checkText, checkName), by the struct that
+// whose check has a limit (bank.CheckText, bank.CheckName), by the struct that
 // declares it and its JSON name: the guard refuses a longer one as its
 // check would, before it is read whole. TestTextLimits_AreTheChecks holds
 // them to the checks.
 var textLimits = map[reflect.Type]map[string]int{
-	reflect.TypeFor[NewCustomer]():      {"name": 70},
-	reflect.TypeFor[NewAccount]():       {"accountName": 70, "product": 70},
-	reflect.TypeFor[NewTransaction]():   {"remittanceInformationUnstructured": 140, "creditorId": 35, "creditorName": 70, "ultimateCreditor": 70, "debtorName": 70, "ultimateDebtor": 70, "purposeCode": 4, "endToEndId": 35, "proprietaryBankTransactionCode": 35},
-	reflect.TypeFor[NewCardAccount]():   {"cardId": 35, "cardIdVNo": 35, "accountNumber": 34, "name": 70, "product": 70},
-	reflect.TypeFor[CardBalanceInput](): {"lastCommittedTransaction": 35},
-	reflect.TypeFor[NewCardTransaction](): {"cardTransactionId": 35, "terminalId": 35, "cardAcceptorId": 35, "transactionDetails": 140,
+	reflect.TypeFor[bank.NewCustomer]():      {"name": 70},
+	reflect.TypeFor[bank.NewAccount]():       {"accountName": 70, "product": 70},
+	reflect.TypeFor[bank.NewTransaction]():   {"remittanceInformationUnstructured": 140, "creditorId": 35, "creditorName": 70, "ultimateCreditor": 70, "debtorName": 70, "ultimateDebtor": 70, "purposeCode": 4, "endToEndId": 35, "proprietaryBankTransactionCode": 35},
+	reflect.TypeFor[bank.NewCardAccount]():   {"cardId": 35, "cardIdVNo": 35, "accountNumber": 34, "name": 70, "product": 70},
+	reflect.TypeFor[bank.CardBalanceInput](): {"lastCommittedTransaction": 35},
+	reflect.TypeFor[bank.NewCardTransaction](): {"cardTransactionId": 35, "terminalId": 35, "cardAcceptorId": 35, "transactionDetails": 140,
 		"proprietaryBankTransactionCode": 35},
-	reflect.TypeFor[Address]():           {"street": 70, "buildingNumber": 16, "postalCode": 16, "city": 35},
-	reflect.TypeFor[ScenarioAgreement](): {"name": 70},
-	reflect.TypeFor[Payment]():           {"tppId": 200},
-	reflect.TypeFor[StatusChange]():      {"by": 200},
-	reflect.TypeFor[Basket]():            {"tppId": 200},
-	reflect.TypeFor[Consent]():           {"tppId": 200},
-	reflect.TypeFor[Authorisation]():     {"tppId": 200, "tppName": 200, "sessionId": 200, "failMessage": 500},
-	reflect.TypeFor[Grant]():             {"tppId": 200},
-	reflect.TypeFor[Session]():           {"tppId": 200, "sessionId": 200},
-	reflect.TypeFor[PSU]():               {"tppId": 200},
-	reflect.TypeFor[ScenarioUse]():       {"tppId": 200},
-	reflect.TypeFor[TPPContact]():        {"tppId": 200},
+	reflect.TypeFor[bank.Address]():       {"street": 70, "buildingNumber": 16, "postalCode": 16, "city": 35},
+	reflect.TypeFor[Agreement]():          {"name": 70},
+	reflect.TypeFor[bank.Payment]():       {"tppId": 200},
+	reflect.TypeFor[bank.StatusChange]():  {"by": 200},
+	reflect.TypeFor[bank.Basket]():        {"tppId": 200},
+	reflect.TypeFor[bank.Consent]():       {"tppId": 200},
+	reflect.TypeFor[bank.Authorisation](): {"tppId": 200, "tppName": 200, "sessionId": 200, "failMessage": 500},
+	reflect.TypeFor[bank.Grant]():         {"tppId": 200},
+	reflect.TypeFor[bank.Session]():       {"tppId": 200, "sessionId": 200},
+	reflect.TypeFor[bank.PSU]():           {"tppId": 200},
+	reflect.TypeFor[Use]():                {"tppId": 200},
+	reflect.TypeFor[bank.TPPContact]():    {"tppId": 200},
 }
 
 // maxSpace is the most white space in a row a scenario may have: a
@@ -160,7 +162,7 @@ func typed(t reflect.Type, limit int) slot {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if leafType(t) {
+	if bank.LeafType(t) {
 		return slot{t: t, mode: wholeValue}
 	}
 	return slot{t: t, limit: limit}
@@ -246,11 +248,11 @@ func (g *guard) Read(p []byte) (int, error) {
 }
 
 // heldError is the refusal of a record that reached its hold.
-func (g *guard) heldError() *Error {
+func (g *guard) heldError() *bank.Error {
 	if g.endWhat == "parts" {
-		return Errorf(CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) are over %d MiB together, more than the bank holds while it restores them; import the sandbox data without them (format %s)", maxHeldParts>>20, ScenarioFormatV1)
+		return bank.Errorf(bank.CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) are over %d MiB together, more than the bank holds while it restores them; import the sandbox data without them (format %s)", maxHeldParts>>20, FormatV1)
 	}
-	return PathError(CodeBadRequest, g.endPath, fmt.Sprintf("is over %d MiB, more than a %s of a scenario may have; the bank reads one record at a time", maxRecord>>20, g.endWhat))
+	return bank.PathError(bank.CodeBadRequest, g.endPath, fmt.Sprintf("is over %d MiB, more than a %s of a scenario may have; the bank reads one record at a time", maxRecord>>20, g.endWhat))
 }
 
 // drain reads the rest of a string found too long, counting and dropping
@@ -269,7 +271,7 @@ func (g *guard) drain() {
 }
 
 // refuse sets the refusal err.
-func (g *guard) refuse(err *Error) { g.err = readError{err} }
+func (g *guard) refuse(err *bank.Error) { g.err = readError{err} }
 
 // scan follows the bytes of b and returns how many of them may be passed
 // on: all, unless a limit broke (g.err is set, or g.draining).
@@ -354,11 +356,11 @@ func (g *guard) startRun(kind runKind, at int64) {
 func (g *guard) withinRuns(at int64) bool {
 	switch {
 	case g.unknownDepth > 0 && at-g.unknownStart > maxUnknown:
-		g.refuse(PathError(CodeBadRequest, g.path(g.unknownDepth), unusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
+		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(g.unknownDepth), bank.UnusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
 	case g.run == scalarRun && at-g.runStart > maxText:
-		g.refuse(PathError(CodeBadRequest, g.path(len(g.stack)), "holds a number (or a word) over 1 MiB long; no value of a scenario is that long"))
+		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)), "holds a number (or a word) over 1 MiB long; no value of a scenario is that long"))
 	case g.run == spaceRun && at-g.runStart > maxSpace:
-		g.refuse(PathError(CodeBadRequest, g.path(len(g.stack)), fmt.Sprintf("is followed by over %d MiB of white space in a row; remove it", maxSpace>>20)))
+		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)), fmt.Sprintf("is followed by over %d MiB of white space in a row; remove it", maxSpace>>20)))
 	default:
 		return true
 	}
@@ -422,7 +424,7 @@ func (g *guard) field(t reflect.Type, key []byte) member {
 		return f
 	}
 	f := member{slot: slot{mode: unknownValue}}
-	if sf, ok := structField(t, string(key)); ok {
+	if sf, ok := bank.StructField(t, string(key)); ok {
 		owner := t
 		if len(sf.Index) > 1 {
 			owner = t.FieldByIndex(sf.Index[:len(sf.Index)-1]).Type
@@ -430,13 +432,13 @@ func (g *guard) field(t reflect.Type, key []byte) member {
 				owner = owner.Elem()
 			}
 		}
-		f.name, f.known = jsonName(sf), true
+		f.name, f.known = bank.JSONName(sf), true
 		if f.name == "" {
 			f.name = sf.Name
 		}
 		f.slot = typed(sf.Type, textLimits[owner][f.name])
 		if owner == reflect.TypeFor[Scenario]() && f.name == "note" {
-			f.limit, f.bytes = MaxScenarioNote, true
+			f.limit, f.bytes = MaxNote, true
 		}
 	}
 	if len(m) < maxCachedKeys {
@@ -481,7 +483,7 @@ func (g *guard) path(depth int) string {
 	path := ""
 	for _, f := range g.stack[:depth] {
 		if f.object {
-			path = JoinPath(path, string(f.key))
+			path = bank.JoinPath(path, string(f.key))
 		} else {
 			path += fmt.Sprintf("[%d]", f.index)
 		}
@@ -606,11 +608,11 @@ func (g *guard) withinString(at int64) bool {
 	top := g.top()
 	switch {
 	case g.unknownDepth > 0 && at-g.unknownStart > maxUnknown:
-		g.refuse(PathError(CodeBadRequest, g.path(g.unknownDepth), unusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
+		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(g.unknownDepth), bank.UnusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
 	case s.key && top.mode != wholeValue && s.bytes > maxKey:
-		g.refuse(PathError(CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 64 KiB long; no field has such a name: remove it"))
+		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 64 KiB long; no field has such a name: remove it"))
 	case s.key && s.bytes > maxText:
-		g.refuse(PathError(CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 1 MiB long; no value of a scenario is that long"))
+		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 1 MiB long; no value of a scenario is that long"))
 	case s.key || s.slot.mode == unknownValue:
 		return true
 	case s.slot.limit > 0 && !s.slot.bytes && s.chars > int64(s.slot.limit),
@@ -645,19 +647,19 @@ func (g *guard) endString(at int64) {
 
 // tooLong is the refusal of the string drained: its path, its limit and
 // how long it is.
-func (g *guard) tooLong() *Error {
+func (g *guard) tooLong() *bank.Error {
 	s := &g.str
 	switch {
 	case s.slot.limit > 0 && !s.slot.bytes:
-		return PathError(CodeFormatError, s.path, fmt.Sprintf("must be at most %d characters, not %d", s.slot.limit, s.chars))
+		return bank.PathError(bank.CodeFormatError, s.path, fmt.Sprintf("must be at most %d characters, not %d", s.slot.limit, s.chars))
 	case s.slot.limit > 0:
 		return tooManyBytes(s.path, s.slot.limit, s.bytes)
 	}
-	return PathError(CodeFormatError, s.path, fmt.Sprintf("must be at most %d bytes (1 MiB), not %d; no value of a scenario is that long", maxText, s.bytes))
+	return bank.PathError(bank.CodeFormatError, s.path, fmt.Sprintf("must be at most %d bytes (1 MiB), not %d; no value of a scenario is that long", maxText, s.bytes))
 }
 
 // tooManyBytes is the refusal of a text at path of n bytes, over its
 // limit of limit bytes (a note's).
-func tooManyBytes(path string, limit int, n int64) *Error {
-	return PathError(CodeFormatError, path, fmt.Sprintf("must be at most %d bytes (%d KiB), not %d; keep a longer text in a file beside the scenario", limit, limit>>10, n))
+func tooManyBytes(path string, limit int, n int64) *bank.Error {
+	return bank.PathError(bank.CodeFormatError, path, fmt.Sprintf("must be at most %d bytes (%d KiB), not %d; keep a longer text in a file beside the scenario", limit, limit>>10, n))
 }

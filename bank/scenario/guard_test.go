@@ -1,10 +1,9 @@
-package bank
+package scenario
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -16,11 +15,12 @@ import (
 	"unicode/utf8"
 
 	"sandbank/assets"
+	"sandbank/bank"
 )
 
 // guarded reads doc through a guard of a Scenario, in reads of chunk
 // bytes (0: as they come), and returns what it passed and its refusal.
-func guarded(doc []byte, chunk int) ([]byte, *Error, error) {
+func guarded(doc []byte, chunk int) ([]byte, *bank.Error, error) {
 	var r io.Reader = bytes.NewReader(doc)
 	if chunk > 0 {
 		r = &chunked{r: r, n: chunk}
@@ -28,7 +28,7 @@ func guarded(doc []byte, chunk int) ([]byte, *Error, error) {
 	passed, err := io.ReadAll(newGuard(r, reflect.TypeFor[Scenario]()))
 	var read readError
 	if errors.As(err, &read) {
-		e, _ := AsError(read.err)
+		e, _ := bank.AsError(read.err)
 		return passed, e, nil
 	}
 	return passed, nil, err
@@ -54,7 +54,7 @@ func TestGuard_PassesScenariosUnchanged(t *testing.T) {
 		}
 	}
 	docs["known state"] = assets.KnownState
-	docs["at the limits"] = []byte(`{"format":"sandbank-scenario/1","Note":"` + strings.Repeat("n", MaxScenarioNote) + `",
+	docs["at the limits"] = []byte(`{"format":"sandbank-scenario/1","Note":"` + strings.Repeat("n", MaxNote) + `",
 		"customers":[{"customerNumber":"01017012345","type":"private","name":"` + strings.Repeat(`\u00e5`, 70) + `","id":"` + strings.Repeat("i", maxText) + `"},
 		 {"name":"` + strings.Repeat(`\ud83d\ude00`, 70) + `","x":"` + strings.Repeat("u", maxUnknown-16) + `"}],
 		"settings":{"a":"` + strings.Repeat("s", maxText) + `"},
@@ -75,40 +75,40 @@ func TestGuard_RefusesWhatIsTooLong(t *testing.T) {
 	for _, c := range []struct {
 		name, doc, code, path, text string
 	}{
-		{"a note", head + `"note":"` + huge("x", MaxScenarioNote+1) + `"}`,
-			CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65537; keep a longer text in a file beside the scenario"},
-		{"a note of escapes", head + `"NOTE":"` + huge(`\u00e5`, MaxScenarioNote/2+1) + `"}`,
-			CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65538"},
+		{"a note", head + `"note":"` + huge("x", MaxNote+1) + `"}`,
+			bank.CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65537; keep a longer text in a file beside the scenario"},
+		{"a note of escapes", head + `"NOTE":"` + huge(`\u00e5`, MaxNote/2+1) + `"}`,
+			bank.CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65538"},
 		{"a name", head + `"customers":[{},{"name":"` + huge("a", 71) + `"}]}`,
-			CodeFormatError, "customers[1].name", "must be at most 70 characters, not 71"},
+			bank.CodeFormatError, "customers[1].name", "must be at most 70 characters, not 71"},
 		{"a name of escapes", head + `"customers":[{"name":"` + huge(`\u00e5`, 71) + `"}]}`,
-			CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
+			bank.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
 		{"a name of surrogate pairs", head + `"customers":[{"name":"` + huge(`\ud83d\ude00`, 71) + `"}]}`,
-			CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
+			bank.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
 		{"a name of 200 MB", head + `"customers":[{"name":"` + huge("ab", 1<<20) + `"}]}`,
-			CodeFormatError, "customers[0].name", "must be at most 70 characters, not 2097152"},
+			bank.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 2097152"},
 		{"a transaction's creditor", head + `"accounts":[{"id":"x","transactions":[{},{},{"creditorName":"` + huge("æ", 71) + `"}]}]}`,
-			CodeFormatError, "accounts[0].transactions[2].creditorName", "must be at most 70 characters, not 71"},
+			bank.CodeFormatError, "accounts[0].transactions[2].creditorName", "must be at most 70 characters, not 71"},
 		{"a card acceptor's city", head + `"cardAccounts":[{"transactions":[{"cardAcceptorAddress":{"city":"` + huge("c", 36) + `"}}]}]}`,
-			CodeFormatError, "cardAccounts[0].transactions[0].cardAcceptorAddress.city", "must be at most 35 characters, not 36"},
+			bank.CodeFormatError, "cardAccounts[0].transactions[0].cardAcceptorAddress.city", "must be at most 35 characters, not 36"},
 		{"an authorisation's TPP name", head + `"authorisations":[{"tppName":"` + huge("t", 201) + `"}]}`,
-			CodeFormatError, "authorisations[0].tppName", "must be at most 200 characters, not 201"},
+			bank.CodeFormatError, "authorisations[0].tppName", "must be at most 200 characters, not 201"},
 		{"an id", head + `"customers":[{"id":"` + huge("i", maxText+1) + `"}]}`,
-			CodeFormatError, "customers[0].id", "must be at most 1048576 bytes (1 MiB), not 1048577"},
+			bank.CodeFormatError, "customers[0].id", "must be at most 1048576 bytes (1 MiB), not 1048577"},
 		{"a string in the settings", head + `"settings":{"trustMode":"` + huge("s", maxText+1) + `"}}`,
-			CodeFormatError, "settings.trustMode", "must be at most 1048576 bytes (1 MiB), not 1048577"},
-		{"a string never ended", head + `"note":"` + huge("x", MaxScenarioNote+10),
-			CodeFormatError, "note", "not 65546"},
+			bank.CodeFormatError, "settings.trustMode", "must be at most 1048576 bytes (1 MiB), not 1048577"},
+		{"a string never ended", head + `"note":"` + huge("x", MaxNote+10),
+			bank.CodeFormatError, "note", "not 65546"},
 		{"an unknown field's text", head + `"customers":[{"photo":"` + huge("p", maxUnknown) + `"}]}`,
-			CodeBadRequest, "customers[0].photo", unusedField + "; its value is over 64 KiB"},
+			bank.CodeBadRequest, "customers[0].photo", bank.UnusedField + "; its value is over 64 KiB"},
 		{"an unknown field's array", head + `"attachments":[` + huge("0,", maxUnknown) + `0]}`,
-			CodeBadRequest, "attachments", "its value is over 64 KiB"},
+			bank.CodeBadRequest, "attachments", "its value is over 64 KiB"},
 		{"an unknown field in an unknown field", head + `"x":{"y":["` + huge("y", maxUnknown) + `"]}}`,
-			CodeBadRequest, "x", "its value is over 64 KiB"},
+			bank.CodeBadRequest, "x", "its value is over 64 KiB"},
 		{"a key", head + `"customers":[{"` + huge("k", maxKey+1) + `":1}]}`,
-			CodeBadRequest, "customers[0]", "holds a key over 64 KiB long"},
+			bank.CodeBadRequest, "customers[0]", "holds a key over 64 KiB long"},
 		{"a number", head + `"customers":[{"name":` + huge("1", maxText+1) + `}]}`,
-			CodeBadRequest, "customers[0].name", "holds a number (or a word) over 1 MiB long"},
+			bank.CodeBadRequest, "customers[0].name", "holds a number (or a word) over 1 MiB long"},
 	} {
 		for _, chunk := range []int{0, 3, 4096} {
 			passed, refused, err := guarded([]byte(c.doc), chunk)
@@ -128,7 +128,7 @@ func TestGuard_RefusesWhatIsTooLong(t *testing.T) {
 func TestGuard_BoundsWhiteSpaceAndRecords(t *testing.T) {
 	spaces := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1",`), &repeated{b: ' ', n: maxSpace + 1}, strings.NewReader(`"note":""}`))
 	_, err := io.Copy(io.Discard, newGuard(spaces, reflect.TypeFor[Scenario]()))
-	if e, ok := guardError(err); !ok || e.Code != CodeBadRequest || !strings.Contains(e.Message, "white space in a row") {
+	if e, ok := guardError(err); !ok || e.Code != bank.CodeBadRequest || !strings.Contains(e.Message, "white space in a row") {
 		t.Errorf("%d MiB of white space: %v", maxSpace>>20, err)
 	}
 
@@ -187,40 +187,13 @@ func TestGuard_CountsAsTheDecoderDecodes(t *testing.T) {
 		if err := json.Unmarshal([]byte(doc), &want); err != nil {
 			t.Fatal(err)
 		}
-		g := newGuard(strings.NewReader(doc), reflect.TypeFor[NewCustomer]())
+		g := newGuard(strings.NewReader(doc), reflect.TypeFor[bank.NewCustomer]())
 		if _, err := io.ReadAll(g); err != nil {
 			t.Fatal(err)
 		}
 		if g.str.chars != int64(utf8.RuneCountInString(want.Name)) || g.str.bytes != int64(len(want.Name)) {
 			t.Errorf("%s: counted %d characters and %d bytes; decoded %d and %d", doc, g.str.chars, g.str.bytes, utf8.RuneCountInString(want.Name), len(want.Name))
 		}
-	}
-}
-
-func TestWarnings_KeepTheFirstAndCountTheRest(t *testing.T) {
-	var w Warnings
-	for i := range 2_000_000 {
-		w.Add(Oddity(CodeBadRequest, fmt.Sprintf("k%d", i%3), givenTwice))
-	}
-	list := w.List()
-	if len(list) != MaxWarnings+1 || cap(w.kept) > 2*MaxWarnings || w.Len() != 2_000_000 {
-		t.Fatalf("%d warnings listed (%d kept) of %d", len(list), cap(w.kept), w.Len())
-	}
-	last := list[MaxWarnings]
-	if last.Rest() != 2_000_000-MaxWarnings || last.Category != "WARNING" || !strings.Contains(last.Text, "and 1999900 more warnings") {
-		t.Fatalf("the last line: %+v", last)
-	}
-	// Gathered again, a list keeps its count.
-	var again Warnings
-	again.Add(Oddity(CodeFormatError, "first", "odd"))
-	again.Add(list...)
-	if again.Len() != 2_000_001 || len(again.List()) != MaxWarnings+1 {
-		t.Fatalf("gathered again: %d, listed %d", again.Len(), len(again.List()))
-	}
-	// Strict mode refuses them with one line for the rest.
-	e, _ := AsError(Refusal(list))
-	if len(e.Messages) != MaxWarnings+1 || !strings.Contains(e.Messages[MaxWarnings].Text, "and 1999900 more warnings") {
-		t.Fatalf("refusal of %d messages, the last %+v", len(e.Messages), e.Messages[len(e.Messages)-1])
 	}
 }
 

@@ -1,9 +1,11 @@
-package bank
+package scenario
 
 import (
 	"errors"
 	"fmt"
 	"time"
+
+	"sandbank/bank"
 )
 
 // chunkRecords is how many records an import writes in one storage
@@ -18,7 +20,7 @@ const chunkRecords = 5_000
 // that finds it cannot hand the records over in one pass returns
 // errReadWhole from feed; whole then reads the scenario at once.
 type scenarioSource interface {
-	progress() *ImportProgress
+	progress() *bank.ImportProgress
 	feed(l *loader) (Scenario, error)
 	whole() (Scenario, error)
 }
@@ -30,8 +32,8 @@ var errReadWhole = errors.New("the scenario must be read whole")
 // memorySource is a scenario held in memory.
 type memorySource Scenario
 
-func (m memorySource) progress() *ImportProgress {
-	return &ImportProgress{total: Scenario(m).records(), Started: time.Now()}
+func (m memorySource) progress() *bank.ImportProgress {
+	return bank.NewImportProgress(Scenario(m).records(), 0)
 }
 
 func (m memorySource) whole() (Scenario, error) { return Scenario(m), nil }
@@ -87,25 +89,25 @@ func (m memorySource) feed(l *loader) (Scenario, error) {
 // runs, every other write is refused as busy, saying how far it is. A
 // source that cannot hand its records over in one pass is read whole and
 // loaded again.
-func load(sb *Sandbox, what string, src scenarioSource, fixed bool) (Counts, error) {
+func load(sb *bank.Sandbox, what string, src scenarioSource, fixed bool) (Counts, error) {
 	p := src.progress()
 	var n Counts
 	whole := false
-	err := sb.Rebuild(what, p, func(next Staging) (Restored, error) {
+	err := sb.Rebuild(what, p, func(next bank.Staging) (bank.Restored, error) {
 		from := src
 		if whole {
 			sc, err := src.whole()
 			if err != nil {
-				return Restored{}, err
+				return bank.Restored{}, err
 			}
 			from = memorySource(sc)
 		}
 		var err error
-		var kept Restored
+		var kept bank.Restored
 		n, kept, err = rebuild(sb, next, from, fixed, p)
 		if errors.Is(err, errReadWhole) && !whole {
 			whole = true
-			return kept, ErrRebuildAgain
+			return kept, bank.ErrRebuildAgain
 		}
 		return kept, err
 	})
@@ -113,15 +115,15 @@ func load(sb *Sandbox, what string, src scenarioSource, fixed bool) (Counts, err
 }
 
 // rebuild makes the data of src anew in next.
-func rebuild(sb *Sandbox, next Staging, src scenarioSource, fixed bool, p *ImportProgress) (Counts, Restored, error) {
-	v := Violations{Strict: sb.Strict()}
+func rebuild(sb *bank.Sandbox, next bank.Staging, src scenarioSource, fixed bool, p *bank.ImportProgress) (Counts, bank.Restored, error) {
+	v := bank.Violations{Strict: sb.Strict()}
 	l := &loader{st: next, tx: next.Tx(), v: &v, fixed: fixed, today: sb.Today(), progress: p}
 	rest, err := src.feed(l)
 	if err != nil {
-		return Counts{}, Restored{}, err
+		return Counts{}, bank.Restored{}, err
 	}
 	if err := rest.checkVersion(); err != nil {
-		return Counts{}, Restored{}, err
+		return Counts{}, bank.Restored{}, err
 	}
 	kept, err := sb.RestoreState(l.tx, rest.Clock, rest.Settings)
 	if err != nil {
@@ -142,13 +144,13 @@ func rebuild(sb *Sandbox, next Staging, src scenarioSource, fixed bool, p *Impor
 // restored is set for a version-2 scenario, whose records the bank made
 // (see restore).
 type loader struct {
-	st       Staging
-	tx       Tx
-	v        *Violations
+	st       bank.Staging
+	tx       bank.Tx
+	v        *bank.Violations
 	fixed    bool
-	today    Date
+	today    bank.Date
 	restored bool
-	progress *ImportProgress
+	progress *bank.ImportProgress
 	n        Counts
 	// written counts the records written since the last commit.
 	written int
@@ -157,35 +159,35 @@ type loader struct {
 }
 
 // lastDay is the latest date there is.
-var lastDay = Date{9999, time.December, 31}
+var lastDay = bank.Date{Year: 9999, Month: time.December, Day: 31}
 
 // begin checks the scenario's format and takes the day its clock sets,
 // by which generated history is dated.
-func (l *loader) begin(format string, clock *ScenarioClock) error {
-	if err := CheckScenarioFormat(format); err != nil {
+func (l *loader) begin(format string, clock *bank.ScenarioClock) error {
+	if err := CheckFormat(format); err != nil {
 		return err
 	}
-	l.restored = format != ScenarioFormatV1
+	l.restored = format != FormatV1
 	return l.setClock(clock)
 }
 
 // setClock takes the day a scenario's clock sets. A stream that names its
 // clock after an account with generated history must be read whole.
-func (l *loader) setClock(clock *ScenarioClock) error {
+func (l *loader) setClock(clock *bank.ScenarioClock) error {
 	if clock == nil || clock.Now.IsZero() {
 		return nil
 	}
-	if l.planned && DateOf(clock.Now) != l.today {
+	if l.planned && bank.DateOf(clock.Now) != l.today {
 		return errReadWhole
 	}
-	l.today = DateOf(clock.Now)
+	l.today = bank.DateOf(clock.Now)
 	return nil
 }
 
 // wrote counts n records written and commits the transaction once a chunk
 // is full.
 func (l *loader) wrote(n int) error {
-	l.progress.done.Add(int64(n))
+	l.progress.Loaded(n)
 	l.written += n
 	if l.written < chunkRecords {
 		return nil
@@ -202,7 +204,7 @@ func (l *loader) wrote(n int) error {
 // version-2 scenario any date, since the clock may have been moved back
 // after the bank made a record (and a payment's pending item is dated on
 // its execution date).
-func (l *loader) latest() Date {
+func (l *loader) latest() bank.Date {
 	if l.restored {
 		return lastDay
 	}
@@ -211,17 +213,17 @@ func (l *loader) latest() Date {
 
 // id returns the id a record gets: its own, the fixed id of its position,
 // or "" for a new one.
-func (l *loader) id(kind Kind, parent uint64, own string, pos int) string {
+func (l *loader) id(kind bank.Kind, parent uint64, own string, pos int) string {
 	if own == "" && l.fixed {
-		return FormatID(kind, parent, uint64(pos+1))
+		return bank.FormatID(kind, parent, uint64(pos+1))
 	}
 	return own
 }
 
 // customer creates customers[i].
-func (l *loader) customer(i int, c ScenarioCustomer) error {
+func (l *loader) customer(i int, c Customer) error {
 	path := fmt.Sprintf("customers[%d]", i)
-	if _, err := createCustomerIn(l.tx, path, l.id(KindCustomer, 0, c.ID, i), c.NewCustomer); err != nil {
+	if _, err := bank.CreateCustomerIn(l.tx, path, l.id(bank.KindCustomer, 0, c.ID, i), c.NewCustomer); err != nil {
 		return err
 	}
 	l.n.Customers++
@@ -231,16 +233,16 @@ func (l *loader) customer(i int, c ScenarioCustomer) error {
 // scenarioAccount is an account being loaded: its transactions come after
 // it, in chunks, after its generated history.
 type scenarioAccount struct {
-	Account
+	bank.Account
 	path    string
 	history int
 }
 
 // account creates accounts[i] with its generated history; its listed
 // transactions follow through transactions.
-func (l *loader) account(i int, a ScenarioAccount) (scenarioAccount, error) {
+func (l *loader) account(i int, a Account) (scenarioAccount, error) {
 	path := fmt.Sprintf("accounts[%d]", i)
-	acct, err := createAccount(l.tx, l.v, path, l.id(KindAccount, 0, a.ID, i), a.NewAccount)
+	acct, err := bank.CreateAccountIn(l.tx, l.v, path, l.id(bank.KindAccount, 0, a.ID, i), a.NewAccount)
 	if err != nil {
 		return scenarioAccount{}, err
 	}
@@ -252,13 +254,13 @@ func (l *loader) account(i int, a ScenarioAccount) (scenarioAccount, error) {
 	if a.History == nil {
 		return out, nil
 	}
-	var v Violations
-	h := checkHistory(&v, JoinPath(path, "history"), *a.History, false)
+	var v bank.Violations
+	h := bank.CheckHistory(&v, bank.JoinPath(path, "history"), *a.History, false)
 	if err := v.Err(); err != nil {
 		return out, err
 	}
 	l.planned = true
-	txs := accountHistory(planHistory(h, acct.ID, l.today), acct)
+	txs := bank.AccountHistory(h, acct, l.today)
 	out.history = len(txs)
 	for first := 0; first < len(txs); first += chunkRecords {
 		if err := l.put(out, first, txs[first:min(first+chunkRecords, len(txs))], nil); err != nil {
@@ -270,8 +272,8 @@ func (l *loader) account(i int, a ScenarioAccount) (scenarioAccount, error) {
 
 // transactions creates listed transactions of an account, from the
 // first'th of its list.
-func (l *loader) transactions(a scenarioAccount, first int, list []ScenarioTransaction) error {
-	txs := make([]NewTransaction, len(list))
+func (l *loader) transactions(a scenarioAccount, first int, list []Transaction) error {
+	txs := make([]bank.NewTransaction, len(list))
 	ids := make([]string, len(list))
 	for i, t := range list {
 		txs[i], ids[i] = t.NewTransaction, t.ID
@@ -282,25 +284,25 @@ func (l *loader) transactions(a scenarioAccount, first int, list []ScenarioTrans
 // put stores transactions at position first of an account's list (its
 // history and its listed transactions), ids their own ids (nil for none),
 // checking that no id comes twice, also across chunks.
-func (l *loader) put(a scenarioAccount, first int, txs []NewTransaction, own []string) error {
-	seq, _ := SeqOf(KindAccount, a.ID)
-	path := JoinPath(a.path, "transactions")
+func (l *loader) put(a scenarioAccount, first int, txs []bank.NewTransaction, own []string) error {
+	seq, _ := bank.SeqOf(bank.KindAccount, a.ID)
+	path := bank.JoinPath(a.path, "transactions")
 	ids := make([]string, len(txs))
 	for i := range ids {
 		if own != nil {
 			ids[i] = own[i]
 		}
-		ids[i] = l.id(KindTransaction, seq, ids[i], first+i)
+		ids[i] = l.id(bank.KindTransaction, seq, ids[i], first+i)
 		if ids[i] == "" || first == 0 {
 			continue
 		}
 		if _, err := l.tx.Transaction(a.ID, ids[i]); err == nil {
-			l.v.Format(JoinPath(path, fmt.Sprintf("[%d].id", first+i)), "two transactions have the id %s", ids[i])
-		} else if !errors.Is(err, ErrNotFound) {
+			l.v.Format(bank.JoinPath(path, fmt.Sprintf("[%d].id", first+i)), "two transactions have the id %s", ids[i])
+		} else if !errors.Is(err, bank.ErrNotFound) {
 			return err
 		}
 	}
-	if _, err := addTransactions(l.tx, l.v, a.Account, path, first, txs, ids, l.latest(), l.restored); err != nil {
+	if _, err := bank.AddTransactionsIn(l.tx, l.v, a.Account, path, first, txs, ids, l.latest(), l.restored); err != nil {
 		return err
 	}
 	l.n.Transactions += len(txs)
@@ -309,16 +311,16 @@ func (l *loader) put(a scenarioAccount, first int, txs []NewTransaction, own []s
 
 // scenarioCard is a card account being loaded.
 type scenarioCard struct {
-	CardAccount
+	bank.CardAccount
 	path    string
 	history int
 }
 
 // cardAccount creates cardAccounts[i] with its generated history; its
 // listed transactions follow through cardTransactions.
-func (l *loader) cardAccount(i int, c ScenarioCardAccount) (scenarioCard, error) {
+func (l *loader) cardAccount(i int, c CardAccount) (scenarioCard, error) {
 	path := fmt.Sprintf("cardAccounts[%d]", i)
-	card, err := createCardAccount(l.tx, l.v, path, l.id(KindCardAccount, 0, c.ID, i), c.NewCardAccount)
+	card, err := bank.CreateCardAccountIn(l.tx, l.v, path, l.id(bank.KindCardAccount, 0, c.ID, i), c.NewCardAccount)
 	if err != nil {
 		return scenarioCard{}, err
 	}
@@ -330,13 +332,13 @@ func (l *loader) cardAccount(i int, c ScenarioCardAccount) (scenarioCard, error)
 	if c.History == nil {
 		return out, nil
 	}
-	var v Violations
-	h := checkHistory(&v, JoinPath(path, "history"), *c.History, true)
+	var v bank.Violations
+	h := bank.CheckHistory(&v, bank.JoinPath(path, "history"), *c.History, true)
 	if err := v.Err(); err != nil {
 		return out, err
 	}
 	l.planned = true
-	txs := cardHistory(planHistory(h, card.ID, l.today), card, l.today, "CT", 0)
+	txs := bank.CardHistory(h, card, l.today)
 	out.history = len(txs)
 	for first := 0; first < len(txs); first += chunkRecords {
 		if err := l.cardTransactionsAt(out, first, txs[first:min(first+chunkRecords, len(txs))]); err != nil {
@@ -348,14 +350,14 @@ func (l *loader) cardAccount(i int, c ScenarioCardAccount) (scenarioCard, error)
 
 // cardTransactions creates listed transactions of a card account, from
 // the first'th of its list.
-func (l *loader) cardTransactions(c scenarioCard, first int, list []NewCardTransaction) error {
+func (l *loader) cardTransactions(c scenarioCard, first int, list []bank.NewCardTransaction) error {
 	return l.cardTransactionsAt(c, c.history+first, list)
 }
 
 // cardTransactionsAt stores card transactions at position first of the
 // card account's list (its history and its listed transactions).
-func (l *loader) cardTransactionsAt(c scenarioCard, first int, txs []NewCardTransaction) error {
-	if _, err := addCardTransactions(l.tx, l.v, c.CardAccount, JoinPath(c.path, "transactions"), first, txs, l.latest()); err != nil {
+func (l *loader) cardTransactionsAt(c scenarioCard, first int, txs []bank.NewCardTransaction) error {
+	if _, err := bank.AddCardTransactionsIn(l.tx, l.v, c.CardAccount, bank.JoinPath(c.path, "transactions"), first, txs, l.latest()); err != nil {
 		return err
 	}
 	l.n.CardTransactions += len(txs)
@@ -363,17 +365,17 @@ func (l *loader) cardTransactionsAt(c scenarioCard, first int, txs []NewCardTran
 }
 
 // agreement creates agreements[i] with its engagements.
-func (l *loader) agreement(i int, a ScenarioAgreement) error {
+func (l *loader) agreement(i int, a Agreement) error {
 	path := fmt.Sprintf("agreements[%d]", i)
-	id := l.id(KindAgreement, 0, a.ID, i)
-	in := NewAgreement{Owner: a.Owner, Name: a.Name}
-	seq, _ := SeqOf(KindAgreement, id) // 0 for a new agreement, whose engagements are new too
+	id := l.id(bank.KindAgreement, 0, a.ID, i)
+	in := bank.NewAgreement{Owner: a.Owner, Name: a.Name}
+	seq, _ := bank.SeqOf(bank.KindAgreement, id) // 0 for a new agreement, whose engagements are new too
 	var engagementIDs []string
 	for j, e := range a.Engagements {
 		in.Engagements = append(in.Engagements, e.NewEngagement)
-		engagementIDs = append(engagementIDs, l.id(KindEngagement, seq, e.ID, j))
+		engagementIDs = append(engagementIDs, l.id(bank.KindEngagement, seq, e.ID, j))
 	}
-	if _, err := createAgreement(l.tx, l.v, path, id, in, engagementIDs); err != nil {
+	if _, err := bank.CreateAgreementIn(l.tx, l.v, path, id, in, engagementIDs); err != nil {
 		return err
 	}
 	l.n.Agreements++

@@ -1,4 +1,4 @@
-package bank
+package scenario
 
 import (
 	"bufio"
@@ -7,10 +7,12 @@ import (
 	"errors"
 	"io"
 	"strings"
+
+	"sandbank/bank"
 )
 
-// WriteScenario writes the whole sandbox to w as a scenario that
-// ImportScenarioFrom turns back into the same records with the same ids:
+// Write writes the whole sandbox to w as a scenario that
+// Import turns back into the same records with the same ids:
 // the sandbox data and, in version 2, the bank's other records, its
 // settings and its clock. The bytes are those a json.Encoder with
 // SetEscapeHTML(false), and SetIndent("", indent) when indent is not "",
@@ -19,18 +21,18 @@ import (
 // with them; the rest of the scenario is held while it is written. It
 // waits for a batch run under way and reads one storage transaction, so
 // the file holds one moment's data and no half of a run. A note over
-// MaxScenarioNote bytes is refused, as import would refuse it.
-func (s *Sandbox) WriteScenario(w io.Writer, note, indent string) error {
-	if len(note) > MaxScenarioNote {
-		return tooManyBytes("note", MaxScenarioNote, int64(len(note))) // import would refuse it
+// MaxNote bytes is refused, as import would refuse it.
+func Write(s *bank.Sandbox, w io.Writer, note, indent string) error {
+	if len(note) > MaxNote {
+		return tooManyBytes("note", MaxNote, int64(len(note))) // import would refuse it
 	}
-	return s.Export(func(tx Tx, clock ScenarioClock, settings Settings) error {
+	return s.Export(func(tx bank.Tx, clock bank.ScenarioClock, settings bank.Settings) error {
 		sc, err := exportHead(tx, note, clock, settings)
 		if err != nil {
 			return err
 		}
 		accounts := sc.Accounts
-		sc.Accounts = []ScenarioAccount{}
+		sc.Accounts = []Account{}
 		head, err := encodeScenarioPart(sc, "", indent)
 		if err != nil {
 			return err
@@ -66,7 +68,7 @@ func (s *Sandbox) WriteScenario(w io.Writer, note, indent string) error {
 
 // writeAccount writes an account of a scenario's accounts list with its
 // transactions, at the depth of the list's items.
-func writeAccount(tx Tx, w *bufio.Writer, a ScenarioAccount, indent string) error {
+func writeAccount(tx bank.Tx, w *bufio.Writer, a Account, indent string) error {
 	item, field, inner := "", "", ""
 	if indent != "" {
 		item = "\n" + strings.Repeat(indent, 2)
@@ -82,7 +84,7 @@ func writeAccount(tx Tx, w *bufio.Writer, a ScenarioAccount, indent string) erro
 	end := len(header) - len(item) - 1
 	_, _ = w.WriteString(item)
 	first := true
-	err = eachTransaction(tx, a.ID, func(t Transaction) error {
+	err = eachTransaction(tx, a.ID, func(t bank.Transaction) error {
 		if first {
 			_, _ = w.Write(header[:end])
 			_, _ = w.WriteString("," + field + `"transactions":`)
@@ -95,7 +97,7 @@ func writeAccount(tx Tx, w *bufio.Writer, a ScenarioAccount, indent string) erro
 		}
 		first = false
 		_, _ = w.WriteString(inner)
-		data, err := encodeScenarioPart(ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)}, inner[min(1, len(inner)):], indent)
+		data, err := encodeScenarioPart(Transaction{ID: t.ID, NewTransaction: exportTransaction(t)}, inner[min(1, len(inner)):], indent)
 		if err != nil {
 			return err
 		}

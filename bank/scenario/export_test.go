@@ -1,15 +1,16 @@
-package bank
+package scenario
 
-// The whole scenario in memory, for tests: the oracle WriteScenario's
+import "sandbank/bank"
+
+// The whole scenario in memory, for tests: the oracle Write's
 // bytes are compared with, and a way in for scenarios built in Go. The
-// bank itself reads and writes scenarios as streams (ImportScenarioFrom,
-// WriteScenario).
+// bank itself reads and writes scenarios as streams (Import, Write).
 
 // ImportScenario replaces all sandbox data with a scenario, at once: when
 // any record breaks a rule, nothing changes and the error names the record
 // by its path, e.g. accounts[2].iban. A version-2 scenario also restores
 // the bank's other records, its settings and its clock (see restore).
-func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
+func ImportScenario(s *bank.Sandbox, sc Scenario) (Counts, error) {
 	return load(s, "import scenario", memorySource(sc), false)
 }
 
@@ -17,19 +18,19 @@ func (s *Sandbox) ImportScenario(sc Scenario) (Counts, error) {
 // ImportScenario turns back into the same records with the same ids: the
 // sandbox data and, in version 2, the bank's other records, its settings
 // and its clock. It waits for a batch run that is under way, so that the
-// scenario holds no half of one. WriteScenario writes the same as JSON
+// scenario holds no half of one. Write writes the same as JSON
 // without holding the transactions in memory.
-func (s *Sandbox) ExportScenario(note string) (Scenario, error) {
+func ExportScenario(s *bank.Sandbox, note string) (Scenario, error) {
 	var sc Scenario
-	err := s.Export(func(tx Tx, clock ScenarioClock, settings Settings) error {
+	err := s.Export(func(tx bank.Tx, clock bank.ScenarioClock, settings bank.Settings) error {
 		var err error
 		if sc, err = exportHead(tx, note, clock, settings); err != nil {
 			return err
 		}
 		for i := range sc.Accounts {
 			a := &sc.Accounts[i]
-			err := eachTransaction(tx, a.ID, func(t Transaction) error {
-				a.Transactions = append(a.Transactions, ScenarioTransaction{ID: t.ID, NewTransaction: exportTransaction(t)})
+			err := eachTransaction(tx, a.ID, func(t bank.Transaction) error {
+				a.Transactions = append(a.Transactions, Transaction{ID: t.ID, NewTransaction: exportTransaction(t)})
 				return nil
 			})
 			if err != nil {

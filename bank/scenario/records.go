@@ -1,4 +1,4 @@
-package bank
+package scenario
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"sandbank/bank"
 )
 
 // The parts of a version-2 scenario: the bank's records besides the
@@ -17,41 +19,41 @@ import (
 // (a payment of an account deleted since, a consent pruned after its
 // grant) is checked for its form only.
 
-// ScenarioPayment is a payment with its items, approvals, reservations
+// Payment is a payment with its items, approvals, reservations
 // and status history, and the request body the TPP sent.
-type ScenarioPayment struct {
-	Payment
-	Body PaymentRequest `json:"request"`
+type Payment struct {
+	bank.Payment
+	Body bank.PaymentRequest `json:"request"`
 }
 
-// ScenarioAuthorisation is an authorisation (SCA process). The secret of
+// Authorisation is an authorisation (SCA process). The secret of
 // its SCA page and its form tokens are not part of a scenario: import gives
 // each authorisation new ones, so that an SCA page of one sandbox never
 // opens in another (the window's Consents & sessions screen opens the
 // page of an open authorisation).
-type ScenarioAuthorisation struct {
-	Authorisation
+type Authorisation struct {
+	bank.Authorisation
 }
 
-// ScenarioUse is a usage counter: how many times a TPP read balances,
+// Use is a usage counter: how many times a TPP read balances,
 // transactions or transaction details of a PSU's account without the PSU
 // present, on a day.
-type ScenarioUse struct {
-	Day        Date   `json:"day"`
-	TPPID      string `json:"tppId"`
-	CustomerID string `json:"customerId"`
-	AccountID  string `json:"accountId"`
-	Kind       string `json:"kind"`
-	Count      int    `json:"count"`
+type Use struct {
+	Day        bank.Date `json:"day"`
+	TPPID      string    `json:"tppId"`
+	CustomerID string    `json:"customerId"`
+	AccountID  string    `json:"accountId"`
+	Kind       string    `json:"kind"`
+	Count      int       `json:"count"`
 }
 
 // The statuses and kinds the records of a scenario may have.
 var (
-	scaStatuses     = []string{ScaReceived, ScaIdentified, ScaAuthenticated, ScaFinalised, ScaFailed, ScaExempted}
-	authKinds       = []string{AuthConsent, AuthUsers, AuthPayment, AuthBasket}
-	consentStatuses = []string{ConsentReceived, ConsentRejected, ConsentValid, ConsentExpired, ConsentTerminated, ConsentRevoked}
-	useKinds        = []string{UseBalances, UseTransactions, UseDetails}
-	batchTriggers   = []string{TriggerSchedule, TriggerCatchUp, TriggerManual}
+	scaStatuses     = []string{bank.ScaReceived, bank.ScaIdentified, bank.ScaAuthenticated, bank.ScaFinalised, bank.ScaFailed, bank.ScaExempted}
+	authKinds       = []string{bank.AuthConsent, bank.AuthUsers, bank.AuthPayment, bank.AuthBasket}
+	consentStatuses = []string{bank.ConsentReceived, bank.ConsentRejected, bank.ConsentValid, bank.ConsentExpired, bank.ConsentTerminated, bank.ConsentRevoked}
+	useKinds        = []string{bank.UseBalances, bank.UseTransactions, bank.UseDetails}
+	batchTriggers   = []string{bank.TriggerSchedule, bank.TriggerCatchUp, bank.TriggerManual}
 )
 
 // v2Parts names the parts a version-1 scenario may not have.
@@ -76,12 +78,12 @@ func (sc Scenario) v2Parts() []string {
 // checkVersion refuses a version-1 scenario with parts of version 2, which
 // version 1 does not restore.
 func (sc Scenario) checkVersion() error {
-	if sc.Format != ScenarioFormatV1 {
+	if sc.Format != FormatV1 {
 		return nil
 	}
-	var v Violations
+	var v bank.Violations
 	for _, p := range sc.v2Parts() {
-		v.Format(p, "is a part of %s, not of %s; set format to %q to restore it", ScenarioFormat, ScenarioFormatV1, ScenarioFormat)
+		v.Format(p, "is a part of %s, not of %s; set format to %q to restore it", Format, FormatV1, Format)
 	}
 	return v.Err()
 }
@@ -89,19 +91,19 @@ func (sc Scenario) checkVersion() error {
 // exportRecords adds the parts of version 2 to a scenario: the settings
 // and the clock it was exported at, and the records of tx, the export's
 // read transaction (Sandbox.Export).
-func exportRecords(tx Tx, sc *Scenario, clock ScenarioClock, settings Settings) error {
+func exportRecords(tx bank.Tx, sc *Scenario, clock bank.ScenarioClock, settings bank.Settings) error {
 	sc.Settings, sc.Clock = &settings, &clock
-	payments, _, err := tx.Payments(PaymentQuery{Limit: math.MaxInt})
+	payments, _, err := tx.Payments(bank.PaymentQuery{Limit: math.MaxInt})
 	if err != nil {
 		return err
 	}
-	sc.Payments = make([]ScenarioPayment, 0, len(payments))
+	sc.Payments = make([]Payment, 0, len(payments))
 	for _, p := range slices.Backward(payments) { // oldest first
 		req, err := tx.PaymentRequest(p.ID)
 		if err != nil {
 			return err
 		}
-		sc.Payments = append(sc.Payments, ScenarioPayment{Payment: p, Body: req})
+		sc.Payments = append(sc.Payments, Payment{Payment: p, Body: req})
 	}
 	if sc.Baskets, err = tx.Baskets(); err != nil {
 		return err
@@ -113,10 +115,10 @@ func exportRecords(tx Tx, sc *Scenario, clock ScenarioClock, settings Settings) 
 	if err != nil {
 		return err
 	}
-	sc.Authorisations = make([]ScenarioAuthorisation, len(auths))
+	sc.Authorisations = make([]Authorisation, len(auths))
 	for i, a := range auths {
 		a.Secret, a.Token, a.Cookie, a.Bound = "", "", "", false
-		sc.Authorisations[i] = ScenarioAuthorisation{a}
+		sc.Authorisations[i] = Authorisation{a}
 	}
 	if sc.Grants, err = tx.Grants(); err != nil {
 		return err
@@ -136,9 +138,9 @@ func exportRecords(tx Tx, sc *Scenario, clock ScenarioClock, settings Settings) 
 		if len(parts) != 4 {
 			continue // not a counter of useKey's
 		}
-		sc.Usage = append(sc.Usage, ScenarioUse{Day: u.Day, TPPID: parts[0], CustomerID: parts[1], AccountID: parts[2], Kind: parts[3], Count: u.Count})
+		sc.Usage = append(sc.Usage, Use{Day: u.Day, TPPID: parts[0], CustomerID: parts[1], AccountID: parts[2], Kind: parts[3], Count: u.Count})
 	}
-	runs, _, err := tx.BatchRuns(0, MaxBatchRunsKept)
+	runs, _, err := tx.BatchRuns(0, bank.MaxBatchRunsKept)
 	if err != nil {
 		return err
 	}
@@ -168,10 +170,10 @@ func (l *loader) restore(sc Scenario, n *Counts) error {
 // restoredID checks the id of a restored record: an id of kind without a
 // parent, within the numbers a scenario may bring. Its number is reserved,
 // so that no new record gets it.
-func restoredID(tx Tx, v *Violations, path string, kind Kind, id string) error {
-	seq, ok := SeqOf(kind, id)
-	if !ok || seq > maxImportedSeq {
-		v.Format(JoinPath(path, "id"), "%q is not a Sandbank id of this kind of record; keep the id the export wrote", clip(id))
+func restoredID(tx bank.Tx, v *bank.Violations, path string, kind bank.Kind, id string) error {
+	seq, ok := bank.SeqOf(kind, id)
+	if !ok || seq > bank.MaxImportedSeq {
+		v.Format(bank.JoinPath(path, "id"), "%q is not a Sandbank id of this kind of record; keep the id the export wrote", bank.Clip(id))
 		return nil
 	}
 	return tx.ReserveSeq(kind, seq)
@@ -179,48 +181,48 @@ func restoredID(tx Tx, v *Violations, path string, kind Kind, id string) error {
 
 // checkIDRef checks the form of a reference to a record of kind, which
 // may be empty unless required.
-func checkIDRef(v *Violations, path string, kind Kind, id string, required bool) bool {
+func checkIDRef(v *bank.Violations, path string, kind bank.Kind, id string, required bool) bool {
 	if id == "" {
 		if required {
 			v.Format(path, "is required")
 		}
 		return false
 	}
-	if _, ok := SeqOf(kind, id); !ok {
-		v.Format(path, "%q is not a Sandbank id of the kind this field names", clip(id))
+	if _, ok := bank.SeqOf(kind, id); !ok {
+		v.Format(path, "%q is not a Sandbank id of the kind this field names", bank.Clip(id))
 		return false
 	}
 	return true
 }
 
 // checkAccountIDRef checks a reference to an account or a card account.
-func checkAccountIDRef(v *Violations, path, id string) {
-	_, account := SeqOf(KindAccount, id)
-	_, card := SeqOf(KindCardAccount, id)
+func checkAccountIDRef(v *bank.Violations, path, id string) {
+	_, account := bank.SeqOf(bank.KindAccount, id)
+	_, card := bank.SeqOf(bank.KindCardAccount, id)
 	if !account && !card {
-		v.Format(path, "%q is not the id of an account or a card account", clip(id))
+		v.Format(path, "%q is not the id of an account or a card account", bank.Clip(id))
 	}
 }
 
 // checkContext checks a PSU's context: PRIVATE, an agreement's id, or
 // empty when allowed.
-func checkContext(v *Violations, path, context string, required bool) {
-	if context == ContextPrivate || (context == "" && !required) {
+func checkContext(v *bank.Violations, path, context string, required bool) {
+	if context == bank.ContextPrivate || (context == "" && !required) {
 		return
 	}
-	checkIDRef(v, path, KindAgreement, context, true)
+	checkIDRef(v, path, bank.KindAgreement, context, true)
 }
 
 // checkTime checks a required time.
-func checkTime(v *Violations, path string, t time.Time) {
+func checkTime(v *bank.Violations, path string, t time.Time) {
 	if t.IsZero() {
 		v.Format(path, "is required: an RFC 3339 date-time")
 	}
 }
 
 // checkTPP checks the id of the TPP a record belongs to.
-func checkTPP(v *Violations, path, id string) {
-	checkText(v, path, id, 1, 200)
+func checkTPP(v *bank.Violations, path, id string) {
+	bank.CheckText(v, path, id, 1, 200)
 }
 
 // restorePayments restores the payments with their request bodies, and
@@ -230,8 +232,8 @@ func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 		path := fmt.Sprintf("payments[%d]", i)
 		p := sp.Payment
 		p.Request = sp.Body
-		var v Violations
-		if err := restoredID(l.tx, &v, path, KindPayment, p.ID); err != nil {
+		var v bank.Violations
+		if err := restoredID(l.tx, &v, path, bank.KindPayment, p.ID); err != nil {
 			return err
 		}
 		if err := checkPaymentRecord(l.tx, &v, path, p); err != nil {
@@ -241,13 +243,13 @@ func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Payment(p.ID); err == nil {
-			return PathError(CodeConflict, JoinPath(path, "id"), "two payments have the id "+p.ID)
+			return bank.PathError(bank.CodeConflict, bank.JoinPath(path, "id"), "two payments have the id "+p.ID)
 		}
 		if err := l.tx.PutPayment(p); err != nil {
 			return err
 		}
-		if p.Service != ServiceBulk {
-			if err := l.tx.PutDuplicate(duplicateKey(p), p.ID, p.Created); err != nil {
+		if p.Service != bank.ServiceBulk {
+			if err := l.tx.PutDuplicate(bank.DuplicateKey(p), p.ID, p.Created); err != nil {
 				return err
 			}
 		}
@@ -264,18 +266,18 @@ func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 // pending items and bookings must be the debtor's (and creditor's)
 // transactions of the scenario, so that balances and reservations come
 // back as they were.
-func checkPaymentRecord(tx Tx, v *Violations, path string, p Payment) error {
-	f := func(field string) string { return JoinPath(path, field) }
+func checkPaymentRecord(tx bank.Tx, v *bank.Violations, path string, p bank.Payment) error {
+	f := func(field string) string { return bank.JoinPath(path, field) }
 	checkTPP(v, f("tppId"), p.TPPID)
-	if checkOneOf(v, f("service"), p.Service, Services) && checkOneOf(v, f("product"), p.Product, Products) {
-		if err := CheckProduct(p.Service, p.Product); err != nil {
-			e, _ := AsError(err)
+	if bank.CheckOneOf(v, f("service"), p.Service, bank.Services) && bank.CheckOneOf(v, f("product"), p.Product, bank.Products) {
+		if err := bank.CheckProduct(p.Service, p.Product); err != nil {
+			e, _ := bank.AsError(err)
 			v.Format(f("product"), "%s", e.Message)
 		}
 	}
-	checkOneOf(v, f("status"), p.Status, PaymentStatuses)
+	bank.CheckOneOf(v, f("status"), p.Status, bank.PaymentStatuses)
 	checkTime(v, f("created"), p.Created)
-	checkIDRef(v, f("customerId"), KindCustomer, p.CustomerID, false)
+	checkIDRef(v, f("customerId"), bank.KindCustomer, p.CustomerID, false)
 	checkContext(v, f("context"), p.Context, false)
 	if p.ExecutionDate.IsZero() {
 		v.Format(f("executionDate"), "is required")
@@ -284,26 +286,26 @@ func checkPaymentRecord(tx Tx, v *Violations, path string, p Payment) error {
 		v.Format(f("fee"), "must not be negative")
 	}
 	for j, a := range p.Approvals {
-		checkIDRef(v, f(fmt.Sprintf("approvals[%d].customerId", j)), KindCustomer, a.CustomerID, true)
+		checkIDRef(v, f(fmt.Sprintf("approvals[%d].customerId", j)), bank.KindCustomer, a.CustomerID, true)
 		checkTime(v, f(fmt.Sprintf("approvals[%d].time", j)), a.Time)
 	}
 	for j, id := range p.Authorisations {
-		checkIDRef(v, f(fmt.Sprintf("authorisations[%d]", j)), KindAuthorisation, id, true)
+		checkIDRef(v, f(fmt.Sprintf("authorisations[%d]", j)), bank.KindAuthorisation, id, true)
 	}
-	checkIDRef(v, f("basketId"), KindBasket, p.BasketID, false)
+	checkIDRef(v, f("basketId"), bank.KindBasket, p.BasketID, false)
 	if len(p.History) == 0 {
-		v.Format(f("history"), "is required: the payment's status changes, the first to %s", StatusRCVD)
+		v.Format(f("history"), "is required: the payment's status changes, the first to %s", bank.StatusRCVD)
 	}
 	for j, c := range p.History {
 		h := func(field string) string { return f(fmt.Sprintf("history[%d].%s", j, field)) }
 		checkTime(v, h("time"), c.Time)
-		checkOneOf(v, h("to"), c.To, PaymentStatuses)
+		bank.CheckOneOf(v, h("to"), c.To, bank.PaymentStatuses)
 		if c.From != "" {
-			checkOneOf(v, h("from"), c.From, PaymentStatuses)
+			bank.CheckOneOf(v, h("from"), c.From, bank.PaymentStatuses)
 		}
-		checkText(v, h("by"), c.By, 1, 200)
+		bank.CheckText(v, h("by"), c.By, 1, 200)
 	}
-	if last := len(p.History) - 1; last >= 0 && p.History[last].To != p.Status && slices.Contains(PaymentStatuses, p.Status) {
+	if last := len(p.History) - 1; last >= 0 && p.History[last].To != p.Status && slices.Contains(bank.PaymentStatuses, p.Status) {
 		v.Format(f("status"), "is %s, but the history's last change is to %s; the status is where the history ends", p.Status, p.History[last].To)
 	}
 	if len(p.Items) == 0 {
@@ -324,22 +326,22 @@ func checkPaymentRecord(tx Tx, v *Violations, path string, p Payment) error {
 // paymentDebtor checks a payment's debtor account and returns it, or nil
 // when the scenario does not have it: an account deleted after the
 // payment was made, which its debtorAccount must not name either.
-func paymentDebtor(tx Tx, v *Violations, path string, p Payment) (*Account, error) {
-	f := func(field string) string { return JoinPath(path, field) }
-	checkAccountRef(v, f("debtorAccount"), p.DebtorAccount)
-	if !checkIDRef(v, f("debtorAccountId"), KindAccount, p.DebtorAccountID, true) {
+func paymentDebtor(tx bank.Tx, v *bank.Violations, path string, p bank.Payment) (*bank.Account, error) {
+	f := func(field string) string { return bank.JoinPath(path, field) }
+	bank.CheckAccountRef(v, f("debtorAccount"), p.DebtorAccount)
+	if !checkIDRef(v, f("debtorAccountId"), bank.KindAccount, p.DebtorAccountID, true) {
 		return nil, nil
 	}
 	a, err := tx.Account(p.DebtorAccountID)
 	switch {
-	case errors.Is(err, ErrNotFound):
-		if named, ok := sandboxAccount(tx, p.DebtorAccount); ok {
+	case errors.Is(err, bank.ErrNotFound):
+		if named, ok := bank.SandboxAccount(tx, p.DebtorAccount); ok {
 			v.Format(f("debtorAccountId"), "names no account of this scenario, but debtorAccount is account %s (%s); give that account's id, or the debtor account with this id", named.ID, named.IBAN)
 		}
 		return nil, nil
 	case err != nil:
 		return nil, err
-	case !refersTo(p.DebtorAccount, a):
+	case !bank.RefersTo(p.DebtorAccount, a):
 		v.Format(f("debtorAccount"), "does not name account %s (%s), the payment's debtorAccountId", a.ID, a.IBAN)
 	}
 	return &a, nil
@@ -349,17 +351,17 @@ func paymentDebtor(tx Tx, v *Violations, path string, p Payment) (*Account, erro
 // status and what it holds of the debtor account: a pending item (and a
 // pending fee) while it is not settled, booked under the same id once it
 // settled (ACSC), and the credit of a sandbox creditor account.
-func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentItem, debtor *Account) error {
-	f := func(field string) string { return JoinPath(path, field) }
+func checkPaymentItem(tx bank.Tx, v *bank.Violations, path string, p bank.Payment, it bank.PaymentItem, debtor *bank.Account) error {
+	f := func(field string) string { return bank.JoinPath(path, field) }
 	if !it.Amount.IsPositive() {
 		v.Format(f("amount"), "must be more than 0")
 	}
-	checkCurrency(v, f("currency"), it.Currency)
+	bank.CheckCurrency(v, f("currency"), it.Currency)
 	if it.CreditorAccount.IsZero() {
 		v.Format(f("creditorAccount"), "is required: an object with iban or bban")
 	}
 	if it.Status != "" {
-		checkOneOf(v, f("status"), it.Status, []string{StatusACSC, StatusRJCT})
+		bank.CheckOneOf(v, f("status"), it.Status, []string{bank.StatusACSC, bank.StatusRJCT})
 	}
 	if it.Reserved.IsNegative() {
 		v.Format(f("reserved"), "must not be negative")
@@ -367,12 +369,12 @@ func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentIt
 	if it.PendingTxID == "" && !it.Reserved.IsZero() {
 		v.Format(f("reserved"), "must be 0: the item has no pending item (pendingTxId) that holds money")
 	}
-	checkIDRef(v, f("creditorAccountId"), KindAccount, it.CreditorAccountID, false)
-	settled := it.Status == StatusACSC
+	checkIDRef(v, f("creditorAccountId"), bank.KindAccount, it.CreditorAccountID, false)
+	settled := it.Status == bank.StatusACSC
 	why := map[bool]string{true: "the item is not settled, so it holds a reservation", false: "the item settled (ACSC)"}[!settled]
 	for _, t := range []struct {
 		field, id string
-		on        *Account
+		on        *bank.Account
 		pending   bool
 		why       string
 	}{
@@ -383,15 +385,15 @@ func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentIt
 		if t.id == "" {
 			continue
 		}
-		if _, _, ok := ParseID(KindTransaction, t.id); !ok {
-			v.Format(f(t.field), "%q is not the id of a transaction", clip(t.id))
+		if _, _, ok := bank.ParseID(bank.KindTransaction, t.id); !ok {
+			v.Format(f(t.field), "%q is not the id of a transaction", bank.Clip(t.id))
 			continue
 		}
 		acct := t.on
 		if t.field == "creditorTxId" && it.CreditorAccountID != "" {
 			if a, err := tx.Account(it.CreditorAccountID); err == nil {
 				acct = &a
-			} else if !errors.Is(err, ErrNotFound) {
+			} else if !errors.Is(err, bank.ErrNotFound) {
 				return err
 			}
 		}
@@ -400,8 +402,8 @@ func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentIt
 		}
 		tr, err := tx.Transaction(acct.ID, t.id)
 		switch {
-		case errors.Is(err, ErrNotFound):
-			v.Format(f(t.field), "account %s (%s) has no transaction %s in this scenario; list it among the account's transactions", acct.ID, acct.IBAN, clip(t.id))
+		case errors.Is(err, bank.ErrNotFound):
+			v.Format(f(t.field), "account %s (%s) has no transaction %s in this scenario; list it among the account's transactions", acct.ID, acct.IBAN, bank.Clip(t.id))
 		case err != nil:
 			return err
 		case tr.Pending != t.pending:
@@ -417,21 +419,21 @@ func checkPaymentItem(tx Tx, v *Violations, path string, p Payment, it PaymentIt
 func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 	for i, b := range sc.Baskets {
 		path := fmt.Sprintf("baskets[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
-		var v Violations
-		if err := restoredID(l.tx, &v, path, KindBasket, b.ID); err != nil {
+		f := func(field string) string { return bank.JoinPath(path, field) }
+		var v bank.Violations
+		if err := restoredID(l.tx, &v, path, bank.KindBasket, b.ID); err != nil {
 			return err
 		}
 		checkTPP(&v, f("tppId"), b.TPPID)
 		checkTime(&v, f("created"), b.Created)
-		if len(b.PaymentIDs) == 0 || len(b.PaymentIDs) > MaxBasketPayments {
-			v.Format(f("paymentIds"), "must hold 1 to %d payment ids", MaxBasketPayments)
+		if len(b.PaymentIDs) == 0 || len(b.PaymentIDs) > bank.MaxBasketPayments {
+			v.Format(f("paymentIds"), "must hold 1 to %d payment ids", bank.MaxBasketPayments)
 		}
 		for j, id := range b.PaymentIDs {
 			p, err := l.tx.Payment(id)
 			switch {
-			case errors.Is(err, ErrNotFound):
-				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario", clip(id))
+			case errors.Is(err, bank.ErrNotFound):
+				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario", bank.Clip(id))
 			case err != nil:
 				return err
 			case p.TPPID != b.TPPID || p.BasketID != b.ID:
@@ -439,13 +441,13 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 			}
 		}
 		for j, id := range b.Authorisations {
-			checkIDRef(&v, f(fmt.Sprintf("authorisations[%d]", j)), KindAuthorisation, id, true)
+			checkIDRef(&v, f(fmt.Sprintf("authorisations[%d]", j)), bank.KindAuthorisation, id, true)
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if _, err := l.tx.Basket(b.ID); err == nil {
-			return PathError(CodeConflict, f("id"), "two baskets have the id "+b.ID)
+			return bank.PathError(bank.CodeConflict, f("id"), "two baskets have the id "+b.ID)
 		}
 		if err := l.tx.PutBasket(b); err != nil {
 			return err
@@ -460,8 +462,8 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 			continue
 		}
 		b, err := l.tx.Basket(p.BasketID)
-		if errors.Is(err, ErrNotFound) || (err == nil && !slices.Contains(b.PaymentIDs, p.ID)) {
-			return PathError(CodeFormatError, fmt.Sprintf("payments[%d].basketId", i), fmt.Sprintf("basket %s of this scenario does not hold payment %s; list the payment in the basket's paymentIds, or leave basketId out", p.BasketID, p.ID))
+		if errors.Is(err, bank.ErrNotFound) || (err == nil && !slices.Contains(b.PaymentIDs, p.ID)) {
+			return bank.PathError(bank.CodeFormatError, fmt.Sprintf("payments[%d].basketId", i), fmt.Sprintf("basket %s of this scenario does not hold payment %s; list the payment in the basket's paymentIds, or leave basketId out", p.BasketID, p.ID))
 		} else if err != nil {
 			return err
 		}
@@ -473,20 +475,20 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
 	for i, c := range sc.Consents {
 		path := fmt.Sprintf("consents[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
-		var v Violations
-		if err := restoredID(l.tx, &v, path, KindConsent, c.ID); err != nil {
+		f := func(field string) string { return bank.JoinPath(path, field) }
+		var v bank.Violations
+		if err := restoredID(l.tx, &v, path, bank.KindConsent, c.ID); err != nil {
 			return err
 		}
 		checkTPP(&v, f("tppId"), c.TPPID)
 		checkTime(&v, f("created"), c.Created)
-		checkOneOf(&v, f("status"), c.Status, consentStatuses)
+		bank.CheckOneOf(&v, f("status"), c.Status, consentStatuses)
 		for j, id := range c.AuthorisationIDs {
-			checkIDRef(&v, f(fmt.Sprintf("authorisationIds[%d]", j)), KindAuthorisation, id, true)
+			checkIDRef(&v, f(fmt.Sprintf("authorisationIds[%d]", j)), bank.KindAuthorisation, id, true)
 		}
-		granted := c.Status != ConsentReceived && c.Status != ConsentRejected && c.GrantID != ""
-		checkIDRef(&v, f("grantId"), KindGrant, c.GrantID, c.Status == ConsentValid)
-		checkIDRef(&v, f("customerId"), KindCustomer, c.CustomerID, granted)
+		granted := c.Status != bank.ConsentReceived && c.Status != bank.ConsentRejected && c.GrantID != ""
+		checkIDRef(&v, f("grantId"), bank.KindGrant, c.GrantID, c.Status == bank.ConsentValid)
+		checkIDRef(&v, f("customerId"), bank.KindCustomer, c.CustomerID, granted)
 		checkContext(&v, f("context"), c.Context, granted)
 		for j, id := range c.Accounts {
 			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
@@ -498,7 +500,7 @@ func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Consent(c.ID); err == nil {
-			return PathError(CodeConflict, f("id"), "two consents have the id "+c.ID)
+			return bank.PathError(bank.CodeConflict, f("id"), "two consents have the id "+c.ID)
 		}
 		if err := l.tx.PutConsent(c); err != nil {
 			return err
@@ -519,8 +521,8 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 	for i, sa := range sc.Authorisations {
 		a := sa.Authorisation
 		path := fmt.Sprintf("authorisations[%d]", i)
-		var v Violations
-		if err := restoredID(l.tx, &v, path, KindAuthorisation, a.ID); err != nil {
+		var v bank.Violations
+		if err := restoredID(l.tx, &v, path, bank.KindAuthorisation, a.ID); err != nil {
 			return err
 		}
 		checkRestoredAuthorisation(&v, path, a)
@@ -531,9 +533,9 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Authorisation(a.ID); err == nil {
-			return PathError(CodeConflict, JoinPath(path, "id"), "two authorisations have the id "+a.ID)
+			return bank.PathError(bank.CodeConflict, bank.JoinPath(path, "id"), "two authorisations have the id "+a.ID)
 		}
-		a.Secret, a.Token, a.Cookie = newToken(), newToken(), newToken()
+		a.Secret, a.Token, a.Cookie = bank.NewToken(), bank.NewToken(), bank.NewToken()
 		if err := l.tx.PutAuthorisation(a); err != nil {
 			return err
 		}
@@ -549,20 +551,20 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 // scenario at path: its redirect URIs as when a TPP starts SCA, and no
 // secret, which an imported authorisation gets anew, nor a binding to a
 // browser.
-func checkRestoredAuthorisation(v *Violations, path string, a Authorisation) {
-	f := func(field string) string { return JoinPath(path, field) }
+func checkRestoredAuthorisation(v *bank.Violations, path string, a bank.Authorisation) {
+	f := func(field string) string { return bank.JoinPath(path, field) }
 	checkTPP(v, f("tppId"), a.TPPID)
-	checkName(v, f("tppName"), a.TPPName, 1, 200)
-	checkOneOf(v, f("kind"), a.Kind, authKinds)
-	checkOneOf(v, f("status"), a.Status, scaStatuses)
+	bank.CheckName(v, f("tppName"), a.TPPName, 1, 200)
+	bank.CheckOneOf(v, f("kind"), a.Kind, authKinds)
+	bank.CheckOneOf(v, f("status"), a.Status, scaStatuses)
 	checkTime(v, f("created"), a.Created)
-	checkText(v, f("sessionId"), a.SessionID, 1, 200)
+	bank.CheckText(v, f("sessionId"), a.SessionID, 1, 200)
 	for _, u := range []struct{ field, uri string }{{"redirectUri", a.RedirectURI}, {"redirect", a.Redirect}} {
 		if u.uri == "" && u.field == "redirect" {
 			continue
 		}
-		if err := checkRedirectURI(u.uri); err != nil {
-			e, _ := AsError(err)
+		if err := bank.CheckRedirectURI(u.uri); err != nil {
+			e, _ := bank.AsError(err)
 			v.Format(f(u.field), "%s", e.Messages[0].Text)
 		}
 	}
@@ -577,24 +579,24 @@ func checkRestoredAuthorisation(v *Violations, path string, a Authorisation) {
 	if a.Attempts < 0 {
 		v.Format(f("attempts"), "must not be negative")
 	}
-	checkIDRef(v, f("customerId"), KindCustomer, a.CustomerID, false)
-	checkIDRef(v, f("psuRequired"), KindCustomer, a.PSURequired, false)
+	checkIDRef(v, f("customerId"), bank.KindCustomer, a.CustomerID, false)
+	checkIDRef(v, f("psuRequired"), bank.KindCustomer, a.PSURequired, false)
 	checkContext(v, f("context"), a.Context, false)
 	for j, id := range a.Accounts {
 		checkAccountIDRef(v, f(fmt.Sprintf("accounts[%d]", j)), id)
 	}
-	checkText(v, f("failMessage"), a.FailMessage, 0, 500)
+	bank.CheckText(v, f("failMessage"), a.FailMessage, 0, 500)
 }
 
 // checkAuthorisationObjects checks that what an authorisation of a
 // scenario authorises (its payments, basket or consent) is a record of the
 // scenario, of the same TPP.
-func checkAuthorisationObjects(tx Tx, v *Violations, path string, a Authorisation) error {
-	f := func(field string) string { return JoinPath(path, field) }
+func checkAuthorisationObjects(tx bank.Tx, v *bank.Violations, path string, a bank.Authorisation) error {
+	f := func(field string) string { return bank.JoinPath(path, field) }
 	owned := func(field, what, id string, tppOf func(string) (string, error)) error {
 		tpp, err := tppOf(id)
-		if errors.Is(err, ErrNotFound) || (err == nil && tpp != a.TPPID) {
-			v.Format(f(field), "%q is not a %s of this scenario of TPP %s", clip(id), what, clip(a.TPPID))
+		if errors.Is(err, bank.ErrNotFound) || (err == nil && tpp != a.TPPID) {
+			v.Format(f(field), "%q is not a %s of this scenario of TPP %s", bank.Clip(id), what, bank.Clip(a.TPPID))
 			return nil
 		}
 		return err
@@ -623,9 +625,9 @@ func checkAuthorisationObjects(tx Tx, v *Violations, path string, a Authorisatio
 func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 	for i, g := range sc.Grants {
 		path := fmt.Sprintf("grants[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
-		var v Violations
-		if err := restoredID(l.tx, &v, path, KindGrant, g.ID); err != nil {
+		f := func(field string) string { return bank.JoinPath(path, field) }
+		var v bank.Violations
+		if err := restoredID(l.tx, &v, path, bank.KindGrant, g.ID); err != nil {
 			return err
 		}
 		checkTPP(&v, f("tppId"), g.TPPID)
@@ -640,12 +642,12 @@ func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
 		}
 		checkTime(&v, f("created"), g.Created)
-		checkIDRef(&v, f("consentId"), KindConsent, g.ConsentID, false)
+		checkIDRef(&v, f("consentId"), bank.KindConsent, g.ConsentID, false)
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if old, err := l.tx.Grant(g.TPPID, g.CustomerID, g.Context); err == nil {
-			return PathError(CodeConflict, path, fmt.Sprintf("grant %s is for the same TPP, PSU and context already; a TPP holds one grant per PSU and context", old.ID))
+			return bank.PathError(bank.CodeConflict, path, fmt.Sprintf("grant %s is for the same TPP, PSU and context already; a TPP holds one grant per PSU and context", old.ID))
 		}
 		if err := l.tx.PutGrant(g); err != nil {
 			return err
@@ -660,12 +662,12 @@ func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 
 // checkCustomer checks a required reference to a customer of the
 // scenario.
-func checkCustomer(tx Tx, v *Violations, path, id string) error {
-	if !checkIDRef(v, path, KindCustomer, id, true) {
+func checkCustomer(tx bank.Tx, v *bank.Violations, path, id string) error {
+	if !checkIDRef(v, path, bank.KindCustomer, id, true) {
 		return nil
 	}
-	if _, err := tx.Customer(id); errors.Is(err, ErrNotFound) {
-		v.Format(path, "%q is not a customer of this scenario", clip(id))
+	if _, err := tx.Customer(id); errors.Is(err, bank.ErrNotFound) {
+		v.Format(path, "%q is not a customer of this scenario", bank.Clip(id))
 	} else if err != nil {
 		return err
 	}
@@ -677,19 +679,19 @@ func checkCustomer(tx Tx, v *Violations, path, id string) error {
 func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
 	for i, ss := range sc.Sessions {
 		path := fmt.Sprintf("sessions[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
-		var v Violations
+		f := func(field string) string { return bank.JoinPath(path, field) }
+		var v bank.Violations
 		checkTPP(&v, f("tppId"), ss.TPPID)
 		if err := checkCustomer(l.tx, &v, f("customerId"), ss.CustomerID); err != nil {
 			return err
 		}
-		checkText(&v, f("sessionId"), ss.SessionID, 1, 200)
+		bank.CheckText(&v, f("sessionId"), ss.SessionID, 1, 200)
 		checkTime(&v, f("expires"), ss.Expires)
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if _, err := l.tx.Session(ss.TPPID, ss.CustomerID); err == nil {
-			return PathError(CodeConflict, path, "two sessions are for the same TPP and PSU; a TPP holds one SCA session per PSU")
+			return bank.PathError(bank.CodeConflict, path, "two sessions are for the same TPP and PSU; a TPP holds one SCA session per PSU")
 		}
 		if err := l.tx.PutSession(ss); err != nil {
 			return err
@@ -707,22 +709,22 @@ func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
 func (l *loader) restorePSUs(sc Scenario, _ *Counts) error {
 	for i, p := range sc.PSUs {
 		path := fmt.Sprintf("psus[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
-		var v Violations
+		f := func(field string) string { return bank.JoinPath(path, field) }
+		var v bank.Violations
 		checkTPP(&v, f("tppId"), p.TPPID)
-		checkIDRef(&v, f("customerId"), KindCustomer, p.CustomerID, true)
-		want := PSUID(p.TPPID, p.CustomerID)
-		if p.AgreementID != "" && checkIDRef(&v, f("agreementId"), KindAgreement, p.AgreementID, true) {
-			want = CorporateID(p.TPPID, p.CustomerID, p.AgreementID)
+		checkIDRef(&v, f("customerId"), bank.KindCustomer, p.CustomerID, true)
+		want := bank.PSUID(p.TPPID, p.CustomerID)
+		if p.AgreementID != "" && checkIDRef(&v, f("agreementId"), bank.KindAgreement, p.AgreementID, true) {
+			want = bank.CorporateID(p.TPPID, p.CustomerID, p.AgreementID)
 		}
 		if p.ID != want {
-			v.Format(f("id"), "%q is not the id the bank gives this TPP for this customer%s: that is %s", clip(p.ID), map[bool]string{true: " and agreement"}[p.AgreementID != ""], want)
+			v.Format(f("id"), "%q is not the id the bank gives this TPP for this customer%s: that is %s", bank.Clip(p.ID), map[bool]string{true: " and agreement"}[p.AgreementID != ""], want)
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if _, err := l.tx.PSU(p.ID); err == nil {
-			return PathError(CodeConflict, f("id"), "two PSU ids are "+p.ID)
+			return bank.PathError(bank.CodeConflict, f("id"), "two PSU ids are "+p.ID)
 		}
 		if err := l.tx.PutPSU(p); err != nil {
 			return err
@@ -739,27 +741,27 @@ func (l *loader) restoreUsage(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, u := range sc.Usage {
 		path := fmt.Sprintf("usage[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
-		var v Violations
+		f := func(field string) string { return bank.JoinPath(path, field) }
+		var v bank.Violations
 		if u.Day.IsZero() {
 			v.Format(f("day"), "is required: the day of the calls, YYYY-MM-DD")
 		}
 		checkTPP(&v, f("tppId"), u.TPPID)
-		checkIDRef(&v, f("customerId"), KindCustomer, u.CustomerID, true)
+		checkIDRef(&v, f("customerId"), bank.KindCustomer, u.CustomerID, true)
 		checkAccountIDRef(&v, f("accountId"), u.AccountID)
-		checkOneOf(&v, f("kind"), u.Kind, useKinds)
+		bank.CheckOneOf(&v, f("kind"), u.Kind, useKinds)
 		if u.Count < 1 {
 			v.Format(f("count"), "must be 1 or more")
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
-		key := useKey(u.TPPID, u.CustomerID, u.AccountID, u.Kind)
+		key := bank.UseKey(u.TPPID, u.CustomerID, u.AccountID, u.Kind)
 		if seen[u.Day.String()+key] {
-			return PathError(CodeConflict, path, "two counters are for the same day, TPP, PSU, account and kind")
+			return bank.PathError(bank.CodeConflict, path, "two counters are for the same day, TPP, PSU, account and kind")
 		}
 		seen[u.Day.String()+key] = true
-		if err := l.tx.PutUse(UseCount{Day: u.Day, Key: key, Count: u.Count}); err != nil {
+		if err := l.tx.PutUse(bank.UseCount{Day: u.Day, Key: key, Count: u.Count}); err != nil {
 			return err
 		}
 		if err := l.wrote(1); err != nil {
@@ -775,30 +777,30 @@ func (l *loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, r := range sc.BatchRuns {
 		path := fmt.Sprintf("batchRuns[%d]", i)
-		f := func(field string) string { return JoinPath(path, field) }
-		var v Violations
-		if err := restoredID(l.tx, &v, path, KindBatchRun, r.ID); err != nil {
+		f := func(field string) string { return bank.JoinPath(path, field) }
+		var v bank.Violations
+		if err := restoredID(l.tx, &v, path, bank.KindBatchRun, r.ID); err != nil {
 			return err
 		}
 		checkTime(&v, f("time"), r.Time)
-		checkOneOf(&v, f("trigger"), r.Trigger, batchTriggers)
+		bank.CheckOneOf(&v, f("trigger"), r.Trigger, batchTriggers)
 		if r.Duration < 0 {
 			v.Format(f("duration"), "must not be negative")
 		}
 		for status, count := range r.Counts {
-			if !slices.Contains(PaymentStatuses, status) || count < 0 {
-				v.Format(f("counts."+clip(status)), "must be a payment status with a count of 0 or more")
+			if !slices.Contains(bank.PaymentStatuses, status) || count < 0 {
+				v.Format(f("counts."+bank.Clip(status)), "must be a payment status with a count of 0 or more")
 			}
 		}
 		for j, o := range r.Outcomes {
-			checkIDRef(&v, f(fmt.Sprintf("outcomes[%d].paymentId", j)), KindPayment, o.PaymentID, true)
-			checkOneOf(&v, f(fmt.Sprintf("outcomes[%d].to", j)), o.To, PaymentStatuses)
+			checkIDRef(&v, f(fmt.Sprintf("outcomes[%d].paymentId", j)), bank.KindPayment, o.PaymentID, true)
+			bank.CheckOneOf(&v, f(fmt.Sprintf("outcomes[%d].to", j)), o.To, bank.PaymentStatuses)
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if seen[r.ID] {
-			return PathError(CodeConflict, f("id"), "two batch runs have the id "+r.ID)
+			return bank.PathError(bank.CodeConflict, f("id"), "two batch runs have the id "+r.ID)
 		}
 		seen[r.ID] = true
 		if err := l.tx.PutBatchRun(r); err != nil {
@@ -818,14 +820,14 @@ func (l *loader) restoreContacts(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, c := range sc.TPPContacts {
 		path := fmt.Sprintf("tppContacts[%d]", i)
-		var v Violations
-		checkTPP(&v, JoinPath(path, "tppId"), c.TPPID)
-		checkEmail(&v, JoinPath(path, "email"), c.Email)
+		var v bank.Violations
+		checkTPP(&v, bank.JoinPath(path, "tppId"), c.TPPID)
+		bank.CheckEmail(&v, bank.JoinPath(path, "email"), c.Email)
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if seen[c.TPPID] {
-			return PathError(CodeConflict, JoinPath(path, "tppId"), "two contacts are for TPP "+c.TPPID)
+			return bank.PathError(bank.CodeConflict, bank.JoinPath(path, "tppId"), "two contacts are for TPP "+c.TPPID)
 		}
 		seen[c.TPPID] = true
 		if err := l.tx.PutTPPContact(c); err != nil {

@@ -1,4 +1,4 @@
-package bank
+package scenario
 
 import (
 	"bytes"
@@ -8,11 +8,12 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"time"
 	"unicode/utf8"
+
+	"sandbank/bank"
 )
 
-// ImportScenarioFrom replaces all sandbox data with the scenario document
+// Import replaces all sandbox data with the scenario document
 // r holds, and a version-2 scenario also restores the bank's other
 // records, its settings and its clock (see restore). When any record
 // breaks a rule, nothing changes and the error names the record by its
@@ -39,15 +40,15 @@ import (
 // account's (or card account's) fields before its transactions, as export
 // writes it. Another order is taken too, by reading the document whole,
 // which costs the memory of the whole scenario: up to maxWholeScenario.
-func (s *Sandbox) ImportScenarioFrom(r io.ReadSeeker) (Counts, error) {
+func Import(s *bank.Sandbox, r io.ReadSeeker) (Counts, error) {
 	size, err := r.Seek(0, io.SeekEnd)
 	if err != nil {
 		return Counts{}, fmt.Errorf("read the scenario: %w", err)
 	}
-	src := &streamSource{r: r, strict: s.Strict(), p: &ImportProgress{size: max(size, 1), Started: time.Now()}}
+	src := &streamSource{r: r, strict: s.Strict(), p: bank.NewImportProgress(0, max(size, 1))}
 	n, err := load(s, "import scenario", src, false)
 	if err == nil && src.notes.Len() > 0 {
-		var all Warnings
+		var all bank.Warnings
 		all.Add(src.notes.List()...)
 		all.Add(n.Warnings...)
 		n.Warnings = all.List()
@@ -60,8 +61,8 @@ type streamSource struct {
 	r io.ReadSeeker
 	// strict refuses the first oddity; otherwise they are notes.
 	strict bool
-	notes  Warnings
-	p      *ImportProgress
+	notes  bank.Warnings
+	p      *bank.ImportProgress
 	guard  *guard
 	dec    *json.Decoder
 	l      *loader
@@ -74,7 +75,7 @@ type streamSource struct {
 	syntax *json.SyntaxError
 }
 
-func (s *streamSource) progress() *ImportProgress { return s.p }
+func (s *streamSource) progress() *bank.ImportProgress { return s.p }
 
 // maxWholeScenario is the largest document whole reads: a document of
 // another key order than the stream takes is held in memory, with what
@@ -87,26 +88,26 @@ const maxWholeScenario = 16 << 20
 // saying what to change.
 func (s *streamSource) whole() (Scenario, error) {
 	var sc Scenario
-	if s.p.size > maxWholeScenario {
+	if s.p.Size() > maxWholeScenario {
 		if s.syntax != nil {
-			return sc, Errorf(CodeBadRequest, "the JSON document is not valid at byte %d: %s; check the file with a JSON tool, e.g. jq . FILE", s.syntax.Offset, s.syntax.Error())
+			return sc, bank.Errorf(bank.CodeBadRequest, "the JSON document is not valid at byte %d: %s; check the file with a JSON tool, e.g. jq . FILE", s.syntax.Offset, s.syntax.Error())
 		}
-		return sc, Errorf(CodeBadRequest, "this scenario of %d MiB has its keys in an order the bank reads only whole, which it does up to %d MiB: put format first and each account's fields before its transactions, as an export writes them", s.p.size>>20, maxWholeScenario>>20)
+		return sc, bank.Errorf(bank.CodeBadRequest, "this scenario of %d MiB has its keys in an order the bank reads only whole, which it does up to %d MiB: put format first and each account's fields before its transactions, as an export writes them", s.p.Size()>>20, maxWholeScenario>>20)
 	}
 	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
 		return sc, fmt.Errorf("read the scenario: %w", err)
 	}
-	data, err := readAll(make([]byte, 0, s.p.size+1), newGuard(s.r, reflect.TypeFor[Scenario]()))
+	data, err := readAll(make([]byte, 0, s.p.Size()+1), newGuard(s.r, reflect.TypeFor[Scenario]()))
 	if e, ok := guardError(err); ok {
 		return sc, e
 	} else if err != nil {
 		return sc, fmt.Errorf("read the scenario: %w", err)
 	}
-	odd, err := DecodeTolerant(data, &sc)
+	odd, err := bank.DecodeTolerant(data, &sc)
 	if err != nil {
 		return sc, err
 	}
-	s.notes = Warnings{}
+	s.notes = bank.Warnings{}
 	return sc, s.noted(odd)
 }
 
@@ -128,22 +129,22 @@ func readAll(b []byte, r io.Reader) ([]byte, error) {
 
 // guardError returns the refusal of a guard in an error of reading
 // through it.
-func guardError(err error) (*Error, bool) {
+func guardError(err error) (*bank.Error, bool) {
 	var read readError
 	if errors.As(err, &read) {
-		return AsError(read.err)
+		return bank.AsError(read.err)
 	}
 	return nil, false
 }
 
 // noted takes the oddities of a record: the first refuses the import in
 // strict mode; otherwise they are notes.
-func (s *streamSource) noted(odd []Message) error {
+func (s *streamSource) noted(odd []bank.Message) error {
 	if len(odd) == 0 {
 		return nil
 	}
 	if s.strict {
-		return Refusal(odd[:1])
+		return bank.Refusal(odd[:1])
 	}
 	s.notes.Add(odd...)
 	return nil
@@ -153,9 +154,9 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
 		return Scenario{}, fmt.Errorf("read the scenario: %w", err)
 	}
-	s.p.read.Store(0)
-	s.l, s.rest, s.notes, s.held = l, Scenario{}, Warnings{}, maxHeldParts
-	s.guard = newGuard(&countingReader{r: s.r, n: &s.p.read}, reflect.TypeFor[Scenario]())
+	s.p.ReadAgain()
+	s.l, s.rest, s.notes, s.held = l, Scenario{}, bank.Warnings{}, maxHeldParts
+	s.guard = newGuard(&countingReader{r: s.r, p: s.p}, reflect.TypeFor[Scenario]())
 	s.hist = &history{r: &utf8Reader{r: s.guard}}
 	s.dec = json.NewDecoder(s.hist)
 	s.dec.UseNumber()
@@ -178,7 +179,7 @@ func (s *streamSource) decode(v any, max int64, path, what string) error {
 func (s *streamSource) document() error {
 	tok, err := s.dec.Token()
 	if errors.Is(err, io.EOF) {
-		return Errorf(CodeBadRequest, "the body is empty; send a JSON document")
+		return bank.Errorf(bank.CodeBadRequest, "the body is empty; send a JSON document")
 	} else if err != nil {
 		return err
 	}
@@ -209,7 +210,7 @@ func (s *streamSource) document() error {
 	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
 		var syntax *json.SyntaxError
 		if err == nil || errors.As(err, &syntax) {
-			return Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
+			return bank.Errorf(bank.CodeBadRequest, "the body holds more than one JSON value; send exactly one")
 		}
 		return err
 	}
@@ -219,8 +220,8 @@ func (s *streamSource) document() error {
 // scenarioField returns the JSON name of the field of Scenario a
 // top-level key decodes into, "" for none.
 func scenarioField(key string) string {
-	f, _ := structField(reflect.TypeFor[Scenario](), key)
-	return jsonName(f)
+	f, _ := bank.StructField(reflect.TypeFor[Scenario](), key)
+	return bank.JSONName(f)
 }
 
 // part reads the value of the top-level key, whose field is name ("" for
@@ -240,7 +241,7 @@ func (s *streamSource) part(key, name string) error {
 		return l.setClock(s.rest.Clock)
 	case "customers":
 		return s.items(name, func(i int, path string) error {
-			var c ScenarioCustomer
+			var c Customer
 			if err := s.record(path, &c); err != nil {
 				return err
 			}
@@ -252,7 +253,7 @@ func (s *streamSource) part(key, name string) error {
 		return s.items(name, s.cardAccount)
 	case "agreements":
 		return s.items(name, func(i int, path string) error {
-			var a ScenarioAgreement
+			var a Agreement
 			if err := s.record(path, &a); err != nil {
 				return err
 			}
@@ -264,7 +265,7 @@ func (s *streamSource) part(key, name string) error {
 	// The note, the settings and the parts of version 2, which the loader
 	// restores after the sandbox data: the parts item by item, within
 	// maxHeldParts together.
-	f, _ := structField(reflect.TypeFor[Scenario](), name)
+	f, _ := bank.StructField(reflect.TypeFor[Scenario](), name)
 	field := reflect.ValueOf(&s.rest).Elem().FieldByIndex(f.Index)
 	if field.Kind() != reflect.Slice {
 		return s.record(name, field.Addr().Interface())
@@ -285,12 +286,12 @@ func (s *streamSource) part(key, name string) error {
 // one, loaded in chunks (listLoader).
 func (s *streamSource) account(i int, path string) error {
 	var acct scenarioAccount
-	list := &listLoader[ScenarioTransaction]{load: func(first int, batch []ScenarioTransaction) error {
+	list := &listLoader[Transaction]{load: func(first int, batch []Transaction) error {
 		return s.l.transactions(acct, first, batch)
 	}}
 	defer list.stop()
-	return s.holder(path, reflect.TypeFor[ScenarioAccount](), func(header []byte) error {
-		var a ScenarioAccount
+	return s.holder(path, reflect.TypeFor[Account](), func(header []byte) error {
+		var a Account
 		if err := s.decodeRecord(path, header, &a); err != nil {
 			return err
 		}
@@ -298,7 +299,7 @@ func (s *streamSource) account(i int, path string) error {
 		acct, err = s.l.account(i, a)
 		return err
 	}, func(path string) error {
-		var t ScenarioTransaction
+		var t Transaction
 		if err := s.record(path, &t); err != nil {
 			return err
 		}
@@ -309,12 +310,12 @@ func (s *streamSource) account(i int, path string) error {
 // cardAccount reads cardAccounts[i] as account reads an account.
 func (s *streamSource) cardAccount(i int, path string) error {
 	var card scenarioCard
-	list := &listLoader[NewCardTransaction]{load: func(first int, batch []NewCardTransaction) error {
+	list := &listLoader[bank.NewCardTransaction]{load: func(first int, batch []bank.NewCardTransaction) error {
 		return s.l.cardTransactions(card, first, batch)
 	}}
 	defer list.stop()
-	return s.holder(path, reflect.TypeFor[ScenarioCardAccount](), func(header []byte) error {
-		var c ScenarioCardAccount
+	return s.holder(path, reflect.TypeFor[CardAccount](), func(header []byte) error {
+		var c CardAccount
 		if err := s.decodeRecord(path, header, &c); err != nil {
 			return err
 		}
@@ -322,7 +323,7 @@ func (s *streamSource) cardAccount(i int, path string) error {
 		card, err = s.l.cardAccount(i, c)
 		return err
 	}, func(path string) error {
-		var t NewCardTransaction
+		var t bank.NewCardTransaction
 		if err := s.record(path, &t); err != nil {
 			return err
 		}
@@ -422,19 +423,19 @@ func (s *streamSource) holder(path string, t reflect.Type, open func(header []by
 		if err != nil {
 			return err
 		}
-		_, known := fieldOf(t, key)
+		_, known := bank.FieldOf(t, key)
 		list := strings.EqualFold(key, "transactions")
 		switch {
 		case opened && known:
 			return errReadWhole
 		case opened:
-			err = s.unknown(JoinPath(path, key))
+			err = s.unknown(bank.JoinPath(path, key))
 		case list:
 			if err := open(append(header, '}')); err != nil {
 				return err
 			}
 			opened = true
-			if err := s.items(JoinPath(path, "transactions"), func(_ int, path string) error { return item(path) }); err != nil {
+			if err := s.items(bank.JoinPath(path, "transactions"), func(_ int, path string) error { return item(path) }); err != nil {
 				return err
 			}
 			err = flush()
@@ -548,9 +549,9 @@ func (s *streamSource) decodeRecord(path string, raw []byte, v any) error {
 	if err == nil {
 		return s.noted(s.shape.quickShape(raw, reflect.TypeOf(v), path))
 	}
-	e := describeJSONError(raw, err, v)
+	e := bank.DescribeJSONError(raw, err, v)
 	m := e.Messages[0]
-	return PathError(e.Code, JoinPath(path, m.Path), m.Text)
+	return bank.PathError(e.Code, bank.JoinPath(path, m.Path), m.Text)
 }
 
 // unknown skips the value of a key the bank does not use, of at most
@@ -560,7 +561,7 @@ func (s *streamSource) unknown(path string) error {
 	if err := s.dec.Decode(&raw); err != nil {
 		return err
 	}
-	return s.noted([]Message{Oddity(CodeBadRequest, path, unusedField)})
+	return s.noted([]bank.Message{bank.Oddity(bank.CodeBadRequest, path, bank.UnusedField)})
 }
 
 // fail turns an error of reading the stream into what DecodeTolerant
@@ -571,12 +572,12 @@ func (s *streamSource) fail(err error) error {
 	var read readError
 	switch {
 	case errors.As(err, &read):
-		if e, ok := AsError(read.err); ok {
+		if e, ok := bank.AsError(read.err); ok {
 			return e // the text is not UTF-8
 		}
 		return fmt.Errorf("read the scenario: %w", read.err)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return Errorf(CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
+		return bank.Errorf(bank.CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
 	case errors.As(err, &syntax):
 		s.syntax = syntax
 		return errReadWhole // for the error DecodeTolerant gives, with its line and column
@@ -588,12 +589,12 @@ func (s *streamSource) fail(err error) error {
 // marks read errors as such.
 type countingReader struct {
 	r io.Reader
-	n interface{ Add(int64) int64 }
+	p *bank.ImportProgress
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
+	c.p.ReadBytes(int64(n))
 	if err != nil && !errors.Is(err, io.EOF) {
 		err = readError{err}
 	}
@@ -660,7 +661,7 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 		cut = cutRune(p[:n])
 	}
 	if !utf8.Valid(p[:n-cut]) {
-		return 0, readError{Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")}
+		return 0, readError{bank.Errorf(bank.CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")}
 	}
 	u.held = append(u.held[:0], p[n-cut:n]...)
 	return n - cut, err
@@ -670,7 +671,7 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 // does not end in b.
 func cutRune(b []byte) int {
 	for i := 1; i < utf8.UTFMax && i <= len(b); i++ {
-		if c := b[len(b)-i]; isRuneStart(c) {
+		if c := b[len(b)-i]; utf8.RuneStart(c) {
 			if utf8.FullRune(b[len(b)-i:]) {
 				return 0
 			}

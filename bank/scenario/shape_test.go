@@ -1,4 +1,4 @@
-package bank
+package scenario
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"sandbank/bank"
 )
 
 func TestQuickShape_FindsWhatWalkShapeFinds(t *testing.T) {
@@ -32,10 +34,10 @@ func TestQuickShape_FindsWhatWalkShapeFinds(t *testing.T) {
 		`{"a":[],"b":{},"c":[[]]}`,
 	} {
 		var w shapeWalker
-		quick := w.quickShape([]byte(doc), reflect.TypeFor[*ScenarioTransaction](), "accounts[0].transactions[3]")
-		var walked Warnings
+		quick := w.quickShape([]byte(doc), reflect.TypeFor[*Transaction](), "accounts[0].transactions[3]")
+		var walked bank.Warnings
 		dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
-		if err := walkShape(dec, reflect.TypeFor[*ScenarioTransaction](), "accounts[0].transactions[3]", &walked); err != nil {
+		if err := bank.WalkShape(dec, reflect.TypeFor[*Transaction](), "accounts[0].transactions[3]", &walked); err != nil {
 			t.Fatal(err)
 		}
 		if fmt.Sprint(quick) != fmt.Sprint(walked.List()) {

@@ -1,4 +1,4 @@
-package bank
+package scenario
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"sandbank/assets"
+	"sandbank/bank"
 )
 
 // Scenario formats. Version 1 holds the sandbox data; version 2 adds the
@@ -15,13 +16,13 @@ import (
 // reports, TPP contacts, the settings and the clock), so that a scenario
 // hands a whole sandbox over.
 const (
-	ScenarioFormatV1 = "sandbank-scenario/1"
+	FormatV1 = "sandbank-scenario/1"
 	// ScenarioFormat is the format export writes.
-	ScenarioFormat = "sandbank-scenario/2"
+	Format = "sandbank-scenario/2"
 )
 
-// ScenarioFormats lists the formats this build reads, oldest first.
-var ScenarioFormats = []string{ScenarioFormatV1, ScenarioFormat}
+// Formats lists the formats this build reads, oldest first.
+var Formats = []string{FormatV1, Format}
 
 // Scenario is the whole sandbox as one document: what GET
 // /v1/sandbox/scenario exports, PUT imports and the desktop app's scenario
@@ -29,83 +30,83 @@ var ScenarioFormats = []string{ScenarioFormatV1, ScenarioFormat}
 // plus their ids; without an id a record gets a new one. A private
 // customer's agreement is not listed: it comes with the customer. The parts
 // of version 2 are the bank's records as it stores them, with their ids and
-// times (see scenario_records.go).
+// times (see records.go).
 type Scenario struct {
-	Format       string                `json:"format"`
-	Note         string                `json:"note,omitempty"`
-	Customers    []ScenarioCustomer    `json:"customers"`
-	Accounts     []ScenarioAccount     `json:"accounts"`
-	CardAccounts []ScenarioCardAccount `json:"cardAccounts"`
-	Agreements   []ScenarioAgreement   `json:"agreements"`
+	Format       string        `json:"format"`
+	Note         string        `json:"note,omitempty"`
+	Customers    []Customer    `json:"customers"`
+	Accounts     []Account     `json:"accounts"`
+	CardAccounts []CardAccount `json:"cardAccounts"`
+	Agreements   []Agreement   `json:"agreements"`
 
 	// Version 2.
-	Clock          *ScenarioClock          `json:"clock,omitempty"`
-	Settings       *Settings               `json:"settings,omitempty"`
-	Payments       []ScenarioPayment       `json:"payments,omitempty"`
-	Baskets        []Basket                `json:"baskets,omitempty"`
-	Consents       []Consent               `json:"consents,omitempty"`
-	Authorisations []ScenarioAuthorisation `json:"authorisations,omitempty"`
-	Grants         []Grant                 `json:"grants,omitempty"`
-	Sessions       []Session               `json:"sessions,omitempty"`
-	PSUs           []PSU                   `json:"psus,omitempty"`
-	Usage          []ScenarioUse           `json:"usage,omitempty"`
-	BatchRuns      []BatchRun              `json:"batchRuns,omitempty"`
-	TPPContacts    []TPPContact            `json:"tppContacts,omitempty"`
+	Clock          *bank.ScenarioClock `json:"clock,omitempty"`
+	Settings       *bank.Settings      `json:"settings,omitempty"`
+	Payments       []Payment           `json:"payments,omitempty"`
+	Baskets        []bank.Basket       `json:"baskets,omitempty"`
+	Consents       []bank.Consent      `json:"consents,omitempty"`
+	Authorisations []Authorisation     `json:"authorisations,omitempty"`
+	Grants         []bank.Grant        `json:"grants,omitempty"`
+	Sessions       []bank.Session      `json:"sessions,omitempty"`
+	PSUs           []bank.PSU          `json:"psus,omitempty"`
+	Usage          []Use               `json:"usage,omitempty"`
+	BatchRuns      []bank.BatchRun     `json:"batchRuns,omitempty"`
+	TPPContacts    []bank.TPPContact   `json:"tppContacts,omitempty"`
 }
 
-// CheckScenarioFormat checks a scenario's format: one this build reads.
-func CheckScenarioFormat(format string) error {
-	if slices.Contains(ScenarioFormats, format) {
+// CheckFormat checks a scenario's format: one this build reads.
+func CheckFormat(format string) error {
+	if slices.Contains(Formats, format) {
 		return nil
 	}
-	readable := `"` + strings.Join(ScenarioFormats, `" and "`) + `"`
+	readable := `"` + strings.Join(Formats, `" and "`) + `"`
 	if strings.HasPrefix(format, "sandbank-scenario/") {
-		return PathError(CodeFormatError, "format", fmt.Sprintf("%q is not a version this Sandbank reads: it reads %s. Load the file with the Sandbank that wrote it, or a newer one", clip(format), readable))
+		return bank.PathError(bank.CodeFormatError, "format", fmt.Sprintf("%q is not a version this Sandbank reads: it reads %s. Load the file with the Sandbank that wrote it, or a newer one", bank.Clip(format), readable))
 	}
-	return PathError(CodeFormatError, "format", fmt.Sprintf("must be %s; is this a Sandbank scenario file?", strings.Replace(readable, " and ", " or ", 1)))
+	return bank.PathError(bank.CodeFormatError, "format", fmt.Sprintf("must be %s; is this a Sandbank scenario file?", strings.Replace(readable, " and ", " or ", 1)))
 }
 
-// ScenarioCustomer is a customer of a scenario.
-type ScenarioCustomer struct {
+// Customer is a customer of a scenario.
+type Customer struct {
 	ID string `json:"id,omitempty"`
-	NewCustomer
+	bank.NewCustomer
 }
 
-// ScenarioAccount is an account of a scenario with its transactions and,
+// Account is an account of a scenario with its transactions and,
 // optionally, generated history.
-type ScenarioAccount struct {
+type Account struct {
 	ID string `json:"id,omitempty"`
-	NewAccount
-	History      *History              `json:"history,omitempty"`
-	Transactions []ScenarioTransaction `json:"transactions,omitempty"`
+	bank.NewAccount
+	History      *bank.History `json:"history,omitempty"`
+	Transactions []Transaction `json:"transactions,omitempty"`
 }
 
-// ScenarioTransaction is a transaction of a scenario account.
-type ScenarioTransaction struct {
+// Transaction is a transaction of a scenario account.
+type Transaction struct {
 	ID string `json:"id,omitempty"`
-	NewTransaction
+	bank.NewTransaction
 }
 
-// ScenarioCardAccount is a card account of a scenario.
-type ScenarioCardAccount struct {
+// CardAccount is a card account of a scenario.
+type CardAccount struct {
 	ID string `json:"id,omitempty"`
-	NewCardAccount
-	History      *History             `json:"history,omitempty"`
-	Transactions []NewCardTransaction `json:"transactions,omitempty"`
+	bank.NewCardAccount
+	History      *bank.History             `json:"history,omitempty"`
+	Transactions []bank.NewCardTransaction `json:"transactions,omitempty"`
 }
 
-// ScenarioAgreement is a corporate agreement of a scenario.
-type ScenarioAgreement struct {
-	ID          string               `json:"id,omitempty"`
-	Owner       string               `json:"owner"`
-	Name        string               `json:"name"`
-	Engagements []ScenarioEngagement `json:"engagements,omitempty"`
+// Agreement is a corporate agreement of a scenario.
+type Agreement struct {
+	ID          string       `json:"id,omitempty"`
+	Owner       string       `json:"owner"`
+	Name        string       `json:"name"`
+	Engagements []Engagement `json:"engagements,omitempty"`
 }
 
-// ScenarioEngagement is an engagement of a scenario agreement.
-type ScenarioEngagement struct {
+// Engagement is an engagement of a scenario agreement.
+type Engagement struct {
 	ID string `json:"id,omitempty"`
-	NewEngagement
+	bank.NewEngagement
 }
 
 // Counts tells how many records a reset or an import left.
@@ -124,13 +125,13 @@ type Counts struct {
 	Authorisations   int `json:"authorisations"`
 	// Warnings are the oddities the import was accepted with (docs/TPP-GUIDE.md 9),
 	// with the paths of their records.
-	Warnings []Message `json:"-"`
+	Warnings []bank.Message `json:"-"`
 }
 
 // Initialize resets the sandbox to the known state (README, "The known state"): the same
 // customers, accounts, card accounts, agreements and ids every time, with
 // history up to yesterday.
-func (s *Sandbox) Initialize() (Counts, error) {
+func Initialize(s *bank.Sandbox) (Counts, error) {
 	sc, err := KnownState()
 	if err != nil {
 		return Counts{}, err
@@ -141,7 +142,7 @@ func (s *Sandbox) Initialize() (Counts, error) {
 // KnownState returns the known-state scenario shipped with Sandbank.
 func KnownState() (Scenario, error) {
 	var sc Scenario
-	if err := decodeStrict(assets.KnownState, &sc); err != nil {
+	if err := bank.DecodeJSON(assets.KnownState, &sc); err != nil {
 		return sc, fmt.Errorf("read the known state: %w", err)
 	}
 	return sc, nil
@@ -173,9 +174,9 @@ const exportPage = 1000
 // eachTransaction calls fn with each transaction of an account in the
 // order of an export: the booked ones newest first, a page at a time, then
 // the pending ones.
-func eachTransaction(tx Tx, accountID string, fn func(Transaction) error) error {
+func eachTransaction(tx bank.Tx, accountID string, fn func(bank.Transaction) error) error {
 	for offset := 0; ; offset += exportPage {
-		page, err := tx.Transactions(accountID, TxQuery{Offset: offset, Limit: exportPage})
+		page, err := tx.Transactions(accountID, bank.TxQuery{Offset: offset, Limit: exportPage})
 		if err != nil {
 			return err
 		}
@@ -203,8 +204,8 @@ func eachTransaction(tx Tx, accountID string, fn func(Transaction) error) error 
 // exportHead returns the scenario an export of tx writes, at the clock
 // and settings of Sandbox.Export, but for the accounts' transactions,
 // which eachTransaction reads.
-func exportHead(tx Tx, note string, clock ScenarioClock, settings Settings) (Scenario, error) {
-	sc := Scenario{Format: ScenarioFormat, Note: note, Customers: []ScenarioCustomer{}, Accounts: []ScenarioAccount{}, CardAccounts: []ScenarioCardAccount{}, Agreements: []ScenarioAgreement{}}
+func exportHead(tx bank.Tx, note string, clock bank.ScenarioClock, settings bank.Settings) (Scenario, error) {
+	sc := Scenario{Format: Format, Note: note, Customers: []Customer{}, Accounts: []Account{}, CardAccounts: []CardAccount{}, Agreements: []Agreement{}}
 	if err := exportRecords(tx, &sc, clock, settings); err != nil {
 		return sc, err
 	}
@@ -215,7 +216,7 @@ func exportHead(tx Tx, note string, clock ScenarioClock, settings Settings) (Sce
 	number := map[string]string{}
 	for _, c := range customers {
 		number[c.ID] = c.Number
-		sc.Customers = append(sc.Customers, ScenarioCustomer{ID: c.ID, NewCustomer: NewCustomer{CustomerNumber: c.Number, Name: c.Name, Type: c.Type}})
+		sc.Customers = append(sc.Customers, Customer{ID: c.ID, NewCustomer: bank.NewCustomer{CustomerNumber: c.Number, Name: c.Name, Type: c.Type}})
 	}
 	accounts, err := tx.Accounts()
 	if err != nil {
@@ -224,7 +225,7 @@ func exportHead(tx Tx, note string, clock ScenarioClock, settings Settings) (Sce
 	iban := map[string]string{}
 	for _, a := range accounts {
 		iban[a.ID] = a.IBAN
-		sc.Accounts = append(sc.Accounts, ScenarioAccount{ID: a.ID, NewAccount: exportAccount(a, number[a.OwnerID])})
+		sc.Accounts = append(sc.Accounts, Account{ID: a.ID, NewAccount: exportAccount(a, number[a.OwnerID])})
 	}
 	if sc.CardAccounts, err = exportCards(tx, number); err != nil {
 		return sc, err
@@ -235,20 +236,20 @@ func exportHead(tx Tx, note string, clock ScenarioClock, settings Settings) (Sce
 
 // exportCards returns the card accounts of an export with their
 // transactions.
-func exportCards(tx Tx, number map[string]string) ([]ScenarioCardAccount, error) {
-	out := []ScenarioCardAccount{}
+func exportCards(tx bank.Tx, number map[string]string) ([]CardAccount, error) {
+	out := []CardAccount{}
 	cards, err := tx.CardAccounts()
 	if err != nil {
 		return out, err
 	}
 	for _, c := range cards {
-		page, err := tx.CardTransactions(c.ID, TxQuery{})
+		page, err := tx.CardTransactions(c.ID, bank.TxQuery{})
 		if err != nil {
 			return out, err
 		}
-		sca := ScenarioCardAccount{ID: c.ID, NewCardAccount: exportCard(c, number[c.OwnerID])}
+		sca := CardAccount{ID: c.ID, NewCardAccount: exportCard(c, number[c.OwnerID])}
 		// Oldest first, so that an import stores them in the same order.
-		for _, list := range [][]CardTransaction{page.Booked, page.Pending} {
+		for _, list := range [][]bank.CardTransaction{page.Booked, page.Pending} {
 			for i := len(list) - 1; i >= 0; i-- {
 				sca.Transactions = append(sca.Transactions, exportCardTransaction(list[i]))
 			}
@@ -260,22 +261,22 @@ func exportCards(tx Tx, number map[string]string) ([]ScenarioCardAccount, error)
 
 // exportAgreements returns the agreements of an export with their
 // engagements.
-func exportAgreements(tx Tx, number, iban map[string]string) ([]ScenarioAgreement, error) {
-	out := []ScenarioAgreement{}
+func exportAgreements(tx bank.Tx, number, iban map[string]string) ([]Agreement, error) {
+	out := []Agreement{}
 	agreements, err := tx.Agreements()
 	if err != nil {
 		return out, err
 	}
 	for _, a := range agreements {
-		sa := ScenarioAgreement{ID: a.ID, Owner: number[a.OwnerID], Name: a.Name}
+		sa := Agreement{ID: a.ID, Owner: number[a.OwnerID], Name: a.Name}
 		list, err := tx.EngagementsByAgreement(a.ID)
 		if err != nil {
 			return out, err
 		}
 		for _, e := range list {
-			sa.Engagements = append(sa.Engagements, ScenarioEngagement{ID: e.ID, NewEngagement: NewEngagement{
-				Customer: number[e.CustomerID], Account: IBANRef{IBAN: iban[e.AccountID]}, Roles: e.Roles,
-				RegisterLimit: NumberOf(e.RegisterLimit), ApprovalLimit: NumberOf(e.ApprovalLimit),
+			sa.Engagements = append(sa.Engagements, Engagement{ID: e.ID, NewEngagement: bank.NewEngagement{
+				Customer: number[e.CustomerID], Account: bank.IBANRef{IBAN: iban[e.AccountID]}, Roles: e.Roles,
+				RegisterLimit: bank.NumberOf(e.RegisterLimit), ApprovalLimit: bank.NumberOf(e.ApprovalLimit),
 			}})
 		}
 		out = append(out, sa)
@@ -283,28 +284,28 @@ func exportAgreements(tx Tx, number, iban map[string]string) ([]ScenarioAgreemen
 	return out, nil
 }
 
-func exportAccount(a Account, owner string) NewAccount {
-	return NewAccount{
+func exportAccount(a bank.Account, owner string) bank.NewAccount {
+	return bank.NewAccount{
 		CustomerNumber: owner, AccountName: a.Name, BBAN: a.BBAN, IBAN: a.IBAN, Currency: a.Currency,
-		Product: a.Product, CashAccountType: a.CashAccountType, CreditLine: NumberOf(a.CreditLine),
+		Product: a.Product, CashAccountType: a.CashAccountType, CreditLine: bank.NumberOf(a.CreditLine),
 		Balances:    exportBalances(a.Balances, a.Currency),
 		KIDRequired: a.KIDRequired, Status: a.Status,
 	}
 }
 
-func exportBalances(b Balances, currency string) []BalanceInput {
-	return []BalanceInput{
-		{BalanceType: BalanceClosingBooked, BalanceAmount: AmountInput{Amount: NumberOf(b.ClosingBooked), Currency: currency}},
-		{BalanceType: BalanceExpected, BalanceAmount: AmountInput{Amount: NumberOf(b.Expected), Currency: currency}},
+func exportBalances(b bank.Balances, currency string) []bank.BalanceInput {
+	return []bank.BalanceInput{
+		{BalanceType: bank.BalanceClosingBooked, BalanceAmount: bank.AmountInput{Amount: bank.NumberOf(b.ClosingBooked), Currency: currency}},
+		{BalanceType: bank.BalanceExpected, BalanceAmount: bank.AmountInput{Amount: bank.NumberOf(b.Expected), Currency: currency}},
 	}
 }
 
-func exportCardBalances(b CardBalances, currency string) []CardBalanceInput {
+func exportCardBalances(b bank.CardBalances, currency string) []bank.CardBalanceInput {
 	plain := exportBalances(b.Balances, currency)
-	out := make([]CardBalanceInput, len(plain))
+	out := make([]bank.CardBalanceInput, len(plain))
 	for i, in := range plain {
 		d := b.Detail(in.BalanceType)
-		out[i] = CardBalanceInput{BalanceInput: in, LastCommittedTransaction: d.LastCommittedTransaction}
+		out[i] = bank.CardBalanceInput{BalanceInput: in, LastCommittedTransaction: d.LastCommittedTransaction}
 		if !d.ReferenceDate.IsZero() {
 			out[i].ReferenceDate = d.ReferenceDate.String()
 		}
@@ -315,11 +316,11 @@ func exportCardBalances(b CardBalances, currency string) []CardBalanceInput {
 	return out
 }
 
-func exportTransaction(t Transaction) NewTransaction {
+func exportTransaction(t bank.Transaction) bank.NewTransaction {
 	s := func(v string) *string { return &v }
 	creditor, debtor := t.CreditorAccount, t.DebtorAccount
-	return NewTransaction{
-		Amount: NumberOf(t.Amount), Currency: t.Currency,
+	return bank.NewTransaction{
+		Amount: bank.NumberOf(t.Amount), Currency: t.Currency,
 		ValueDate: t.ValueDate.String(), BookingDate: t.BookingDate.String(),
 		RemittanceInformationUnstructured: s(t.RemittanceInformationUnstructured),
 		CreditorID:                        s(t.CreditorID), CreditorName: s(t.CreditorName), CreditorAccount: &creditor,
@@ -331,35 +332,35 @@ func exportTransaction(t Transaction) NewTransaction {
 	}
 }
 
-func exportCard(c CardAccount, owner string) NewCardAccount {
-	return NewCardAccount{
+func exportCard(c bank.CardAccount, owner string) bank.NewCardAccount {
+	return bank.NewCardAccount{
 		CustomerNumber: owner, MaskedPan: c.MaskedPan, Currency: c.Currency,
-		CreditLimit: &AmountInput{Amount: NumberOf(c.CreditLimit), Currency: c.Currency},
+		CreditLimit: &bank.AmountInput{Amount: bank.NumberOf(c.CreditLimit), Currency: c.Currency},
 		Balances:    exportCardBalances(c.Balances, c.Currency),
 		CardID:      c.CardID, CardIDVNo: c.CardIDVNo, AccountNumber: c.AccountNumber,
 		Expiry: c.Expiry, Name: c.Name, Product: c.Product, Status: c.Status,
 	}
 }
 
-func exportCardTransaction(t CardTransaction) NewCardTransaction {
+func exportCardTransaction(t bank.CardTransaction) bank.NewCardTransaction {
 	s := func(v string) *string { return &v }
 	addr := t.CardAcceptorAddress
-	out := NewCardTransaction{
+	out := bank.NewCardTransaction{
 		CardTransactionID: t.CardTransactionID, TerminalID: s(t.TerminalID),
 		BookingDate: t.BookingDate.String(), TransactionDate: t.TransactionDate.String(),
-		TransactionAmount:    &AmountInput{Amount: NumberOf(t.TransactionAmount.Amount), Currency: t.TransactionAmount.Currency},
-		OriginalAmount:       &AmountInput{Amount: NumberOf(t.OriginalAmount.Amount), Currency: t.OriginalAmount.Currency},
+		TransactionAmount:    &bank.AmountInput{Amount: bank.NumberOf(t.TransactionAmount.Amount), Currency: t.TransactionAmount.Currency},
+		OriginalAmount:       &bank.AmountInput{Amount: bank.NumberOf(t.OriginalAmount.Amount), Currency: t.OriginalAmount.Currency},
 		MerchantCategoryCode: t.MerchantCategoryCode, CardAcceptorID: s(t.CardAcceptorID), CardAcceptorAddress: &addr,
 		MaskedPan: t.MaskedPan, TransactionDetails: s(t.TransactionDetails), Invoiced: fmt.Sprint(t.Invoiced),
 		ProprietaryBankTransactionCode: s(t.ProprietaryBankTransactionCode),
 	}
 	if x := t.CurrencyExchange; x != nil {
-		out.CurrencyExchange = &NewCurrencyExchange{
+		out.CurrencyExchange = &bank.NewCurrencyExchange{
 			SourceCurrency: x.SourceCurrency, TargetCurrency: x.TargetCurrency, UnitCurrency: x.UnitCurrency,
 			ExchangeRate: x.ExchangeRate, QuotationDate: x.QuotationDate.String(), MarkupFeePercentage: x.MarkupFeePercentage,
 		}
 		if x.MarkupFee != nil {
-			out.CurrencyExchange.MarkupFee = &AmountInput{Amount: NumberOf(x.MarkupFee.Amount), Currency: x.MarkupFee.Currency}
+			out.CurrencyExchange.MarkupFee = &bank.AmountInput{Amount: bank.NumberOf(x.MarkupFee.Amount), Currency: x.MarkupFee.Currency}
 		}
 	}
 	return out

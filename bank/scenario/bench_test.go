@@ -1,4 +1,4 @@
-package bank_test
+package scenario_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/scenario"
 )
 
 // millionFile returns a scenario file with 1,000,000 transactions: the
@@ -30,7 +31,7 @@ func millionFile(b *testing.B, s *bank.Bank) string {
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
-	sc, err := s.Sandbox.ExportScenario("1,000,000 transactions on four accounts")
+	sc, err := scenario.ExportScenario(s.Sandbox, "1,000,000 transactions on four accounts")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +109,7 @@ type raw string
 // 300 a day back from the day before the test clock's: newest first, as
 // an export lists them, or oldest first with
 // SANDBANK_SCENARIO_OLDEST_FIRST set.
-func writeGenerated(write func(...any), a bank.ScenarioAccount, comma bool, n int) {
+func writeGenerated(write func(...any), a scenario.Account, comma bool, n int) {
 	seq, _ := bank.SeqOf(bank.KindAccount, a.ID)
 	text := func(s string) *string { return &s }
 	day := testNow.AddDate(0, 0, -1)
@@ -122,7 +123,7 @@ func writeGenerated(write func(...any), a bank.ScenarioAccount, comma bool, n in
 			j = n - 1 - k
 		}
 		date := day.AddDate(0, 0, -j/300).Format(time.DateOnly)
-		t := bank.ScenarioTransaction{ID: bank.FormatID(bank.KindTransaction, seq, uint64(1_000_000+j)), NewTransaction: bank.NewTransaction{
+		t := scenario.Transaction{ID: bank.FormatID(bank.KindTransaction, seq, uint64(1_000_000+j)), NewTransaction: bank.NewTransaction{
 			Amount: bank.NumberOf(decimal.New(-int64(1000+j%90000), -2)), Currency: a.Currency, ValueDate: date, BookingDate: date,
 			RemittanceInformationUnstructured: text(fmt.Sprintf("Varekjøp %d", j)), CreditorID: text(""), CreditorName: text("REMA 1000"),
 			CreditorAccount: &bank.AccountRef{IBAN: "NO9098393368403", BBAN: "98393368403"}, UltimateCreditor: text(""),
@@ -133,11 +134,11 @@ func writeGenerated(write func(...any), a bank.ScenarioAccount, comma bool, n in
 	}
 }
 
-// BenchmarkImportScenarioFrom_Million imports a scenario file of
+// BenchmarkImport_Million imports a scenario file of
 // 1,000,000 transactions as a stream, as the window's Load does, into a
 // data file in the known state. Run it once under /usr/bin/time -v for
 // the peak memory (docs/BENCHMARKS.md).
-func BenchmarkImportScenarioFrom_Million(b *testing.B) {
+func BenchmarkImport_Million(b *testing.B) {
 	s, db := newBank(b)
 	path := millionFile(b, s)
 	runtime.GC()
@@ -147,7 +148,7 @@ func BenchmarkImportScenarioFrom_Million(b *testing.B) {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		n, err := s.Sandbox.ImportScenarioFrom(f)
+		n, err := scenario.Import(s.Sandbox, f)
 		_ = f.Close()
 		if err != nil {
 			b.Fatal(err)
