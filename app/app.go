@@ -160,8 +160,22 @@ type listener struct {
 // It opens the file read-only first and reads everything the bank needs
 // from it (the settings and the certificates) before it reopens the file
 // for writing, so a start that fails on a bad file writes nothing to it.
-// A damaged file is refused with an error wrapping storage.ErrDamaged.
+// A damaged file is refused with an error wrapping storage.ErrDamaged; a
+// file, or a new file's folder, that this process may not read or write
+// with one that names the missing permission, the owner and what to do
+// (wrapping fs.ErrPermission). An Open that fails removes what it created:
+// a new data file, its folders.
 func Open(cfg Config) (*App, error) {
+	made := footprintOf(cfg)
+	a, err := open(cfg)
+	if err != nil && !errors.Is(err, storage.ErrInUse) { // in use: another Sandbank made what is there
+		made.undo()
+	}
+	return a, err
+}
+
+// open is Open, without the removal of what a failed one created.
+func open(cfg Config) (*App, error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -176,7 +190,7 @@ func Open(cfg Config) (*App, error) {
 	cfg.PublicURL = public
 	db, err := storage.OpenReadOnly(cfg.DataPath, 100*time.Millisecond)
 	if err != nil {
-		return nil, err
+		return nil, describeAccess(cfg.DataPath, err)
 	}
 	a := &App{
 		DB: db, Bank: bank.New(db, cfg.Clock), requests: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
@@ -282,7 +296,7 @@ func (cfg Config) settings(stored bank.Settings) bank.Settings {
 // settings where they differ from the stored ones, which it returns.
 func (a *App) writeStart(settings, want bank.Settings, newKeys *keys) (bank.Settings, error) {
 	if err := a.DB.Writable(); err != nil {
-		return settings, err
+		return settings, describeAccess(a.DB.Path(), err)
 	}
 	if a.DB.Created() {
 		if _, err := scenario.Initialize(a.Bank.Sandbox); err != nil {
@@ -377,7 +391,10 @@ func (a *App) RequestLog() *reqlog.Log { return a.requests }
 func (a *App) DataDir() string { return filepath.Dir(a.DB.Path()) }
 
 // TrustDir is the folder of extra trusted CA files for trust mode store.
-func (a *App) TrustDir() string { return filepath.Join(a.DataDir(), "trust") }
+func (a *App) TrustDir() string { return trustDir(a.DB.Path()) }
+
+// trustDir is the trust folder of the data file at data.
+func trustDir(data string) string { return filepath.Join(filepath.Dir(data), "trust") }
 
 // Handler returns the bank's HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }
@@ -592,8 +609,11 @@ func (a *App) Run(ctx context.Context) error {
 
 // Serve opens the data file of cfg, serves the bank until ctx ends and
 // closes the file: the whole life of a bank without a window. It prints
-// the banner to stdout first and a last line once the file is closed.
+// the banner to stdout first and a last line once the file is closed. A
+// start that fails (a listen address that cannot be bound) removes what it
+// created, as Open does.
 func Serve(ctx context.Context, cfg Config, stdout io.Writer) error {
+	made := footprintOf(cfg)
 	a, err := Open(cfg)
 	if err != nil {
 		return err
@@ -601,8 +621,11 @@ func Serve(ctx context.Context, cfg Config, stdout io.Writer) error {
 	defer func() { _ = a.Close() }()
 	// A bank without a window serves every listener asked for or none: a
 	// pipeline that asked for a port must not test against whatever else
-	// holds it.
+	// holds it. Nor does it leave behind what it created to serve: a new
+	// data file, its folders.
 	if err := a.Start(); err != nil {
+		_ = a.Close()
+		made.undo()
 		return err
 	}
 	if err := a.Banner(stdout); err != nil {
