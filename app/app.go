@@ -193,7 +193,7 @@ func open(cfg Config) (*App, error) {
 		return nil, describeAccess(cfg.DataPath, err)
 	}
 	a := &App{
-		DB: db, Bank: bank.New(db, cfg.Clock), requests: reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes),
+		DB: db, Bank: bank.New(db, cfg.Clock), requests: reqlog.NewLog(bank.DefaultRequestLogCount, bank.DefaultRequestLogBytes),
 		logger: logger, addr: cfg.Addr, tlsAddr: cfg.TLSAddr, timeouts: cfg.Timeouts, public: cfg.PublicURL,
 	}
 	if a.timeouts.Read <= 0 {

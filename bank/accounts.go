@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -44,7 +45,7 @@ type AccountDetail struct {
 	Owner Customer
 	// Warnings are the oddities the change that returned the account was
 	// accepted with (docs/TPP-GUIDE.md 9); none on a read.
-	Warnings []Message
+	Warnings []apierr.Message
 }
 
 // CreateAccount adds an account. A private owner's account joins their
@@ -65,8 +66,8 @@ func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
 
 // CreateAccountIn checks and stores an account; v gathers the findings
 // and oddities of the request it is part of.
-func CreateAccountIn(tx Tx, v *Violations, path, id string, in NewAccount) (Account, error) {
-	p := func(field string) string { return JoinPath(path, field) }
+func CreateAccountIn(tx Tx, v *apierr.Violations, path, id string, in NewAccount) (Account, error) {
+	p := func(field string) string { return apierr.JoinPath(path, field) }
 	owner := lookupCustomer(tx, v, p("customerNumber"), in.CustomerNumber)
 	CheckName(v, p("accountName"), in.AccountName, 1, 70)
 	bban, iban := in.BBAN, in.IBAN
@@ -113,11 +114,11 @@ func CreateAccountIn(tx Tx, v *Violations, path, id string, in NewAccount) (Acco
 			lookup = tx.AccountByBBAN
 		}
 		if old, err := lookup(dup.value); err == nil {
-			return Account{}, PathError(CodeConflict, p(dup.field), fmt.Sprintf("account %s has %s %s already", old.ID, dup.field, dup.value))
+			return Account{}, apierr.PathError(apierr.CodeConflict, p(dup.field), fmt.Sprintf("account %s has %s %s already", old.ID, dup.field, dup.value))
 		}
 	}
 	if _, err := tx.Account(id); err == nil {
-		return Account{}, PathError(CodeConflict, p("id"), "two accounts have the id "+id)
+		return Account{}, apierr.PathError(apierr.CodeConflict, p("id"), "two accounts have the id "+id)
 	}
 	a := Account{
 		ID: id, OwnerID: owner.ID, Name: in.AccountName, BBAN: bban, IBAN: iban,
@@ -129,14 +130,14 @@ func CreateAccountIn(tx Tx, v *Violations, path, id string, in NewAccount) (Acco
 
 // checkStatus checks an optional account or card status, any case, and
 // returns it in lower case ("enabled" when empty).
-func checkStatus(v *Violations, path, s string) string {
+func checkStatus(v *apierr.Violations, path, s string) string {
 	if s == "" {
 		return StatusEnabled
 	}
 	if st := oneOfFold(s, Statuses); st != "" {
 		return st
 	}
-	v.Format(path, "%q is not a status; use one of %s", Clip(s), joinComma(Statuses))
+	v.Format(path, "%q is not a status; use one of %s", apierr.Clip(s), joinComma(Statuses))
 	return ""
 }
 
@@ -145,7 +146,7 @@ func checkStatus(v *Violations, path, s string) string {
 // of the input that gave it. A type given twice is odd: the last one
 // wins. With fillOther (a new account), a type that is not given starts at
 // the amount of the one that is.
-func checkBalances(v *Violations, path string, in []BalanceInput, currency string, base Balances, fillOther bool) (Balances, map[string]int) {
+func checkBalances(v *apierr.Violations, path string, in []BalanceInput, currency string, base Balances, fillOther bool) (Balances, map[string]int) {
 	seen := map[string]int{}
 	out := base
 	for i, b := range in {
@@ -153,19 +154,19 @@ func checkBalances(v *Violations, path string, in []BalanceInput, currency strin
 		typ := oneOfFold(b.BalanceType, []string{BalanceClosingBooked, BalanceExpected})
 		switch _, twice := seen[typ]; {
 		case b.BalanceType == "":
-			v.Format(JoinPath(p, "balanceType"), "is required; closingBooked or expected")
+			v.Format(apierr.JoinPath(p, "balanceType"), "is required; closingBooked or expected")
 		case typ == "":
-			v.Format(JoinPath(p, "balanceType"), "%q is not a balance type; use closingBooked or expected", Clip(b.BalanceType))
+			v.Format(apierr.JoinPath(p, "balanceType"), "%q is not a balance type; use closingBooked or expected", apierr.Clip(b.BalanceType))
 		case twice:
-			v.Odd(CodeFormatError, JoinPath(p, "balanceType"), fmt.Sprintf("%s is given twice; the bank takes the last one. Send each balance type once", typ))
+			v.Odd(apierr.CodeFormatError, apierr.JoinPath(p, "balanceType"), fmt.Sprintf("%s is given twice; the bank takes the last one. Send each balance type once", typ))
 		}
 		if typ != "" {
 			seen[typ] = i
 		}
 		if b.BalanceAmount.Currency != currency {
-			v.Format(JoinPath(p, "balanceAmount.currency"), "must be %s, the account's currency", currency)
+			v.Format(apierr.JoinPath(p, "balanceAmount.currency"), "must be %s, the account's currency", currency)
 		}
-		amount, _ := checkSandboxAmount(v, JoinPath(p, "balanceAmount.amount"), b.BalanceAmount.Amount, currency)
+		amount, _ := checkSandboxAmount(v, apierr.JoinPath(p, "balanceAmount.amount"), b.BalanceAmount.Amount, currency)
 		switch typ {
 		case BalanceClosingBooked:
 			out.ClosingBooked = amount
@@ -246,7 +247,7 @@ func (s *Sandbox) SetAccountBalances(id string, in []BalanceInput) (AccountDetai
 
 // putAccount stores an edited account, unless v holds violations, and
 // returns its detail with v's warnings.
-func putAccount(tx Tx, v *Violations, a Account) (AccountDetail, error) {
+func putAccount(tx Tx, v *apierr.Violations, a Account) (AccountDetail, error) {
 	if err := v.Err(); err != nil {
 		return AccountDetail{}, err
 	}
@@ -277,7 +278,7 @@ func (s *Sandbox) UpdateAccount(id string, ch AccountChange) (AccountDetail, err
 		if err != nil {
 			return d, found(err, "account", id)
 		}
-		var v Violations
+		var v apierr.Violations
 		if ch.AccountName != nil {
 			CheckName(&v, "accountName", *ch.AccountName, 1, 70)
 			a.Name = *ch.AccountName

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/shopspring/decimal"
+
+	"sandbank/bank/apierr"
 )
 
 // NewAgreement is the body of an agreement creation: a corporate owner (by
@@ -36,7 +38,7 @@ type AgreementDetail struct {
 	Engagements []EngagementDetail
 	// Warnings are the oddities the change that returned the agreement was
 	// accepted with (docs/TPP-GUIDE.md 9); none on a read.
-	Warnings []Message
+	Warnings []apierr.Message
 }
 
 // EngagementDetail is an engagement with its PSU and account.
@@ -48,7 +50,7 @@ type EngagementDetail struct {
 	Private bool
 	// Warnings are the oddities the change that returned the engagement
 	// was accepted with (docs/TPP-GUIDE.md 9); none on a read.
-	Warnings []Message
+	Warnings []apierr.Message
 }
 
 // PrivateFlag marks the parent of a private agreement's engagement ids.
@@ -208,12 +210,12 @@ func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 // CreateAgreementIn stores an agreement; engagementIDs, when not nil, gives
 // the ids a scenario brings for its engagements. v gathers the findings
 // and oddities of the request it is part of.
-func CreateAgreementIn(tx Tx, v *Violations, path, id string, in NewAgreement, engagementIDs []string) (string, error) {
-	owner := lookupCustomer(tx, v, JoinPath(path, "owner"), in.Owner)
+func CreateAgreementIn(tx Tx, v *apierr.Violations, path, id string, in NewAgreement, engagementIDs []string) (string, error) {
+	owner := lookupCustomer(tx, v, apierr.JoinPath(path, "owner"), in.Owner)
 	if owner.ID != "" && owner.Type != Corporate {
-		v.Format(JoinPath(path, "owner"), "customer %s is private; a private customer's agreement comes with the customer, agreements are created for corporate customers", in.Owner)
+		v.Format(apierr.JoinPath(path, "owner"), "customer %s is private; a private customer's agreement comes with the customer, agreements are created for corporate customers", in.Owner)
 	}
-	CheckName(v, JoinPath(path, "name"), in.Name, 1, 70)
+	CheckName(v, apierr.JoinPath(path, "name"), in.Name, 1, 70)
 	id, seq, err := newID(tx, v, path, KindAgreement, 0, id)
 	if err != nil {
 		return "", err
@@ -222,7 +224,7 @@ func CreateAgreementIn(tx Tx, v *Violations, path, id string, in NewAgreement, e
 		return "", err
 	}
 	if _, err := tx.Agreement(id); err == nil {
-		return "", PathError(CodeConflict, JoinPath(path, "id"), "two agreements have the id "+id)
+		return "", apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two agreements have the id "+id)
 	}
 	a := Agreement{ID: id, OwnerID: owner.ID, Name: in.Name}
 	if err := tx.PutAgreement(a); err != nil {
@@ -233,7 +235,7 @@ func CreateAgreementIn(tx Tx, v *Violations, path, id string, in NewAgreement, e
 		if i < len(engagementIDs) {
 			eid = engagementIDs[i]
 		}
-		if _, err := createEngagement(tx, v, JoinPath(path, fmt.Sprintf("engagements[%d]", i)), eid, a, seq, e); err != nil {
+		if _, err := createEngagement(tx, v, apierr.JoinPath(path, fmt.Sprintf("engagements[%d]", i)), eid, a, seq, e); err != nil {
 			return "", err
 		}
 	}
@@ -242,14 +244,14 @@ func CreateAgreementIn(tx Tx, v *Violations, path, id string, in NewAgreement, e
 
 // lookupCustomer finds a customer by customerNumber for a request field,
 // recording RESOURCE_UNKNOWN when there is none.
-func lookupCustomer(tx Tx, v *Violations, path, number string) Customer {
+func lookupCustomer(tx Tx, v *apierr.Violations, path, number string) Customer {
 	if number == "" {
 		v.Format(path, "is required: a customerNumber")
 		return Customer{}
 	}
 	c, err := tx.CustomerByNumber(number)
 	if err != nil {
-		v.Add(CodeResourceUnknown, path, fmt.Sprintf("no customer has customerNumber %s; create the customer first", Clip(number)))
+		v.Add(apierr.CodeResourceUnknown, path, fmt.Sprintf("no customer has customerNumber %s; create the customer first", apierr.Clip(number)))
 		return Customer{}
 	}
 	return c
@@ -303,7 +305,7 @@ func (s *Sandbox) DeleteAgreement(id string) error {
 			if _, err := agreementDetail(tx, id); err != nil {
 				return err
 			}
-			return Errorf(CodeConflict, "agreement %s is a private customer's own agreement; it goes when the customer is deleted", id)
+			return apierr.Errorf(apierr.CodeConflict, "agreement %s is a private customer's own agreement; it goes when the customer is deleted", id)
 		}
 		if _, err := tx.Agreement(id); err != nil {
 			return found(err, "agreement", id)
@@ -350,7 +352,7 @@ func corporateAgreement(tx Tx, id, change string) (Agreement, uint64, error) {
 		if _, err := agreementDetail(tx, id); err != nil {
 			return Agreement{}, 0, err
 		}
-		return Agreement{}, 0, Errorf(CodeConflict, "agreement %s is a private customer's own agreement, which holds exactly the accounts they own; only corporate agreements let you %s", id, change)
+		return Agreement{}, 0, apierr.Errorf(apierr.CodeConflict, "agreement %s is a private customer's own agreement, which holds exactly the accounts they own; only corporate agreements let you %s", id, change)
 	}
 	a, err := tx.Agreement(id)
 	if err != nil {
@@ -362,27 +364,27 @@ func corporateAgreement(tx Tx, id, change string) (Agreement, uint64, error) {
 
 // createEngagement checks and stores an engagement of agreement a; v
 // gathers the findings and oddities of the request it is part of.
-func createEngagement(tx Tx, v *Violations, path, id string, a Agreement, agreementSeq uint64, in NewEngagement) (Engagement, error) {
-	psu := lookupCustomer(tx, v, JoinPath(path, "customer"), in.Customer)
+func createEngagement(tx Tx, v *apierr.Violations, path, id string, a Agreement, agreementSeq uint64, in NewEngagement) (Engagement, error) {
+	psu := lookupCustomer(tx, v, apierr.JoinPath(path, "customer"), in.Customer)
 	var account Account
-	ibanPath := JoinPath(path, "account.iban")
+	ibanPath := apierr.JoinPath(path, "account.iban")
 	if in.Account.IBAN == "" {
 		v.Format(ibanPath, "is required")
 	} else if acct, err := tx.AccountByIBAN(in.Account.IBAN); err != nil {
-		v.Add(CodeResourceUnknown, ibanPath, fmt.Sprintf("no sandbox account has IBAN %s", Clip(in.Account.IBAN)))
+		v.Add(apierr.CodeResourceUnknown, ibanPath, fmt.Sprintf("no sandbox account has IBAN %s", apierr.Clip(in.Account.IBAN)))
 	} else if acct.OwnerID != a.OwnerID {
 		v.Format(ibanPath, "account %s is not owned by the agreement's owner; an engagement gives access to the owner's own accounts", in.Account.IBAN)
 	} else {
 		account = acct
 	}
-	roles := checkRoles(v, JoinPath(path, "roles"), in.Roles)
+	roles := checkRoles(v, apierr.JoinPath(path, "roles"), in.Roles)
 	currency := account.Currency
 	if currency == "" {
 		currency = "NOK"
 	}
-	register := checkEngagementLimit(v, JoinPath(path, "registerLimit"), in.RegisterLimit, currency,
+	register := checkEngagementLimit(v, apierr.JoinPath(path, "registerLimit"), in.RegisterLimit, currency,
 		"which lets the PSU register no payment from the account (every amount is over it). Give the largest amount the PSU may register")
-	approval := checkEngagementLimit(v, JoinPath(path, "approvalLimit"), in.ApprovalLimit, currency,
+	approval := checkEngagementLimit(v, apierr.JoinPath(path, "approvalLimit"), in.ApprovalLimit, currency,
 		"which lets the PSU approve no payment: each one they register waits for another approver whose limit covers it. Give the largest amount the PSU may approve")
 	id, _, err := newID(tx, v, path, KindEngagement, agreementSeq, id)
 	if err != nil {
@@ -397,10 +399,10 @@ func createEngagement(tx Tx, v *Violations, path, id string, a Agreement, agreem
 	}
 	for _, e := range existing {
 		if e.CustomerID == psu.ID && e.AccountID == account.ID {
-			return Engagement{}, PathError(CodeConflict, path, fmt.Sprintf("customer %s is engaged on %s in this agreement already (engagement %s); delete that one to change it", in.Customer, in.Account.IBAN, e.ID))
+			return Engagement{}, apierr.PathError(apierr.CodeConflict, path, fmt.Sprintf("customer %s is engaged on %s in this agreement already (engagement %s); delete that one to change it", in.Customer, in.Account.IBAN, e.ID))
 		}
 		if e.ID == id {
-			return Engagement{}, PathError(CodeConflict, JoinPath(path, "id"), "two engagements have the id "+id)
+			return Engagement{}, apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two engagements have the id "+id)
 		}
 	}
 	e := Engagement{
@@ -410,7 +412,7 @@ func createEngagement(tx Tx, v *Violations, path, id string, a Agreement, agreem
 	return e, tx.PutEngagement(e)
 }
 
-func checkRoles(v *Violations, path string, roles []string) []string {
+func checkRoles(v *apierr.Violations, path string, roles []string) []string {
 	if len(roles) == 0 {
 		v.Format(path, "needs at least one role of %s", joinComma(Roles))
 		return nil
@@ -428,15 +430,15 @@ func checkRoles(v *Violations, path string, roles []string) []string {
 
 // checkEngagementLimit checks an engagement's limit. One left out is odd:
 // the bank takes 0, whose meaning says what that does.
-func checkEngagementLimit(v *Violations, path string, n *Number, currency, meaning string) decimal.Decimal {
+func checkEngagementLimit(v *apierr.Violations, path string, n *Number, currency, meaning string) decimal.Decimal {
 	if n == nil {
-		v.Odd(CodeFormatError, path, "is not given; the bank takes 0, "+meaning)
+		v.Odd(apierr.CodeFormatError, path, "is not given; the bank takes 0, "+meaning)
 		return decimal.Zero
 	}
 	return checkLimit(v, path, n, currency)
 }
 
-func checkLimit(v *Violations, path string, n *Number, currency string) decimal.Decimal {
+func checkLimit(v *apierr.Violations, path string, n *Number, currency string) decimal.Decimal {
 	d, ok := checkSandboxAmount(v, path, n, currency)
 	if ok && d.IsNegative() {
 		v.Format(path, "must not be negative")

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"sandbank/bank/apierr"
 )
 
 // AISRequest is who asks for account information, as the request's headers
@@ -48,8 +50,8 @@ const (
 const DailyUses = 4
 
 // consentMissing is the 401 that a new SCA cures.
-func consentMissing(code, format string, args ...any) *Error {
-	e := Errorf(code, format, args...)
+func consentMissing(code, format string, args ...any) *apierr.Error {
+	e := apierr.Errorf(code, format, args...)
 	e.NeedSCA = true
 	return e
 }
@@ -63,7 +65,7 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 	}
 	var a Access
 	if r.PSUID == "" {
-		return a, consentMissing(CodeConsentInvalid, "the request names no PSU (PSU-ID) and no consent (Consent-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
+		return a, consentMissing(apierr.CodeConsentInvalid, "the request names no PSU (PSU-ID) and no consent (Consent-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
 	}
 	c, err := psuOf(tx, r)
 	if err != nil {
@@ -73,7 +75,7 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 	if r.CorporateID != "" {
 		corp, err := tx.PSU(r.CorporateID)
 		if err != nil || corp.TPPID != r.TPPID || corp.CustomerID != c.ID || corp.AgreementID == "" {
-			return a, consentMissing(CodeConsentInvalid, "PSU-Corporate-ID %s is not a corporate context of this PSU for this TPP", r.CorporateID)
+			return a, consentMissing(apierr.CodeConsentInvalid, "PSU-Corporate-ID %s is not a corporate context of this PSU for this TPP", r.CorporateID)
 		}
 		a.Context = corp.AgreementID
 	}
@@ -83,10 +85,10 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 			if corporate, err := s.hasCorporateGrant(tx, r.TPPID, a.Customer.ID); err != nil {
 				return a, err
 			} else if corporate {
-				return a, PathError(CodeCorporateIDRequired, "PSU-Corporate-ID", "this PSU's consent is for a corporate context; send the psu-corporate-id of the SCA redirect as PSU-Corporate-ID")
+				return a, apierr.PathError(apierr.CodeCorporateIDRequired, "PSU-Corporate-ID", "this PSU's consent is for a corporate context; send the psu-corporate-id of the SCA redirect as PSU-Corporate-ID")
 			}
 		}
-		return a, consentMissing(CodeConsentInvalid, "there is no consent for this PSU in this context; complete SCA at the scaRedirect link")
+		return a, consentMissing(apierr.CodeConsentInvalid, "there is no consent for this PSU in this context; complete SCA at the scaRedirect link")
 	} else if err != nil {
 		return a, err
 	}
@@ -96,17 +98,17 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 // psuOf is the customer a request's PSU-ID stands for.
 func psuOf(tx Tx, r AISRequest) (Customer, error) {
 	if _, err := uuid.Parse(r.PSUID); err != nil {
-		return Customer{}, PathError(CodeFormatError, "PSU-ID", "must be the UUID the SCA redirect gave as psu-id")
+		return Customer{}, apierr.PathError(apierr.CodeFormatError, "PSU-ID", "must be the UUID the SCA redirect gave as psu-id")
 	}
 	psu, err := tx.PSU(r.PSUID)
 	if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != r.TPPID || psu.AgreementID != "")) {
-		return Customer{}, consentMissing(CodeConsentInvalid, "PSU-ID %s is not a PSU of this TPP; complete SCA to get one", r.PSUID)
+		return Customer{}, consentMissing(apierr.CodeConsentInvalid, "PSU-ID %s is not a PSU of this TPP; complete SCA to get one", r.PSUID)
 	} else if err != nil {
 		return Customer{}, err
 	}
 	c, err := tx.Customer(psu.CustomerID)
 	if errors.Is(err, ErrNotFound) {
-		return c, consentMissing(CodeConsentInvalid, "the PSU of PSU-ID %s no longer exists in the sandbox", r.PSUID)
+		return c, consentMissing(apierr.CodeConsentInvalid, "the PSU of PSU-ID %s no longer exists in the sandbox", r.PSUID)
 	}
 	return c, err
 }
@@ -118,32 +120,32 @@ func (s *core) consentAccess(tx Tx, r AISRequest) (Access, error) {
 	var a Access
 	cn, err := tx.Consent(r.ConsentID)
 	if errors.Is(err, ErrNotFound) || (err == nil && cn.TPPID != r.TPPID) {
-		return a, consentMissing(CodeConsentInvalid, "Consent-ID %s is not a consent of your TPP; start one with POST /v1/consents", Clip(r.ConsentID))
+		return a, consentMissing(apierr.CodeConsentInvalid, "Consent-ID %s is not a consent of your TPP; start one with POST /v1/consents", apierr.Clip(r.ConsentID))
 	} else if err != nil {
 		return a, err
 	}
 	switch st := cn.ConsentStatus(s.Now()); st {
 	case ConsentValid:
 	case ConsentExpired:
-		return a, consentMissing(CodeConsentExpired, "consent %s expired on %s (180 days); renew it with SCA at the scaRedirect link", cn.ID, cn.ValidUntil().In(Oslo).Format("2006-01-02"))
+		return a, consentMissing(apierr.CodeConsentExpired, "consent %s expired on %s (180 days); renew it with SCA at the scaRedirect link", cn.ID, cn.ValidUntil().In(Oslo).Format("2006-01-02"))
 	default:
-		return a, consentMissing(CodeConsentInvalid, "consent %s is %s, not valid; start a new one with POST /v1/consents", cn.ID, st)
+		return a, consentMissing(apierr.CodeConsentInvalid, "consent %s is %s, not valid; start a new one with POST /v1/consents", cn.ID, st)
 	}
 	if r.PSUID != "" && r.PSUID != PSUID(r.TPPID, cn.CustomerID) {
-		return a, consentMissing(CodeConsentInvalid, "PSU-ID %s is not the PSU of consent %s; send the psu-id of that consent's SCA, or leave PSU-ID out", Clip(r.PSUID), cn.ID)
+		return a, consentMissing(apierr.CodeConsentInvalid, "PSU-ID %s is not the PSU of consent %s; send the psu-id of that consent's SCA, or leave PSU-ID out", apierr.Clip(r.PSUID), cn.ID)
 	}
 	if r.CorporateID != "" && (cn.Context == ContextPrivate || r.CorporateID != CorporateID(r.TPPID, cn.CustomerID, cn.Context)) {
-		return a, consentMissing(CodeConsentInvalid, "PSU-Corporate-ID %s is not the corporate context of consent %s", Clip(r.CorporateID), cn.ID)
+		return a, consentMissing(apierr.CodeConsentInvalid, "PSU-Corporate-ID %s is not the corporate context of consent %s", apierr.Clip(r.CorporateID), cn.ID)
 	}
 	if a.Customer, err = tx.Customer(cn.CustomerID); errors.Is(err, ErrNotFound) {
-		return a, consentMissing(CodeConsentInvalid, "the PSU of consent %s no longer exists in the sandbox", cn.ID)
+		return a, consentMissing(apierr.CodeConsentInvalid, "the PSU of consent %s no longer exists in the sandbox", cn.ID)
 	} else if err != nil {
 		return a, err
 	}
 	a.Context = cn.Context
 	a.Grant, err = tx.Grant(r.TPPID, cn.CustomerID, cn.Context)
 	if errors.Is(err, ErrNotFound) || (err == nil && a.Grant.ID != cn.GrantID) {
-		return a, consentMissing(CodeConsentInvalid, "the grant of consent %s is gone; start a new consent", cn.ID)
+		return a, consentMissing(apierr.CodeConsentInvalid, "the grant of consent %s is gone; start a new consent", cn.ID)
 	} else if err != nil {
 		return a, err
 	}
@@ -155,7 +157,7 @@ func (s *core) consentAccess(tx Tx, r AISRequest) (Access, error) {
 func (s *core) grantValid(tx Tx, r AISRequest, a *Access) error {
 	now := s.Now()
 	if now.After(a.Grant.Expires()) {
-		return consentMissing(CodeConsentExpired, "the consent of %s expired on %s (180 days); renew it with SCA at the scaRedirect link", a.Grant.Created.Format("2006-01-02"), a.Grant.Expires().Format("2006-01-02"))
+		return consentMissing(apierr.CodeConsentExpired, "the consent of %s expired on %s (180 days); renew it with SCA at the scaRedirect link", a.Grant.Created.Format("2006-01-02"), a.Grant.Expires().Format("2006-01-02"))
 	}
 	if sess, err := tx.Session(r.TPPID, a.Customer.ID); err == nil {
 		a.SessionValid = r.SessionID != "" && sess.SessionID == r.SessionID && now.Before(sess.Expires)
@@ -182,7 +184,7 @@ func (s *core) hasCorporateGrant(tx Tx, tppID, customerID string) (bool, error) 
 // an account that does not exist).
 func granted(a Access, accountID string) error {
 	if !slices.Contains(a.Grant.Accounts, accountID) {
-		return Errorf(CodeResourceUnknown, "account %s is unknown or not in this consent", Clip(accountID))
+		return apierr.Errorf(apierr.CodeResourceUnknown, "account %s is unknown or not in this consent", apierr.Clip(accountID))
 	}
 	return nil
 }
@@ -198,7 +200,7 @@ func (s *core) use(tx Tx, r AISRequest, a Access, accountID, kind string) error 
 		return err
 	}
 	if n > DailyUses {
-		return Errorf(CodeAccessExceeded, "without the PSU present (no PSU-IP-Address) %s of an account may be read %d times a day; this is call %d today. Send PSU-IP-Address when the PSU takes part", kind, DailyUses, n)
+		return apierr.Errorf(apierr.CodeAccessExceeded, "without the PSU present (no PSU-IP-Address) %s of an account may be read %d times a day; this is call %d today. Send PSU-IP-Address when the PSU takes part", kind, DailyUses, n)
 	}
 	return nil
 }
@@ -372,7 +374,7 @@ func (s *core) historyFrom(q *AISQuery, a Access) error {
 		return nil
 	}
 	if q.From.Before(limit) {
-		return consentMissing(CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID. Complete SCA at the scaRedirect link, or start at %s", q.From, limit)
+		return consentMissing(apierr.CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID. Complete SCA at the scaRedirect link, or start at %s", q.From, limit)
 	}
 	return nil
 }
@@ -392,7 +394,7 @@ func (s *PSD2) Transaction(r AISRequest, accountID, txID string) (Account, Trans
 			return found(err, "account", accountID)
 		}
 		if !r.PSUPresent && s.Now().After(a.Grant.Created.Add(DetailsGrantAge)) {
-			return consentMissing(CodeConsentExpired, "without the PSU present (no PSU-IP-Address) transaction details need a consent at most 90 days old; this one is from %s. Renew it with SCA", a.Grant.Created.Format("2006-01-02"))
+			return consentMissing(apierr.CodeConsentExpired, "without the PSU present (no PSU-IP-Address) transaction details need a consent at most 90 days old; this one is from %s. Renew it with SCA", a.Grant.Created.Format("2006-01-02"))
 		}
 		if err := s.use(tx, r, a, accountID, UseDetails); err != nil {
 			return err

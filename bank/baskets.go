@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"sandbank/bank/apierr"
 )
 
 // MaxBasketPayments is how many payments a basket holds at most.
@@ -44,7 +46,7 @@ func BasketStatus(payments []Payment) string {
 // CreateBasket puts 1 to 10 of a TPP's RCVD single payments in a basket.
 func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 	var out BasketView
-	var v Violations
+	var v apierr.Violations
 	switch {
 	case len(ids) == 0:
 		v.Format("paymentIds", "give 1 to %d payment ids", MaxBasketPayments)
@@ -54,7 +56,7 @@ func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 	seen := make(map[string]bool, len(ids))
 	for i, id := range ids {
 		if seen[id] {
-			v.Format(fmt.Sprintf("paymentIds[%d]", i), "payment %s is given twice", Clip(id))
+			v.Format(fmt.Sprintf("paymentIds[%d]", i), "payment %s is given twice", apierr.Clip(id))
 		}
 		seen[id] = true
 	}
@@ -68,15 +70,15 @@ func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 			p, err := tx.Payment(id)
 			switch {
 			case errors.Is(err, ErrNotFound) || (err == nil && p.TPPID != tppID):
-				return PathError(CodeResourceUnknown, path, fmt.Sprintf("there is no payment %s of your TPP", Clip(id)))
+				return apierr.PathError(apierr.CodeResourceUnknown, path, fmt.Sprintf("there is no payment %s of your TPP", apierr.Clip(id)))
 			case err != nil:
 				return err
 			case p.Service != ServiceSingle:
-				return PathError(CodeReferenceMixInvalid, path, fmt.Sprintf("payment %s is a %s payment; a basket takes single payments only", id, p.Service))
+				return apierr.PathError(apierr.CodeReferenceMixInvalid, path, fmt.Sprintf("payment %s is a %s payment; a basket takes single payments only", id, p.Service))
 			case p.BasketID != "":
-				return PathError(CodeConflict, path, fmt.Sprintf("payment %s is in basket %s already", id, p.BasketID))
+				return apierr.PathError(apierr.CodeConflict, path, fmt.Sprintf("payment %s is in basket %s already", id, p.BasketID))
 			case p.Status != StatusRCVD:
-				return PathError(CodeConflict, path, fmt.Sprintf("payment %s is %s; a basket takes payments that await authorisation (RCVD)", id, p.Status))
+				return apierr.PathError(apierr.CodeConflict, path, fmt.Sprintf("payment %s is %s; a basket takes payments that await authorisation (RCVD)", id, p.Status))
 			}
 			payments = append(payments, p)
 		}
@@ -108,7 +110,7 @@ func (s *PSD2) Basket(tppID, id string) (BasketView, error) {
 func basketView(tx Tx, tppID, id string) (BasketView, error) {
 	b, err := tx.Basket(id)
 	if errors.Is(err, ErrNotFound) || (err == nil && b.TPPID != tppID) {
-		return BasketView{}, Errorf(CodeResourceUnknown, "there is no signing basket %s of your TPP", Clip(id))
+		return BasketView{}, apierr.Errorf(apierr.CodeResourceUnknown, "there is no signing basket %s of your TPP", apierr.Clip(id))
 	} else if err != nil {
 		return BasketView{}, err
 	}
@@ -133,7 +135,7 @@ func (s *PSD2) DeleteBasket(tppID, id string) error {
 			return err
 		}
 		if len(v.Authorisations) > 0 {
-			return Errorf(CodeConflict, "basket %s has an authorisation already and can no longer change", id)
+			return apierr.Errorf(apierr.CodeConflict, "basket %s has an authorisation already and can no longer change", id)
 		}
 		for _, p := range v.Payments {
 			p.BasketID = ""
@@ -160,7 +162,7 @@ func (s *PSD2) StartBasketAuthorisation(r SCARequest, basketID string) (Authoris
 			}
 		}
 		if len(waiting) == 0 {
-			return a, Errorf(CodeConflict, "no payment of basket %s awaits approval (the basket is %s)", basketID, v.Status)
+			return a, apierr.Errorf(apierr.CodeConflict, "no payment of basket %s awaits approval (the basket is %s)", basketID, v.Status)
 		}
 		r.Kind = AuthBasket
 		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
@@ -184,7 +186,7 @@ func (s *PSD2) BasketAuthorisation(tppID, basketID, authID string) (Authorisatio
 			return err
 		}
 		if !slices.Contains(v.Authorisations, authID) {
-			return Errorf(CodeSCANotFound, "basket %s has no authorisation %s", basketID, Clip(authID))
+			return apierr.Errorf(apierr.CodeSCANotFound, "basket %s has no authorisation %s", basketID, apierr.Clip(authID))
 		}
 		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -46,7 +47,7 @@ type CardAccountDetail struct {
 	Owner Customer
 	// Warnings are the oddities the change that returned the card account
 	// was accepted with (docs/TPP-GUIDE.md 9); none on a read.
-	Warnings []Message
+	Warnings []apierr.Message
 }
 
 // NewCardTransaction is one item of a card transaction post (spec 2.12).
@@ -91,7 +92,7 @@ type CardPostResult struct {
 	MaskedPan string
 	Booked    []CardTransaction
 	Pending   []string
-	Warnings  []Message
+	Warnings  []apierr.Message
 }
 
 var (
@@ -116,8 +117,8 @@ func (s *Sandbox) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error
 
 // CreateCardAccountIn checks and stores a card account; v gathers the
 // findings and oddities of the request it is part of.
-func CreateCardAccountIn(tx Tx, v *Violations, path, id string, in NewCardAccount) (CardAccount, error) {
-	p := func(field string) string { return JoinPath(path, field) }
+func CreateCardAccountIn(tx Tx, v *apierr.Violations, path, id string, in NewCardAccount) (CardAccount, error) {
+	p := func(field string) string { return apierr.JoinPath(path, field) }
 	owner := lookupCustomer(tx, v, p("customerNumber"), in.CustomerNumber)
 	checkMaskedPan(v, p("maskedPan"), in.MaskedPan)
 	currencyOK := CheckCurrency(v, p("currency"), in.Currency)
@@ -149,7 +150,7 @@ func CreateCardAccountIn(tx Tx, v *Violations, path, id string, in NewCardAccoun
 		return CardAccount{}, err
 	}
 	if _, err := tx.CardAccount(id); err == nil {
-		return CardAccount{}, PathError(CodeConflict, p("id"), "two card accounts have the id "+id)
+		return CardAccount{}, apierr.PathError(apierr.CodeConflict, p("id"), "two card accounts have the id "+id)
 	}
 	c := CardAccount{
 		ID: id, OwnerID: owner.ID, MaskedPan: in.MaskedPan, Currency: in.Currency,
@@ -168,7 +169,7 @@ func CreateCardAccountIn(tx Tx, v *Violations, path, id string, in NewCardAccoun
 // checkCardBalances checks the balances of a card account request, like
 // checkBalances, and keeps the detail each balance type was last given
 // with.
-func checkCardBalances(v *Violations, path string, in []CardBalanceInput, currency string, base CardBalances, fillOther bool) CardBalances {
+func checkCardBalances(v *apierr.Violations, path string, in []CardBalanceInput, currency string, base CardBalances, fillOther bool) CardBalances {
 	plain := make([]BalanceInput, len(in))
 	details := make([]BalanceDetail, len(in))
 	for i, b := range in {
@@ -188,30 +189,30 @@ func checkCardBalances(v *Violations, path string, in []CardBalanceInput, curren
 }
 
 // checkBalanceDetail checks the Berlin Group fields of a card balance.
-func checkBalanceDetail(v *Violations, path string, in CardBalanceInput) BalanceDetail {
+func checkBalanceDetail(v *apierr.Violations, path string, in CardBalanceInput) BalanceDetail {
 	d := BalanceDetail{LastCommittedTransaction: in.LastCommittedTransaction}
 	if in.ReferenceDate != "" {
-		d.ReferenceDate = checkDate(v, JoinPath(path, "referenceDate"), in.ReferenceDate)
+		d.ReferenceDate = checkDate(v, apierr.JoinPath(path, "referenceDate"), in.ReferenceDate)
 	}
 	if in.LastChangeDateTime != "" {
 		t, err := time.Parse(time.RFC3339, in.LastChangeDateTime)
 		if err != nil {
-			v.Format(JoinPath(path, "lastChangeDateTime"), "must be a date-time with offset (RFC 3339), e.g. 2026-03-01T10:15:00+01:00")
+			v.Format(apierr.JoinPath(path, "lastChangeDateTime"), "must be a date-time with offset (RFC 3339), e.g. 2026-03-01T10:15:00+01:00")
 		}
 		d.LastChangeDateTime = t
 	}
-	CheckText(v, JoinPath(path, "lastCommittedTransaction"), in.LastCommittedTransaction, 0, 35)
+	CheckText(v, apierr.JoinPath(path, "lastCommittedTransaction"), in.LastCommittedTransaction, 0, 35)
 	return d
 }
 
 // checkExpiry checks a card's expiry: the month, YYYY-MM. A date,
 // YYYY-MM-DD, is odd: the bank keeps it as given.
-func checkExpiry(v *Violations, path, s string) {
+func checkExpiry(v *apierr.Violations, path, s string) {
 	if expiryPattern.MatchString(s) {
 		return
 	}
 	if _, err := ParseDate(s); err == nil {
-		v.Odd(CodeFormatError, path, fmt.Sprintf("%s is a date; the bank writes a card's expiry as its month, YYYY-MM (e.g. %s), and keeps the date as given", s, s[:7]))
+		v.Odd(apierr.CodeFormatError, path, fmt.Sprintf("%s is a date; the bank writes a card's expiry as its month, YYYY-MM (e.g. %s), and keeps the date as given", s, s[:7]))
 		return
 	}
 	v.Format(path, "must be the expiry month as YYYY-MM, e.g. 2029-08")
@@ -276,7 +277,7 @@ func (s *Sandbox) SetCardBalances(id string, in []CardBalanceInput) (CardAccount
 
 // putCardAccount stores an edited card account, unless v holds
 // violations, and returns its detail with v's warnings.
-func putCardAccount(tx Tx, v *Violations, c CardAccount) (CardAccountDetail, error) {
+func putCardAccount(tx Tx, v *apierr.Violations, c CardAccount) (CardAccountDetail, error) {
 	if err := v.Err(); err != nil {
 		return CardAccountDetail{}, err
 	}
@@ -348,7 +349,7 @@ func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransact
 			return res, found(err, "card account", cardAccountID)
 		}
 		if len(in) == 0 {
-			return res, PathError(CodeFormatError, "", "send an array of at least one card transaction")
+			return res, apierr.PathError(apierr.CodeFormatError, "", "send an array of at least one card transaction")
 		}
 		v := s.violations()
 		res, err = AddCardTransactionsIn(tx, &v, c, "", 0, in, s.Today())
@@ -361,16 +362,16 @@ func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransact
 // c; v gathers the findings and oddities of the request they are part of,
 // and first is the position of in's first item in the list the paths count
 // in.
-func AddCardTransactionsIn(tx Tx, v *Violations, c CardAccount, path string, first int, in []NewCardTransaction, today Date) (CardPostResult, error) {
+func AddCardTransactionsIn(tx Tx, v *apierr.Violations, c CardAccount, path string, first int, in []NewCardTransaction, today Date) (CardPostResult, error) {
 	res := CardPostResult{MaskedPan: c.MaskedPan, Booked: []CardTransaction{}, Pending: []string{}}
 	list := make([]CardTransaction, 0, len(in))
 	seen := map[string]bool{}
 	for i, item := range in {
-		p := JoinPath(path, fmt.Sprintf("[%d]", first+i))
+		p := apierr.JoinPath(path, fmt.Sprintf("[%d]", first+i))
 		t := checkCardTransaction(v, p, c, item, today)
 		if t.CardTransactionID != "" {
 			if seen[t.CardTransactionID] {
-				v.Format(JoinPath(p, "cardTransactionId"), "%s is given twice in this request", t.CardTransactionID)
+				v.Format(apierr.JoinPath(p, "cardTransactionId"), "%s is given twice in this request", t.CardTransactionID)
 			}
 			seen[t.CardTransactionID] = true
 		}
@@ -385,7 +386,7 @@ func AddCardTransactionsIn(tx Tx, v *Violations, c CardAccount, path string, fir
 			return res, err
 		}
 		if exists {
-			return res, PathError(CodeConflict, JoinPath(path, fmt.Sprintf("[%d].cardTransactionId", first+i)), "card account "+c.ID+" has a transaction "+t.CardTransactionID+" already")
+			return res, apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, fmt.Sprintf("[%d].cardTransactionId", first+i)), "card account "+c.ID+" has a transaction "+t.CardTransactionID+" already")
 		}
 		if t.Pending() {
 			res.Pending = append(res.Pending, t.CardTransactionID)
@@ -396,8 +397,8 @@ func AddCardTransactionsIn(tx Tx, v *Violations, c CardAccount, path string, fir
 	return res, tx.PutCardTransactions(c.ID, list)
 }
 
-func checkCardTransaction(v *Violations, p string, c CardAccount, in NewCardTransaction, today Date) CardTransaction {
-	f := func(field string) string { return JoinPath(p, field) }
+func checkCardTransaction(v *apierr.Violations, p string, c CardAccount, in NewCardTransaction, today Date) CardTransaction {
+	f := func(field string) string { return apierr.JoinPath(p, field) }
 	CheckText(v, f("cardTransactionId"), in.CardTransactionID, 1, 35)
 	t := CardTransaction{
 		CardTransactionID:              in.CardTransactionID,
@@ -463,8 +464,8 @@ func checkCardTransaction(v *Violations, p string, c CardAccount, in NewCardTran
 // checkMarkupBeside takes a markup fee given beside currencyExchange, where
 // Berlin Group puts it, into the exchange x, where the sandbox API keeps
 // it. It is odd: a fee given in both places must be the same.
-func checkMarkupBeside(v *Violations, p string, in NewCardTransaction, x *CurrencyExchange) {
-	f := func(field string) string { return JoinPath(p, field) }
+func checkMarkupBeside(v *apierr.Violations, p string, in NewCardTransaction, x *CurrencyExchange) {
+	f := func(field string) string { return apierr.JoinPath(p, field) }
 	fee, pct := checkMarkup(v, f("markupFee"), f("markupFeePercentage"), in.MarkupFee, in.MarkupFeePercentage)
 	if x == nil {
 		v.Format(f("currencyExchange"), "is required with markupFee and markupFeePercentage: they are the fee of a currency exchange")
@@ -477,7 +478,7 @@ func checkMarkupBeside(v *Violations, p string, in NewCardTransaction, x *Curren
 		case x.MarkupFee.Currency != fee.Currency || !x.MarkupFee.Amount.Equal(fee.Amount):
 			v.Format(f("markupFee"), "differs from currencyExchange.markupFee; give the fee once")
 		}
-		v.Odd(CodeFormatError, f("markupFee"), "stands beside currencyExchange, where Berlin Group puts it; the sandbox API keeps it inside, as currencyExchange.markupFee, and shows it there")
+		v.Odd(apierr.CodeFormatError, f("markupFee"), "stands beside currencyExchange, where Berlin Group puts it; the sandbox API keeps it inside, as currencyExchange.markupFee, and shows it there")
 	}
 	if pct != "" {
 		switch {
@@ -486,7 +487,7 @@ func checkMarkupBeside(v *Violations, p string, in NewCardTransaction, x *Curren
 		case !sameDecimal(x.MarkupFeePercentage, pct):
 			v.Format(f("markupFeePercentage"), "differs from currencyExchange.markupFeePercentage; give it once")
 		}
-		v.Odd(CodeFormatError, f("markupFeePercentage"), "stands beside currencyExchange, where Berlin Group puts it; the sandbox API keeps it inside, as currencyExchange.markupFeePercentage, and shows it there")
+		v.Odd(apierr.CodeFormatError, f("markupFeePercentage"), "stands beside currencyExchange, where Berlin Group puts it; the sandbox API keeps it inside, as currencyExchange.markupFeePercentage, and shows it there")
 	}
 }
 
@@ -497,31 +498,31 @@ func sameDecimal(a, b string) bool {
 	return errA == nil && errB == nil && x.Equal(y)
 }
 
-func checkCardMoney(v *Violations, path string, in *AmountInput) Money {
-	CheckCurrency(v, JoinPath(path, "currency"), in.Currency)
-	amount, ok := checkSandboxAmount(v, JoinPath(path, "amount"), in.Amount, in.Currency)
+func checkCardMoney(v *apierr.Violations, path string, in *AmountInput) Money {
+	CheckCurrency(v, apierr.JoinPath(path, "currency"), in.Currency)
+	amount, ok := checkSandboxAmount(v, apierr.JoinPath(path, "amount"), in.Amount, in.Currency)
 	if ok && amount.IsZero() {
-		v.Format(JoinPath(path, "amount"), "must not be zero; a purchase is negative, a refund positive")
+		v.Format(apierr.JoinPath(path, "amount"), "must not be zero; a purchase is negative, a refund positive")
 	}
 	return Money{Amount: amount, Currency: in.Currency}
 }
 
-func checkAddress(v *Violations, path string, in Address) Address {
-	CheckText(v, JoinPath(path, "street"), in.Street, 0, 70)
-	CheckText(v, JoinPath(path, "buildingNumber"), in.BuildingNumber, 0, 16)
-	CheckText(v, JoinPath(path, "postalCode"), in.PostalCode, 0, 16)
-	CheckText(v, JoinPath(path, "city"), in.City, 0, 35)
+func checkAddress(v *apierr.Violations, path string, in Address) Address {
+	CheckText(v, apierr.JoinPath(path, "street"), in.Street, 0, 70)
+	CheckText(v, apierr.JoinPath(path, "buildingNumber"), in.BuildingNumber, 0, 16)
+	CheckText(v, apierr.JoinPath(path, "postalCode"), in.PostalCode, 0, 16)
+	CheckText(v, apierr.JoinPath(path, "city"), in.City, 0, 35)
 	switch {
 	case in.Country == "":
-		v.Format(JoinPath(path, "country"), "is required: an ISO 3166 alpha-2 code such as NO")
+		v.Format(apierr.JoinPath(path, "country"), "is required: an ISO 3166 alpha-2 code such as NO")
 	case !validate.Country(in.Country):
-		v.Format(JoinPath(path, "country"), "%q is not an ISO 3166 alpha-2 country code", Clip(in.Country))
+		v.Format(apierr.JoinPath(path, "country"), "%q is not an ISO 3166 alpha-2 country code", apierr.Clip(in.Country))
 	}
 	return in
 }
 
-func checkExchange(v *Violations, path string, in NewCurrencyExchange, today Date) *CurrencyExchange {
-	f := func(field string) string { return JoinPath(path, field) }
+func checkExchange(v *apierr.Violations, path string, in NewCurrencyExchange, today Date) *CurrencyExchange {
+	f := func(field string) string { return apierr.JoinPath(path, field) }
 	for _, c := range []struct{ field, value string }{{"sourceCurrency", in.SourceCurrency}, {"targetCurrency", in.TargetCurrency}, {"unitCurrency", in.UnitCurrency}} {
 		CheckCurrency(v, f(c.field), c.value)
 	}
@@ -539,7 +540,7 @@ func checkExchange(v *Violations, path string, in NewCurrencyExchange, today Dat
 }
 
 // checkMarkup checks an optional markup fee and fee percentage.
-func checkMarkup(v *Violations, feePath, pctPath string, fee *AmountInput, pct string) (*Money, string) {
+func checkMarkup(v *apierr.Violations, feePath, pctPath string, fee *AmountInput, pct string) (*Money, string) {
 	if pct != "" && !ratePattern.MatchString(pct) {
 		v.Format(pctPath, "must be a decimal number as a string, e.g. \"1.75\"")
 	}

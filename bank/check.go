@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -13,7 +14,7 @@ import (
 // 0 allows an empty text, and one of spaces only; a text that must hold
 // something (minLen 1 or more) must show something too (validate.Visible):
 // a text of only spaces, fillers and invisible characters is refused.
-func CheckText(v *Violations, path, s string, minLen, maxLen int) {
+func CheckText(v *apierr.Violations, path, s string, minLen, maxLen int) {
 	if !checkLength(v, path, s, minLen, maxLen) || !checkChars(v, path, s) || minLen == 0 {
 		return
 	}
@@ -27,7 +28,7 @@ func CheckText(v *Violations, path, s string, minLen, maxLen int) {
 // allows it, a name by validate.Name: free of what checkChars refuses and of
 // private-use characters, and showing something, not only spaces, fillers
 // and invisible characters.
-func CheckName(v *Violations, path, s string, minLen, maxLen int) {
+func CheckName(v *apierr.Violations, path, s string, minLen, maxLen int) {
 	if !checkLength(v, path, s, minLen, maxLen) || s == "" {
 		return
 	}
@@ -38,7 +39,7 @@ func CheckName(v *Violations, path, s string, minLen, maxLen int) {
 
 // checkLength checks that a field has between minLen and maxLen
 // characters, and reports whether it has.
-func checkLength(v *Violations, path, s string, minLen, maxLen int) bool {
+func checkLength(v *apierr.Violations, path, s string, minLen, maxLen int) bool {
 	n := utf8.RuneCountInString(s)
 	switch {
 	case n == 0 && minLen > 0:
@@ -60,7 +61,7 @@ func checkLength(v *Violations, path, s string, minLen, maxLen int) bool {
 // exception, a zero width joiner inside an emoji). It is a security rule,
 // not a tolerance: strict and lenient mode refuse alike. It reports
 // whether s passed.
-func checkChars(v *Violations, path, s string) bool {
+func checkChars(v *apierr.Violations, path, s string) bool {
 	if err := validate.Text(s); err != nil {
 		v.Format(path, "%v", err)
 		return false
@@ -70,7 +71,7 @@ func checkChars(v *Violations, path, s string) bool {
 
 // checkPresent checks a field that must be present but may be empty with
 // check (checkText or checkName), and returns its value.
-func checkPresent(v *Violations, path string, s *string, maxLen int, check func(v *Violations, path, s string, minLen, maxLen int)) string {
+func checkPresent(v *apierr.Violations, path string, s *string, maxLen int, check func(v *apierr.Violations, path, s string, minLen, maxLen int)) string {
 	if s == nil {
 		v.Format(path, "is required (it may be an empty string)")
 		return ""
@@ -80,7 +81,7 @@ func checkPresent(v *Violations, path string, s *string, maxLen int, check func(
 }
 
 // checkDigits checks a field of minLen to maxLen ASCII digits.
-func checkDigits(v *Violations, path, s string, minLen, maxLen int) {
+func checkDigits(v *apierr.Violations, path, s string, minLen, maxLen int) {
 	switch {
 	case s == "":
 		v.Format(path, "is required")
@@ -94,7 +95,7 @@ func checkDigits(v *Violations, path, s string, minLen, maxLen int) {
 }
 
 // CheckOneOf checks that s is one of allowed, exactly.
-func CheckOneOf(v *Violations, path, s string, allowed []string) bool {
+func CheckOneOf(v *apierr.Violations, path, s string, allowed []string) bool {
 	if s == "" {
 		v.Format(path, "is required; one of %s", strings.Join(allowed, ", "))
 		return false
@@ -104,7 +105,7 @@ func CheckOneOf(v *Violations, path, s string, allowed []string) bool {
 			return true
 		}
 	}
-	v.Format(path, "%q is not allowed; use one of %s", Clip(s), strings.Join(allowed, ", "))
+	v.Format(path, "%q is not allowed; use one of %s", apierr.Clip(s), strings.Join(allowed, ", "))
 	return false
 }
 
@@ -121,12 +122,12 @@ func oneOfFold(s string, allowed []string) string {
 }
 
 // CheckCurrency checks an ISO 4217 code of the API's currency set.
-func CheckCurrency(v *Violations, path, c string) bool {
+func CheckCurrency(v *apierr.Violations, path, c string) bool {
 	switch {
 	case c == "":
 		v.Format(path, "is required")
 	case !validate.Currency(c):
-		v.Format(path, "%q is not a supported ISO 4217 currency code", Clip(c))
+		v.Format(path, "%q is not a supported ISO 4217 currency code", apierr.Clip(c))
 	default:
 		return true
 	}
@@ -134,7 +135,7 @@ func CheckCurrency(v *Violations, path, c string) bool {
 }
 
 // checkDate parses a required YYYY-MM-DD date field.
-func checkDate(v *Violations, path, s string) Date {
+func checkDate(v *apierr.Violations, path, s string) Date {
 	if s == "" {
 		v.Format(path, "is required")
 		return Date{}
@@ -147,7 +148,7 @@ func checkDate(v *Violations, path, s string) Date {
 }
 
 // checkPast checks that d has begun: it is today or earlier.
-func checkPast(v *Violations, path string, d, today Date) {
+func checkPast(v *apierr.Violations, path string, d, today Date) {
 	if !d.IsZero() && d.After(today) {
 		v.Format(path, "%s is in the future; it must be today (%s) or earlier", d, today)
 	}
@@ -158,29 +159,29 @@ func checkPast(v *Violations, path string, d, today Date) {
 // of letters and digits, and a NO IBAN that embeds the BBAN. At least one
 // of the two must be given. A Norwegian BBAN's MOD11 check digit is
 // checkMOD11's.
-func CheckAccountRef(v *Violations, path string, r AccountRef) {
+func CheckAccountRef(v *apierr.Violations, path string, r AccountRef) {
 	if r.IBAN == "" && r.BBAN == "" {
 		v.Format(path, "needs an iban or a bban")
 		return
 	}
 	if r.IBAN != "" {
 		if len(r.IBAN) > 34 {
-			v.Format(JoinPath(path, "iban"), "must be at most 34 characters")
+			v.Format(apierr.JoinPath(path, "iban"), "must be at most 34 characters")
 		} else if err := validate.IBAN(r.IBAN); err != nil {
-			v.Format(JoinPath(path, "iban"), "%v", err)
+			v.Format(apierr.JoinPath(path, "iban"), "%v", err)
 		}
 	}
 	if r.BBAN != "" {
 		switch {
 		case len(r.BBAN) > 30:
-			v.Format(JoinPath(path, "bban"), "must be at most 30 characters")
+			v.Format(apierr.JoinPath(path, "bban"), "must be at most 30 characters")
 		case strings.IndexFunc(r.BBAN, func(c rune) bool { return !isAlnum(c) }) >= 0:
-			v.Format(JoinPath(path, "bban"), "must hold only letters and digits")
+			v.Format(apierr.JoinPath(path, "bban"), "must hold only letters and digits")
 		}
 	}
 	if r.IBAN != "" && r.BBAN != "" {
 		if embedded, ok := validate.BBANFromNorwegianIBAN(r.IBAN); ok && embedded != r.BBAN {
-			v.Format(JoinPath(path, "bban"), "%s is not the BBAN in IBAN %s (%s)", r.BBAN, r.IBAN, embedded)
+			v.Format(apierr.JoinPath(path, "bban"), "%s is not the BBAN in IBAN %s (%s)", r.BBAN, r.IBAN, embedded)
 		}
 	}
 }
@@ -190,10 +191,10 @@ func CheckAccountRef(v *Violations, path string, r AccountRef) {
 // payment refuses a wrong one (docs/PAYMENTS.md 3); sandbox data (odd) takes it
 // with a warning, as the real bank's sandbox takes the account numbers of
 // seeding tools, and payments to or from such an account are refused.
-func checkMOD11(v *Violations, path string, r AccountRef, odd bool) {
-	at, bban := JoinPath(path, "bban"), r.BBAN
+func checkMOD11(v *apierr.Violations, path string, r AccountRef, odd bool) {
+	at, bban := apierr.JoinPath(path, "bban"), r.BBAN
 	if bban == "" {
-		at = JoinPath(path, "iban")
+		at = apierr.JoinPath(path, "iban")
 		bban, _ = validate.BBANFromNorwegianIBAN(r.IBAN)
 	}
 	if !validate.IsNorwegianBBANShape(bban) {
@@ -207,7 +208,7 @@ func checkMOD11(v *Violations, path string, r AccountRef, odd bool) {
 		err = fmt.Errorf("holds BBAN %s: %w", bban, err)
 	}
 	if odd {
-		v.Odd(CodeFormatError, at, err.Error()+"; the bank takes it, but payments to or from this account are refused")
+		v.Odd(apierr.CodeFormatError, at, err.Error()+"; the bank takes it, but payments to or from this account are refused")
 		return
 	}
 	v.Format(at, "%v", err)
@@ -221,7 +222,7 @@ func isAlnum(c rune) bool {
 // characters, at least one mask, ending in four digits. The bank masks
 // with '*'; a mask of 'x' or 'X', as some tools write, is odd and kept as
 // given.
-func checkMaskedPan(v *Violations, path, s string) {
+func checkMaskedPan(v *apierr.Violations, path, s string) {
 	if s == "" {
 		v.Format(path, "is required")
 		return
@@ -231,7 +232,7 @@ func checkMaskedPan(v *Violations, path, s string) {
 		ok = strings.IndexByte("*xX", s[i]) >= 0 || (s[i] >= '0' && s[i] <= '9')
 	}
 	if !ok {
-		v.Format(path, "%q is not a masked card number; write 12 to 19 digits and '*' ending in the last four digits, e.g. 525412******3241", Clip(s))
+		v.Format(path, "%q is not a masked card number; write 12 to 19 digits and '*' ending in the last four digits, e.g. 525412******3241", apierr.Clip(s))
 		return
 	}
 	var letters []string
@@ -241,6 +242,6 @@ func checkMaskedPan(v *Violations, path, s string) {
 		}
 	}
 	if len(letters) > 0 {
-		v.Odd(CodeFormatError, path, fmt.Sprintf("is masked with %s; the bank masks card numbers with '*' (e.g. 525412******3241) and keeps this one as given", strings.Join(letters, " and ")))
+		v.Odd(apierr.CodeFormatError, path, fmt.Sprintf("is masked with %s; the bank masks card numbers with '*' (e.g. 525412******3241) and keeps this one as given", strings.Join(letters, " and ")))
 	}
 }

@@ -2,6 +2,8 @@ package bank
 
 import (
 	"time"
+
+	"sandbank/bank/apierr"
 )
 
 // maxClockOffset bounds how far the sandbox clock may move (100 years).
@@ -28,7 +30,7 @@ func (s *Ops) Clock() ClockState {
 // SetClock moves the sandbox clock. A moment is RFC 3339 with an offset.
 // The batch runs the move passes over are made before it returns.
 func (s *Ops) SetClock(ch ClockChange) (ClockState, error) {
-	var v Violations
+	var v apierr.Violations
 	var offset int64
 	switch {
 	case ch.Now != nil && ch.OffsetSeconds != nil:
@@ -36,7 +38,7 @@ func (s *Ops) SetClock(ch ClockChange) (ClockState, error) {
 	case ch.Now != nil:
 		t, err := time.Parse(time.RFC3339, *ch.Now)
 		if err != nil {
-			v.Format("now", "%q is not an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", Clip(*ch.Now))
+			v.Format("now", "%q is not an RFC 3339 date-time with an offset, e.g. 2027-01-15T09:00:00+01:00", apierr.Clip(*ch.Now))
 		}
 		offset = s.offsetTo(t)
 	case ch.OffsetSeconds != nil:
@@ -72,7 +74,7 @@ func (s *core) offsetTo(t time.Time) int64 {
 // where it stands now.
 func (s *Ops) JumpClock(days int) (ClockState, error) {
 	if days < -36500 || days > 36500 || days == 0 {
-		return ClockState{}, PathError(CodeFormatError, "days", "give a whole number of days other than 0, at most 36500 either way")
+		return ClockState{}, apierr.PathError(apierr.CodeFormatError, "days", "give a whole number of days other than 0, at most 36500 either way")
 	}
 	if _, err := s.UpdateSettings(func(st *Settings) { st.ClockOffsetSeconds += int64(days) * 86400 }); err != nil {
 		return ClockState{}, err

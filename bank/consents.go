@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"sandbank/bank/apierr"
 )
 
 // GrantInfo is a grant as the Consents & sessions screen shows it.
@@ -78,7 +80,7 @@ type GrantFilter struct {
 func (s *Ops) Grants(f GrantFilter) ([]GrantInfo, error) { return s.grants(f) }
 
 func (s *core) grants(f GrantFilter) ([]GrantInfo, error) {
-	var v Violations
+	var v apierr.Violations
 	checkPSUFilter(&v, f.PSUID)
 	if err := v.Err(); err != nil {
 		return nil, err
@@ -295,7 +297,7 @@ func (s *PSD2) ConsentAuthorisation(tppID, consentID, authID string) (Authorisat
 			return err
 		}
 		if !slices.Contains(cn.AuthorisationIDs, authID) {
-			return Errorf(CodeSCANotFound, "consent %s has no authorisation %s", cn.ID, Clip(authID))
+			return apierr.Errorf(apierr.CodeSCANotFound, "consent %s has no authorisation %s", cn.ID, apierr.Clip(authID))
 		}
 		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err
@@ -306,7 +308,7 @@ func (s *PSD2) ConsentAuthorisation(tppID, consentID, authID string) (Authorisat
 func ownConsent(tx Tx, tppID, id string) (Consent, error) {
 	cn, err := tx.Consent(id)
 	if errors.Is(err, ErrNotFound) || (err == nil && cn.TPPID != tppID) {
-		return Consent{}, Errorf(CodeResourceUnknown, "there is no consent %s of your TPP", Clip(id))
+		return Consent{}, apierr.Errorf(apierr.CodeResourceUnknown, "there is no consent %s of your TPP", apierr.Clip(id))
 	}
 	return cn, err
 }
@@ -384,7 +386,7 @@ func (c consent) approve(tx Tx, a *Authorisation, in SCAInput) (approval, error)
 	var chosen []string
 	for _, id := range in.Accounts {
 		if !hasOption(offered, id) {
-			return approval{problem: fmt.Sprintf("Account %s cannot be granted in this context.", Clip(id))}, nil
+			return approval{problem: fmt.Sprintf("Account %s cannot be granted in this context.", apierr.Clip(id))}, nil
 		}
 		if !slices.Contains(chosen, id) {
 			chosen = append(chosen, id)
@@ -420,7 +422,7 @@ func (c consent) approve(tx Tx, a *Authorisation, in SCAInput) (approval, error)
 }
 
 func (consent) reject(Tx, *Authorisation) (string, string, error) {
-	return CodeSCAInvalid, "the PSU rejected the request", nil
+	return apierr.CodeSCAInvalid, "the PSU rejected the request", nil
 }
 
 // abandon marks the consent of a failed SCA rejected.
@@ -481,7 +483,7 @@ func (identification) show(_ Tx, _ Authorisation, v *SCAView) error {
 func (identification) approve(Tx, *Authorisation, SCAInput) (approval, error) { return approval{}, nil }
 
 func (identification) reject(Tx, *Authorisation) (string, string, error) {
-	return CodeSCAInvalid, "the PSU rejected the request", nil
+	return apierr.CodeSCAInvalid, "the PSU rejected the request", nil
 }
 
 func (identification) abandon(Tx, Authorisation, string) error { return nil }

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/hub"
 )
 
@@ -154,7 +155,7 @@ func wrapStorage(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := AsError(err); ok {
+	if _, ok := apierr.AsError(err); ok {
 		return err
 	}
 	if errors.Is(err, ErrNotFound) {
@@ -164,8 +165,8 @@ func wrapStorage(what string, err error) error {
 }
 
 // unknown is the RESOURCE_UNKNOWN error for a missing record.
-func unknown(what, id string) *Error {
-	return Errorf(CodeResourceUnknown, "%s %s does not exist", what, Clip(id))
+func unknown(what, id string) *apierr.Error {
+	return apierr.Errorf(apierr.CodeResourceUnknown, "%s %s does not exist", what, apierr.Clip(id))
 }
 
 // found turns ErrNotFound from a lookup into RESOURCE_UNKNOWN for what/id.

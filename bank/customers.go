@@ -3,6 +3,8 @@ package bank
 import (
 	"errors"
 	"strings"
+
+	"sandbank/bank/apierr"
 )
 
 // NewCustomer is the body of a customer creation (docs/SANDBOX-API.md).
@@ -28,7 +30,7 @@ const MaxImportedSeq = 1 << 48
 // newID returns the id for a new record: the given id when a scenario
 // brings one (it must be an id of that kind and parent, and its sequence is
 // reserved), else a fresh one.
-func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id string) (string, uint64, error) {
+func newID(tx Tx, v *apierr.Violations, path string, kind Kind, parent uint64, id string) (string, uint64, error) {
 	if id == "" {
 		seq, err := tx.NextSeq(kind)
 		if err != nil {
@@ -38,7 +40,7 @@ func newID(tx Tx, v *Violations, path string, kind Kind, parent uint64, id strin
 	}
 	p, seq, ok := ParseID(kind, id)
 	if !ok || p != parent || seq > MaxImportedSeq {
-		v.Format(JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", Clip(id))
+		v.Format(apierr.JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", apierr.Clip(id))
 		return "", 0, nil
 	}
 	return id, seq, tx.ReserveSeq(kind, seq)
@@ -54,15 +56,15 @@ func (s *Sandbox) CreateCustomer(in NewCustomer) (Customer, error) {
 }
 
 func CreateCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) {
-	var v Violations
-	checkDigits(&v, JoinPath(path, "customerNumber"), in.CustomerNumber, 1, 20)
-	CheckName(&v, JoinPath(path, "name"), in.Name, 1, 70)
+	var v apierr.Violations
+	checkDigits(&v, apierr.JoinPath(path, "customerNumber"), in.CustomerNumber, 1, 20)
+	CheckName(&v, apierr.JoinPath(path, "name"), in.Name, 1, 70)
 	typ := strings.ToUpper(in.Type)
 	if typ != Private && typ != Corporate {
 		if in.Type == "" {
-			v.Format(JoinPath(path, "type"), "is required; private or corporate")
+			v.Format(apierr.JoinPath(path, "type"), "is required; private or corporate")
 		} else {
-			v.Format(JoinPath(path, "type"), "%q is not a customer type; use private or corporate", Clip(in.Type))
+			v.Format(apierr.JoinPath(path, "type"), "%q is not a customer type; use private or corporate", apierr.Clip(in.Type))
 		}
 	}
 	id, _, err := newID(tx, &v, path, KindCustomer, 0, id)
@@ -73,12 +75,12 @@ func CreateCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) 
 		return Customer{}, err
 	}
 	if old, err := tx.CustomerByNumber(in.CustomerNumber); err == nil {
-		return Customer{}, PathError(CodeConflict, JoinPath(path, "customerNumber"), "customer "+old.ID+" has customerNumber "+in.CustomerNumber+" already")
+		return Customer{}, apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "customerNumber"), "customer "+old.ID+" has customerNumber "+in.CustomerNumber+" already")
 	} else if !errors.Is(err, ErrNotFound) {
 		return Customer{}, err
 	}
 	if _, err := tx.Customer(id); err == nil {
-		return Customer{}, PathError(CodeConflict, JoinPath(path, "id"), "two customers have the id "+id)
+		return Customer{}, apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two customers have the id "+id)
 	}
 	c := Customer{ID: id, Number: in.CustomerNumber, Name: in.Name, Type: typ}
 	return c, tx.PutCustomer(c)
@@ -166,7 +168,7 @@ func (s *Sandbox) UpdateCustomer(id, name string) (Customer, error) {
 		if c, err = tx.Customer(id); err != nil {
 			return c, found(err, "customer", id)
 		}
-		var v Violations
+		var v apierr.Violations
 		CheckName(&v, "name", name, 1, 70)
 		if err := v.Err(); err != nil {
 			return c, err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 	_ "time/tzdata" // Europe/Oslo must resolve on machines without zoneinfo
+
+	"sandbank/bank/apierr"
 )
 
 // Oslo is the bank's time zone: every calendar date of the API is a date in
@@ -33,7 +35,7 @@ func DateOf(t time.Time) Date {
 // ParseDate parses a strict YYYY-MM-DD date between the years 1900 and 9999.
 func ParseDate(s string) (Date, error) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return Date{}, fmt.Errorf("%q is not a date of the form YYYY-MM-DD", Clip(s))
+		return Date{}, fmt.Errorf("%q is not a date of the form YYYY-MM-DD", apierr.Clip(s))
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"sandbank/bank/apierr"
 )
 
 // DecodeJSON decodes one JSON document into v, strictly: the text must be
@@ -21,7 +23,7 @@ import (
 // where the document went wrong.
 func DecodeJSON(data []byte, v any) error {
 	if !utf8.Valid(data) {
-		return Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
 	}
 	return decodeStrict(data, v)
 }
@@ -32,9 +34,9 @@ func DecodeJSON(data []byte, v any) error {
 // object takes its last value. Both are returned as oddities (docs/TPP-GUIDE.md 9),
 // one per field, with the JSON path, so that a typo is still visible: at
 // most MaxWarnings and a line for the rest (Warnings).
-func DecodeTolerant(data []byte, v any) ([]Message, error) {
+func DecodeTolerant(data []byte, v any) ([]apierr.Message, error) {
 	if !utf8.Valid(data) {
-		return nil, Errorf(CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -42,9 +44,9 @@ func DecodeTolerant(data []byte, v any) ([]Message, error) {
 		return nil, DescribeJSONError(data, err, v)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "the body holds more than one JSON value; send exactly one")
 	}
-	var odd Warnings
+	var odd apierr.Warnings
 	shape := json.NewDecoder(bytes.NewReader(data))
 	shape.UseNumber()
 	if err := WalkShape(shape, reflect.TypeOf(v), "", &odd); err != nil {
@@ -55,7 +57,7 @@ func DecodeTolerant(data []byte, v any) ([]Message, error) {
 
 // WalkShape reads one JSON value from dec and compares it with type t:
 // an object key t has no field for, and a key given twice, is an oddity.
-func WalkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) error {
+func WalkShape(dec *json.Decoder, t reflect.Type, path string, odd *apierr.Warnings) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -87,9 +89,9 @@ func WalkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) er
 				return err
 			}
 			key, _ := tok.(string)
-			at := JoinPath(path, key)
+			at := apierr.JoinPath(path, key)
 			if !seen.Add([]byte(key)) {
-				odd.Add(Oddity(CodeBadRequest, at, GivenTwice))
+				odd.Add(apierr.Oddity(apierr.CodeBadRequest, at, GivenTwice))
 			}
 			var field reflect.Type
 			switch {
@@ -99,7 +101,7 @@ func WalkShape(dec *json.Decoder, t reflect.Type, path string, odd *Warnings) er
 			case t.Kind() == reflect.Struct:
 				f, ok := FieldOf(t, key)
 				if !ok {
-					odd.Add(Oddity(CodeBadRequest, at, UnusedField))
+					odd.Add(apierr.Oddity(apierr.CodeBadRequest, at, UnusedField))
 				}
 				field = f
 			}
@@ -185,7 +187,7 @@ func decodeStrict(data []byte, v any) error {
 		return DescribeJSONError(data, err, v)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return Errorf(CodeBadRequest, "the body holds more than one JSON value; send exactly one")
+		return apierr.Errorf(apierr.CodeBadRequest, "the body holds more than one JSON value; send exactly one")
 	}
 	return nil
 }
@@ -194,17 +196,17 @@ func decodeStrict(data []byte, v any) error {
 // can act on, without Go type names, at the path of the value that failed
 // (with the index of each array item on the way, e.g. payments[3].created);
 // v is what the document was decoded into.
-func DescribeJSONError(data []byte, err error, v any) *Error {
+func DescribeJSONError(data []byte, err error, v any) *apierr.Error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.EOF):
-		return Errorf(CodeBadRequest, "the body is empty; send a JSON document")
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is empty; send a JSON document")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return Errorf(CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
+		return apierr.Errorf(apierr.CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
 	case errors.As(err, &syntax):
 		line, col := position(data, syntax.Offset)
-		return Errorf(CodeBadRequest, "the body is not valid JSON: %s at line %d, column %d", strings.TrimPrefix(syntax.Error(), "json: "), line, col)
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is not valid JSON: %s at line %d, column %d", strings.TrimPrefix(syntax.Error(), "json: "), line, col)
 	case errors.As(err, &typ):
 		path := typ.Field
 		locate(data, reflect.TypeOf(v), func(at string, _ reflect.Type, _ []byte, end int64) bool {
@@ -214,23 +216,23 @@ func DescribeJSONError(data []byte, err error, v any) *Error {
 			}
 			return false
 		})
-		return PathError(CodeBadRequest, path, fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typ.Type.Kind().String()), typ.Value))
+		return apierr.PathError(apierr.CodeBadRequest, path, fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typ.Type.Kind().String()), typ.Value))
 	}
 	msg := err.Error()
 	if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		field = strings.Trim(field, `"`)
-		return PathError(CodeBadRequest, field, "is not a field of this request; check the spelling against the API reference")
+		return apierr.PathError(apierr.CodeBadRequest, field, "is not a field of this request; check the spelling against the API reference")
 	}
 	if e := badValue(data, v); e != nil {
 		return e
 	}
-	return Errorf(CodeBadRequest, "the body does not have the expected shape")
+	return apierr.Errorf(apierr.CodeBadRequest, "the body does not have the expected shape")
 }
 
 // badValue finds the first value a type of its own (a time, a date, an
 // amount) refuses, and says why at its path; nil when none does.
-func badValue(data []byte, v any) *Error {
-	var found *Error
+func badValue(data []byte, v any) *apierr.Error {
+	var found *apierr.Error
 	locate(data, reflect.TypeOf(v), func(path string, t reflect.Type, raw []byte, _ int64) bool {
 		if t == nil || raw == nil || !reflect.PointerTo(t).Implements(jsonUnmarshaler) {
 			return false
@@ -248,7 +250,7 @@ func badValue(data []byte, v any) *Error {
 		case reflect.TypeFor[decimal.Decimal]():
 			text = "must be a decimal number, e.g. \"125.50\""
 		}
-		found = PathError(CodeBadRequest, path, text)
+		found = apierr.PathError(apierr.CodeBadRequest, path, text)
 		return true
 	})
 	return found
@@ -292,7 +294,7 @@ func locate(data []byte, t reflect.Type, at func(path string, t reflect.Type, ra
 					return true
 				}
 				name, _ := key.(string)
-				sub = JoinPath(path, name)
+				sub = apierr.JoinPath(path, name)
 				switch {
 				case leaf:
 				case t.Kind() == reflect.Map:

@@ -16,6 +16,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/scenario"
 	"sandbank/bank/validate"
 	"sandbank/storage"
@@ -133,10 +134,10 @@ func FuzzParseAmount(f *testing.F) {
 // fieldCodes are the codes a finding about a request's fields may have
 // (the 400 codes of docs/SANDBOX-API.md 1.4, and RESOURCE_UNKNOWN for a record a body
 // names that does not exist, section 9).
-var fieldCodes = []string{bank.CodeBadRequest, bank.CodeFormatError, bank.CodeHeaderRequired, bank.CodeQueryParamRequired, bank.CodePeriodInvalid,
-	bank.CodeExecutionDateInvalid, bank.CodeKIDMissing, bank.CodeKIDInvalid, bank.CodeReferenceMixInvalid, bank.CodeProductInvalid,
-	bank.CodeSignatureMissing, bank.CodeSignatureInvalid, bank.CodeCertificateInvalid, bank.CodeCertificateExpired,
-	bank.CodeCorporateIDRequired, bank.CodeResourceUnknown}
+var fieldCodes = []string{apierr.CodeBadRequest, apierr.CodeFormatError, apierr.CodeHeaderRequired, apierr.CodeQueryParamRequired, apierr.CodePeriodInvalid,
+	apierr.CodeExecutionDateInvalid, apierr.CodeKIDMissing, apierr.CodeKIDInvalid, apierr.CodeReferenceMixInvalid, apierr.CodeProductInvalid,
+	apierr.CodeSignatureMissing, apierr.CodeSignatureInvalid, apierr.CodeCertificateInvalid, apierr.CodeCertificateExpired,
+	apierr.CodeCorporateIDRequired, apierr.CodeResourceUnknown}
 
 // checkAPIError checks that err is what the API can answer a client: a
 // *bank.Error with a code a client may see (a finding about a field when
@@ -144,14 +145,14 @@ var fieldCodes = []string{bank.CodeBadRequest, bank.CodeFormatError, bank.CodeHe
 // none of them leaking Go internals.
 func checkAPIError(t *testing.T, what string, err error) {
 	t.Helper()
-	e, ok := bank.AsError(err)
+	e, ok := apierr.AsError(err)
 	if !ok {
 		t.Fatalf("%s: %v is not a *bank.Error: the API would answer 500", what, err)
 	}
 	switch {
 	case e.Invalid && !slices.Contains(fieldCodes, e.Code):
 		t.Fatalf("%s: a finding about a field with code %s: %v", what, e.Code, e)
-	case !slices.Contains(bank.Codes, e.Code) || e.Code == bank.CodeSystemError || e.Code == bank.CodeNotFound:
+	case !slices.Contains(apierr.Codes, e.Code) || e.Code == apierr.CodeSystemError || e.Code == apierr.CodeNotFound:
 		t.Fatalf("%s: code %s is not one a service answers: %v", what, e.Code, e)
 	}
 	checkText(t, what+": message", e.Message)
@@ -159,7 +160,7 @@ func checkAPIError(t *testing.T, what string, err error) {
 		t.Fatalf("%s: %v has no tppMessages", what, e)
 	}
 	for _, m := range e.Messages {
-		if m.Category != "ERROR" || !slices.Contains(bank.Codes, m.Code) || m.Code == bank.CodeSystemError {
+		if m.Category != "ERROR" || !slices.Contains(apierr.Codes, m.Code) || m.Code == apierr.CodeSystemError {
 			t.Fatalf("%s: tppMessage %+v", what, m)
 		}
 		checkText(t, what+": tppMessage", m.Text)
@@ -173,7 +174,7 @@ func checkAPIError(t *testing.T, what string, err error) {
 // UTF-8, and no Go error, stack trace or file path.
 func checkText(t *testing.T, what, s string) {
 	t.Helper()
-	if s == "" || len(s) > bank.MaxMessageText || !utf8.ValidString(s) {
+	if s == "" || len(s) > apierr.MaxMessageText || !utf8.ValidString(s) {
 		t.Fatalf("%s %q: empty, too long or not UTF-8", what, s)
 	}
 	for _, leak := range []string{".go:", "goroutine ", "json: ", "strconv.", "runtime error"} {

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"time"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -51,7 +52,7 @@ func (s *Sandbox) GenerateTransactions(ctx context.Context, accountID, profile s
 		return 0, err
 	}
 	return s.generate(ctx, accountID, History{Profile: profile, Count: count}, false, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := AddTransactionsIn(tx, &Violations{}, a.Account, "", 0, accountHistory(plan, a.Account), nil, today, false)
+		_, err := AddTransactionsIn(tx, &apierr.Violations{}, a.Account, "", 0, accountHistory(plan, a.Account), nil, today, false)
 		return err
 	}, Event{Kind: EventTransactions, ID: accountID})
 }
@@ -65,7 +66,7 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 	}
 	prefix := fmt.Sprintf("G%x", time.Now().UnixNano()%0xfffff) // ids unique across generations
 	return s.generate(ctx, cardAccountID, History{Profile: "card", Count: count}, true, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := AddCardTransactionsIn(tx, &Violations{}, c.CardAccount, "", 0, cardHistory(plan, c.CardAccount, today, prefix, first), today)
+		_, err := AddCardTransactionsIn(tx, &apierr.Violations{}, c.CardAccount, "", 0, cardHistory(plan, c.CardAccount, today, prefix, first), today)
 		return err
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }
@@ -75,7 +76,7 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 // own data: it has no oddities to warn about, and what it copies from the
 // account (a maskedPan masked with x) was accepted with the account.
 func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), store func(tx Tx, plan []generated, first int, today Date) error, event Event) (int, error) {
-	var v Violations
+	var v apierr.Violations
 	h.Months = monthsFor(h.Count)
 	h = CheckHistory(&v, "", h, card)
 	if h.Count < 1 {

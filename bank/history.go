@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -33,24 +34,24 @@ var HistoryProfiles = []string{"everyday", "savings", "business", "currency", "t
 const MaxHistoryCount = 5_000_000
 
 // CheckHistory checks a History and fills its defaults.
-func CheckHistory(v *Violations, path string, h History, card bool) History {
+func CheckHistory(v *apierr.Violations, path string, h History, card bool) History {
 	if card && h.Profile != "card" || !card && h.Profile == "card" {
 		if card {
-			v.Format(JoinPath(path, "profile"), "card accounts take the profile card")
+			v.Format(apierr.JoinPath(path, "profile"), "card accounts take the profile card")
 		} else {
-			v.Format(JoinPath(path, "profile"), "the profile card is for card accounts; use one of everyday, savings, business, currency, tax")
+			v.Format(apierr.JoinPath(path, "profile"), "the profile card is for card accounts; use one of everyday, savings, business, currency, tax")
 		}
 	} else {
-		CheckOneOf(v, JoinPath(path, "profile"), h.Profile, HistoryProfiles)
+		CheckOneOf(v, apierr.JoinPath(path, "profile"), h.Profile, HistoryProfiles)
 	}
 	if h.Months == 0 {
 		h.Months = 6
 	}
 	if h.Months < 1 || h.Months > 120 {
-		v.Format(JoinPath(path, "months"), "must be between 1 and 120")
+		v.Format(apierr.JoinPath(path, "months"), "must be between 1 and 120")
 	}
 	if h.Count < 0 || h.Count > MaxHistoryCount {
-		v.Format(JoinPath(path, "count"), "must be between 0 and %d", MaxHistoryCount)
+		v.Format(apierr.JoinPath(path, "count"), "must be between 0 and %d", MaxHistoryCount)
 	}
 	return h
 }

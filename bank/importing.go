@@ -3,6 +3,8 @@ package bank
 import (
 	"sync/atomic"
 	"time"
+
+	"sandbank/bank/apierr"
 )
 
 // ImportProgress is how far a scenario import is: records loaded of all.
@@ -55,7 +57,7 @@ func (p *ImportProgress) Total() int {
 // busy is the error of a write refused while the import runs: when to
 // try again, estimated from the pace so far once a twentieth is done
 // (before, 5 s), and never more than a minute, as a refusal is cheap.
-func (p *ImportProgress) busy() *Error {
+func (p *ImportProgress) busy() *apierr.Error {
 	done, total := p.Done(), max(p.Total(), 1)
 	elapsed := time.Since(p.Started)
 	wait := 5 * time.Second
@@ -63,7 +65,7 @@ func (p *ImportProgress) busy() *Error {
 		wait = time.Duration(float64(elapsed) * float64(total-done) / float64(done))
 	}
 	wait = min(max(wait.Round(time.Second), time.Second), time.Minute)
-	e := Errorf(CodeSystemError, "a scenario import is running (%d%% done, %d of %d records, for %s); writes are refused until it ends: retry in %s", 100*done/total, done, total, elapsed.Round(time.Second), wait)
+	e := apierr.Errorf(apierr.CodeSystemError, "a scenario import is running (%d%% done, %d of %d records, for %s); writes are refused until it ends: retry in %s", 100*done/total, done, total, elapsed.Round(time.Second), wait)
 	e.RetryAfter = wait
 	return e
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -68,13 +69,13 @@ func ParseAmount(s, currency string) (decimal.Decimal, error) {
 	body := strings.TrimPrefix(s, "-")
 	intPart, frac, hasPoint := strings.Cut(body, ".")
 	if intPart == "" || !allDigits(intPart) || (hasPoint && (frac == "" || !allDigits(frac))) {
-		return decimal.Decimal{}, fmt.Errorf("%q is not an amount; write digits with an optional decimal point, e.g. \"100.30\"", Clip(s))
+		return decimal.Decimal{}, fmt.Errorf("%q is not an amount; write digits with an optional decimal point, e.g. \"100.30\"", apierr.Clip(s))
 	}
 	if minor := validate.MinorUnits(currency); minor >= 0 && len(frac) > minor {
-		return decimal.Decimal{}, fmt.Errorf("%q has %d decimals; %s has %d", Clip(s), len(frac), currency, minor)
+		return decimal.Decimal{}, fmt.Errorf("%q has %d decimals; %s has %d", apierr.Clip(s), len(frac), currency, minor)
 	}
 	if len(intPart) > 18 {
-		return decimal.Decimal{}, fmt.Errorf("%q is too large", Clip(s))
+		return decimal.Decimal{}, fmt.Errorf("%q is too large", apierr.Clip(s))
 	}
 	return decimal.NewFromString(s)
 }
@@ -135,12 +136,12 @@ func (n Number) MarshalJSON() ([]byte, error) { return []byte(n.Value.String()),
 // checkSandboxAmount validates a sandbox number: present, a JSON number, at
 // most the currency's minor digits and at most the int32 range in size.
 // It returns the value and whether it passed.
-func checkSandboxAmount(v *Violations, path string, n *Number, currency string) (decimal.Decimal, bool) {
+func checkSandboxAmount(v *apierr.Violations, path string, n *Number, currency string) (decimal.Decimal, bool) {
 	switch {
 	case n == nil:
 		v.Format(path, "is required")
 	case n.bad != "":
-		v.Format(path, "must be a JSON number, not %s", Clip(n.bad))
+		v.Format(path, "must be a JSON number, not %s", apierr.Clip(n.bad))
 	case n.Value.Abs().GreaterThan(maxSandboxAmount):
 		v.Format(path, "must be between -2147483647 and 2147483647")
 	default:
@@ -149,7 +150,7 @@ func checkSandboxAmount(v *Violations, path string, n *Number, currency string) 
 			return decimal.Decimal{}, false
 		}
 		if n.quoted {
-			v.Odd(CodeFormatError, path, "is a string; the sandbox API takes amounts as JSON numbers (1.5, not \"1.5\"). The bank read it as the number")
+			v.Odd(apierr.CodeFormatError, path, "is a string; the sandbox API takes amounts as JSON numbers (1.5, not \"1.5\"). The bank read it as the number")
 		}
 		return n.Value, true
 	}

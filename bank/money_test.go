@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/storage"
 )
 
@@ -256,7 +257,7 @@ func (m *moneyRun) cancel() string {
 		m.t.Fatal(err)
 	}
 	err = m.s.PSD2.CancelPayment(moneyTPP, p.Service, p.Product, id)
-	if e, ok := bank.AsError(err); ok && e.Code == bank.CodeConflict {
+	if e, ok := apierr.AsError(err); ok && e.Code == apierr.CodeConflict {
 		return "cancel refused"
 	} else if err != nil {
 		m.t.Fatalf("cancel %s: %v", id, err)

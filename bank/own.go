@@ -1,5 +1,7 @@
 package bank
 
+import "sandbank/bank/apierr"
+
 // A TPP's own records, read as the operator reads everyone's (docs/SANDBOX-API.md
 // section 4): the operator API's lists and reads, scoped to the calling TPP
 // as every PSD2 read is. A TPP names itself only: a filter that names
@@ -45,5 +47,5 @@ func filterOwn(caller, named string) error {
 	if named == "" || named == caller {
 		return nil
 	}
-	return PathError(CodeForbidden, "tppId", "a TPP reads only its own records: this certificate is TPP "+Clip(caller)+", not "+Clip(named)+"; leave tppId out, or ask the bank's operator")
+	return apierr.PathError(apierr.CodeForbidden, "tppId", "a TPP reads only its own records: this certificate is TPP "+apierr.Clip(caller)+", not "+apierr.Clip(named)+"; leave tppId out, or ask the bank's operator")
 }

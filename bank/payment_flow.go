@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"sandbank/bank/apierr"
 )
 
 // Payment returns a TPP's payment for reading, with fundsAvailable as of
@@ -29,7 +31,7 @@ func (s *PSD2) Payment(tppID, service, product, id string) (Payment, error) {
 		return p, err
 	}
 	if p.Service == ServiceSingle && p.Product == ProductNDCT && !readable(p) {
-		return Payment{}, Errorf(CodeResourceUnknown, "payment %s cannot be read yet: the bank shows a domestic (NDCT) payment only after the PSU has approved it (a known limitation of the bank, kept on purpose). Complete SCA at its scaRedirect link first", Clip(id))
+		return Payment{}, apierr.Errorf(apierr.CodeResourceUnknown, "payment %s cannot be read yet: the bank shows a domestic (NDCT) payment only after the PSU has approved it (a known limitation of the bank, kept on purpose). Complete SCA at its scaRedirect link first", apierr.Clip(id))
 	}
 	return p, nil
 }
@@ -46,7 +48,7 @@ func readable(p Payment) bool {
 func ownPayment(tx Tx, tppID, service, product, id string) (Payment, error) {
 	p, err := tx.Payment(id)
 	if errors.Is(err, ErrNotFound) || (err == nil && (p.TPPID != tppID || p.Service != service || p.Product != product)) {
-		return Payment{}, Errorf(CodeResourceUnknown, "there is no %s payment %s of your TPP under /v1/%s", product, Clip(id), service)
+		return Payment{}, apierr.Errorf(apierr.CodeResourceUnknown, "there is no %s payment %s of your TPP under /v1/%s", product, apierr.Clip(id), service)
 	}
 	return p, err
 }
@@ -85,9 +87,9 @@ func (s *PSD2) StartPaymentAuthorisation(r SCARequest, service, product, id stri
 		}
 		switch {
 		case p.Status == StatusRCVD && p.BasketID != "":
-			return Errorf(CodeConflict, "payment %s is in signing basket %s; authorise the basket", id, p.BasketID)
+			return apierr.Errorf(apierr.CodeConflict, "payment %s is in signing basket %s; authorise the basket", id, p.BasketID)
 		case p.Status != StatusRCVD && p.Status != StatusPATC:
-			return Errorf(CodeConflict, "payment %s is %s; only RCVD and PATC payments await authorisation", id, p.Status)
+			return apierr.Errorf(apierr.CodeConflict, "payment %s is %s; only RCVD and PATC payments await authorisation", id, p.Status)
 		}
 		r.Kind = AuthPayment
 		if a, err = s.newAuthorisation(tx, r, s.Now()); err != nil {
@@ -130,7 +132,7 @@ func (s *PSD2) PaymentAuthorisation(tppID, service, product, paymentID, authID s
 			return err
 		}
 		if !slices.Contains(p.Authorisations, authID) {
-			return Errorf(CodeSCANotFound, "payment %s has no authorisation %s", paymentID, Clip(authID))
+			return apierr.Errorf(apierr.CodeSCANotFound, "payment %s has no authorisation %s", paymentID, apierr.Clip(authID))
 		}
 		a, _, err = s.loadAuthorisation(tx, authID, mayWrite)
 		return err
@@ -191,11 +193,11 @@ func (s *Ops) ForcePaymentStatus(id, status, note string) (PaymentDetail, error)
 		if err != nil {
 			return found(err, "payment", id)
 		}
-		var v Violations
+		var v apierr.Violations
 		if status == "" {
 			v.Format("status", "is required; one of %s", strings.Join(PaymentStatuses, ", "))
 		} else if !slices.Contains(PaymentStatuses, status) {
-			v.Format("status", "%q is not a payment status; use one of %s", Clip(status), strings.Join(PaymentStatuses, ", "))
+			v.Format("status", "%q is not a payment status; use one of %s", apierr.Clip(status), strings.Join(PaymentStatuses, ", "))
 		}
 		CheckText(&v, "note", note, 0, MaxForceNote)
 		if err := v.Err(); err != nil {

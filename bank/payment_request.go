@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -146,13 +147,13 @@ type checked struct {
 	debtor   AccountRef
 	currency string // of the debtor account reference, when given
 	date     Date   // the requested (or start) date, before moving to a banking day
-	warnings []Message
+	warnings []apierr.Message
 }
 
 // checkPayment validates a payment request for a service and product by
 // the rules of docs/PAYMENTS.md 3, except the rules that need the data (accounts,
 // KID required, the PSU): every failing field is reported.
-func checkPayment(v *Violations, service, product string, r PaymentRequest, today Date, fx map[string]decimal.Decimal) checked {
+func checkPayment(v *apierr.Violations, service, product string, r PaymentRequest, today Date, fx map[string]decimal.Decimal) checked {
 	var c checked
 	if r.DebtorAccount == nil {
 		v.Format("debtorAccount", "is required: the sandbox account to pay from, {\"iban\": ...} or {\"bban\": ...}")
@@ -236,11 +237,11 @@ func present(fields []field) []string {
 
 // checkAccountIn checks an account reference, with its MOD11 check digit,
 // and its currency; NCBCT requires the currency.
-func checkAccountIn(v *Violations, path string, a *AccountIn, currencyRequired bool) {
+func checkAccountIn(v *apierr.Violations, path string, a *AccountIn, currencyRequired bool) {
 	CheckAccountRef(v, path, a.Ref())
 	checkMOD11(v, path, a.Ref(), false)
 	if a.Currency != "" || currencyRequired {
-		CheckCurrency(v, JoinPath(path, "currency"), a.Currency)
+		CheckCurrency(v, apierr.JoinPath(path, "currency"), a.Currency)
 	}
 }
 
@@ -248,7 +249,7 @@ func checkAccountIn(v *Violations, path string, a *AccountIn, currencyRequired b
 // today unless required; given, it must not be empty (an empty string is
 // not a date, and not the same as leaving the field out), and
 // checkExecutionDate checks the date.
-func checkRequestedDate(v *Violations, s *string, required bool, today Date) Date {
+func checkRequestedDate(v *apierr.Violations, s *string, required bool, today Date) Date {
 	const path = "requestedExecutionDate"
 	switch {
 	case s == nil:
@@ -266,7 +267,7 @@ func checkRequestedDate(v *Violations, s *string, required bool, today Date) Dat
 // checkExecutionDate checks a requested execution date: not in the past
 // and at most a year ahead (EXECUTION_DATE_INVALID). Empty means today
 // unless required.
-func checkExecutionDate(v *Violations, path, s string, required bool, today Date) Date {
+func checkExecutionDate(v *apierr.Violations, path, s string, required bool, today Date) Date {
 	if s == "" {
 		if required {
 			v.Format(path, "is required")
@@ -280,17 +281,17 @@ func checkExecutionDate(v *Violations, path, s string, required bool, today Date
 	}
 	switch {
 	case d.Before(today):
-		v.Add(CodeExecutionDateInvalid, path, fmt.Sprintf("%s is in the past; give today (%s) or a later date", d, today))
+		v.Add(apierr.CodeExecutionDateInvalid, path, fmt.Sprintf("%s is in the past; give today (%s) or a later date", d, today))
 	case d.After(today.AddMonths(12)):
-		v.Add(CodeExecutionDateInvalid, path, fmt.Sprintf("%s is more than a year ahead; the latest is %s", d, today.AddMonths(12)))
+		v.Add(apierr.CodeExecutionDateInvalid, path, fmt.Sprintf("%s is more than a year ahead; the latest is %s", d, today.AddMonths(12)))
 	}
 	return d
 }
 
 // checkItem checks the fields of one credit transfer (a single payment, a
 // periodic payment or a bulk item) at path.
-func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[string]decimal.Decimal, warnings *[]Message) PaymentItem {
-	f := func(name string) string { return JoinPath(path, name) }
+func checkItem(v *apierr.Violations, path, product string, r PaymentRequest, fx map[string]decimal.Decimal, warnings *[]apierr.Message) PaymentItem {
+	f := func(name string) string { return apierr.JoinPath(path, name) }
 	var it PaymentItem
 	if r.InstructedAmount == nil {
 		v.Format(f("instructedAmount"), "is required: {\"amount\": \"100.00\", \"currency\": \"NOK\"}")
@@ -320,7 +321,7 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 		case a.Country == "":
 			v.Format(f("creditorAddress.country"), "is required in creditorAddress: an ISO 3166 alpha-2 code such as NO")
 		case !validate.Country(a.Country):
-			v.Format(f("creditorAddress.country"), "%q is not an ISO 3166 alpha-2 country code", Clip(a.Country))
+			v.Format(f("creditorAddress.country"), "%q is not an ISO 3166 alpha-2 country code", apierr.Clip(a.Country))
 		}
 	}
 	CheckName(v, f("ultimateDebtor"), r.UltimateDebtor, 0, 70)
@@ -346,15 +347,15 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 		}
 		for i, s := range r.RemittanceInformationStructuredArray {
 			p := f(fmt.Sprintf("remittanceInformationStructuredArray[%d]", i))
-			CheckText(v, JoinPath(p, "reference"), s.Reference, 1, 35)
-			CheckText(v, JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
+			CheckText(v, apierr.JoinPath(p, "reference"), s.Reference, 1, 35)
+			CheckText(v, apierr.JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
 			switch {
 			case s.ReferenceType == "":
-				v.Format(JoinPath(p, "referenceType"), "is required, e.g. KID")
-			case !checkChars(v, JoinPath(p, "referenceType"), s.ReferenceType): // reported
+				v.Format(apierr.JoinPath(p, "referenceType"), "is required, e.g. KID")
+			case !checkChars(v, apierr.JoinPath(p, "referenceType"), s.ReferenceType): // reported
 			case slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)):
 				if err := validate.KID(s.Reference); err != nil {
-					v.Add(CodeKIDInvalid, JoinPath(p, "reference"), err.Error())
+					v.Add(apierr.CodeKIDInvalid, apierr.JoinPath(p, "reference"), err.Error())
 				} else {
 					it.KID = s.Reference
 				}
@@ -383,8 +384,8 @@ func checkItem(v *Violations, path, product string, r PaymentRequest, fx map[str
 var nokThreshold = decimal.NewFromInt(100_000)
 
 // checkCrossBorder checks the NCBCT rules of spec 2.4.
-func checkCrossBorder(v *Violations, path string, r PaymentRequest, it PaymentItem, fx map[string]decimal.Decimal, warnings *[]Message) {
-	f := func(name string) string { return JoinPath(path, name) }
+func checkCrossBorder(v *apierr.Violations, path string, r PaymentRequest, it PaymentItem, fx map[string]decimal.Decimal, warnings *[]apierr.Message) {
+	f := func(name string) string { return apierr.JoinPath(path, name) }
 	if r.CreditorAccount != nil && r.CreditorAccount.BBAN != "" && r.CreditorAccount.IBAN == "" && r.CreditorAgent == "" {
 		v.Format(f("creditorAgent"), "is required when creditorAccount has a bban: the BIC of the creditor's bank")
 	}
@@ -394,10 +395,10 @@ func checkCrossBorder(v *Violations, path string, r PaymentRequest, it PaymentIt
 		}
 	}
 	if r.PurposeCode != "" && !validate.PurposeCode(r.PurposeCode) {
-		v.Format(f("purposeCode"), "%q is not allowed; use one of INVS, SALA, IDCP, CASH, CORT, INTC, PENS, SSBE, SUPP, TAXS, TREA, VATX, LOAN, OTHR", Clip(r.PurposeCode))
+		v.Format(f("purposeCode"), "%q is not allowed; use one of INVS, SALA, IDCP, CASH, CORT, INTC, PENS, SSBE, SUPP, TAXS, TREA, VATX, LOAN, OTHR", apierr.Clip(r.PurposeCode))
 	}
 	if r.RegulatoryReportingCode != "" && !validate.RegulatoryReportingCode(r.RegulatoryReportingCode) {
-		v.Format(f("regulatoryReportingCode"), "%q is not allowed; use one of 14, 26, 29, 31, 35, 38, 41, 43, 45, 51, 52, 53, 71, 79, 81, 82", Clip(r.RegulatoryReportingCode))
+		v.Format(f("regulatoryReportingCode"), "%q is not allowed; use one of 14, 26, 29, 31, 35, 38, 41, 43, 45, 51, 52, 53, 71, 79, 81, 82", apierr.Clip(r.RegulatoryReportingCode))
 	}
 	CheckText(v, f("regulatoryReportingInformation"), r.RegulatoryReportingInformation, 0, 140)
 	if it.Currency == "" || it.Amount.IsZero() {
@@ -422,15 +423,15 @@ func checkCrossBorder(v *Violations, path string, r PaymentRequest, it PaymentIt
 
 // checkPaymentAmount parses an instructed amount: positive, with at most
 // the currency's minor digits.
-func checkPaymentAmount(v *Violations, path string, a AmountText, currency string) decimal.Decimal {
+func checkPaymentAmount(v *apierr.Violations, path string, a AmountText, currency string) decimal.Decimal {
 	switch {
 	case a.bad != "":
-		v.Format(path, "must be a string such as \"100.30\", not %s", Clip(a.bad))
+		v.Format(path, "must be a string such as \"100.30\", not %s", apierr.Clip(a.bad))
 	case a.Text == "":
 		v.Format(path, "is required, e.g. \"100.30\"")
 	default:
 		if a.number {
-			v.Odd(CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a string with the currency's decimals, e.g. \"100.30\"", Clip(a.Text)))
+			v.Odd(apierr.CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a string with the currency's decimals, e.g. \"100.30\"", apierr.Clip(a.Text)))
 		}
 		if currency == "" || !validate.Currency(currency) {
 			currency = "NOK" // reported at the currency; check the digits as NOK's
@@ -450,7 +451,7 @@ func checkPaymentAmount(v *Violations, path string, a AmountText, currency strin
 
 // checkPeriodic checks the periodic fields of spec 2.6 and returns the
 // start date.
-func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Message) Date {
+func checkPeriodic(v *apierr.Violations, r PaymentRequest, today Date, warnings *[]apierr.Message) Date {
 	start := checkExecutionDate(v, "startDate", r.StartDate, true, today)
 	if r.EndDate != "" {
 		if end, err := ParseDate(r.EndDate); err != nil {
@@ -463,7 +464,7 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 	if r.DayOfExecution != "" {
 		n, err := strconv.Atoi(r.DayOfExecution)
 		if err != nil || n < 1 || n > 31 || strings.HasPrefix(r.DayOfExecution, "0") || strconv.Itoa(n) != r.DayOfExecution {
-			v.Format("dayOfExecution", "%q is not a day of the month; write \"1\" to \"31\" without a leading zero", Clip(r.DayOfExecution))
+			v.Format("dayOfExecution", "%q is not a day of the month; write \"1\" to \"31\" without a leading zero", apierr.Clip(r.DayOfExecution))
 		}
 	}
 	switch r.ExecutionRule {
@@ -471,7 +472,7 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 	case "preceeding":
 		*warnings = append(*warnings, warning("executionRule", "\"preceeding\" is read as \"preceding\"; please spell it so"))
 	default:
-		v.Format("executionRule", "%q is not allowed; use following or preceding", Clip(r.ExecutionRule))
+		v.Format("executionRule", "%q is not allowed; use following or preceding", apierr.Clip(r.ExecutionRule))
 	}
 	if r.MonthsOfExecution != nil {
 		if r.Frequency != "MonthlyVariable" {
@@ -486,7 +487,7 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 			n, err := strconv.Atoi(m)
 			switch {
 			case err != nil || n < 1 || n > 12 || strconv.Itoa(n) != m:
-				v.Format(p, "%q is not a month; write \"1\" to \"12\" without a leading zero", Clip(m))
+				v.Format(p, "%q is not a month; write \"1\" to \"12\" without a leading zero", apierr.Clip(m))
 			case seen[m]:
 				v.Format(p, "month %s is given twice", m)
 			}
@@ -499,6 +500,6 @@ func checkPeriodic(v *Violations, r PaymentRequest, today Date, warnings *[]Mess
 }
 
 // warning is a WARNING tppMessage.
-func warning(path, text string) Message {
-	return Message{Category: "WARNING", Code: "WARNING", Path: path, Text: Clip(text)}
+func warning(path, text string) apierr.Message {
+	return apierr.Message{Category: "WARNING", Code: "WARNING", Path: path, Text: apierr.Clip(text)}
 }

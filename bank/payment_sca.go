@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"sandbank/bank/apierr"
 )
 
 // paymentSummaries describes the payments of an authorisation.
@@ -62,7 +64,7 @@ func (payments) contexts(tx Tx, a Authorisation) ([]Option, error) {
 // noContext fails a PSU who may use none of the payments' accounts.
 func (payments) noContext(tx Tx, a Authorisation) (string, string, error) {
 	c, _ := tx.Customer(a.CustomerID)
-	return CodePaymentFailed, fmt.Sprintf("%s may not pay from the debtor account of this payment", c.Name), nil
+	return apierr.CodePaymentFailed, fmt.Sprintf("%s may not pay from the debtor account of this payment", c.Name), nil
 }
 
 func (payments) identifyOnly() bool { return false }
@@ -106,7 +108,7 @@ func (s payments) approve(tx Tx, a *Authorisation, _ SCAInput) (approval, error)
 		return approval{}, err
 	}
 	if len(refused) > 0 && (a.Kind == AuthPayment || len(refused) == len(a.PaymentIDs)) {
-		return approval{failCode: CodePaymentFailed, failMessage: strings.Join(refused, "; ")}, nil
+		return approval{failCode: apierr.CodePaymentFailed, failMessage: strings.Join(refused, "; ")}, nil
 	}
 	return approval{}, nil
 }
@@ -131,7 +133,7 @@ func (s payments) reject(tx Tx, a *Authorisation) (string, string, error) {
 			return "", "", err
 		}
 	}
-	return CodePaymentFailed, "the PSU rejected the payment", nil
+	return apierr.CodePaymentFailed, "the PSU rejected the payment", nil
 }
 
 // abandon rejects the payments of a failed authorisation that no PSU has

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"sandbank/bank/apierr"
 )
 
 // The payment status machine (docs/PAYMENTS.md 5). Every change of a payment's
@@ -220,9 +222,9 @@ func reject(l *ledger, p *Payment, by, reason string, at time.Time, noFunds bool
 func cancel(l *ledger, p *Payment, by string, at time.Time) error {
 	switch {
 	case p.Status == StatusPDNG:
-		return Errorf(CodeConflict, "payment %s is PDNG (waiting for cover); a pending payment cannot be deleted", p.ID)
+		return apierr.Errorf(apierr.CodeConflict, "payment %s is PDNG (waiting for cover); a pending payment cannot be deleted", p.ID)
 	case p.Status == StatusACSP || Final(p.Status):
-		return Errorf(CodeConflict, "payment %s is %s and can no longer be cancelled", p.ID, p.Status)
+		return apierr.Errorf(apierr.CodeConflict, "payment %s is %s and can no longer be cancelled", p.ID, p.Status)
 	}
 	setStatus(p, StatusCANC, by, "cancelled (DELETE)", at)
 	return release(l, p)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"sandbank/bank/apierr"
 )
 
 // PaymentInit asks to create a payment: the body and what the request's
@@ -38,10 +40,10 @@ type PaymentCreated struct {
 // PRODUCT_INVALID.
 func CheckProduct(service, product string) error {
 	if !slices.Contains(Products, product) {
-		return Errorf(CodeProductUnknown, "there is no payment product %q; use %s", Clip(product), strings.Join(Products, " or "))
+		return apierr.Errorf(apierr.CodeProductUnknown, "there is no payment product %q; use %s", apierr.Clip(product), strings.Join(Products, " or "))
 	}
 	if product == ProductNCBCT && service != ServiceSingle {
-		return Errorf(CodeProductInvalid, "%s are only single payments; %s takes %s", product, service, ProductNDCT)
+		return apierr.Errorf(apierr.CodeProductInvalid, "%s are only single payments; %s takes %s", product, service, ProductNDCT)
 	}
 	return nil
 }
@@ -135,10 +137,10 @@ func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Pa
 		if creditor, ok := SandboxAccount(tx, it.CreditorAccount); ok {
 			it.CreditorAccountID = creditor.ID
 			if creditor.ID == debtor.ID {
-				v.Format(JoinPath(path, "creditorAccount"), "is the debtor account; a payment goes to another account")
+				v.Format(apierr.JoinPath(path, "creditorAccount"), "is the debtor account; a payment goes to another account")
 			}
 			if creditor.KIDRequired && it.KID == "" && in.Product == ProductNDCT {
-				v.Add(CodeKIDMissing, JoinPath(path, "remittanceInformationStructuredArray"), fmt.Sprintf("the creditor account %s takes payments with a KID only; send it as remittanceInformationStructuredArray: [{\"reference\": \"<KID>\", \"referenceType\": \"KID\"}]", refText(it.CreditorAccount)))
+				v.Add(apierr.CodeKIDMissing, apierr.JoinPath(path, "remittanceInformationStructuredArray"), fmt.Sprintf("the creditor account %s takes payments with a KID only; send it as remittanceInformationStructuredArray: [{\"reference\": \"<KID>\", \"referenceType\": \"KID\"}]", refText(it.CreditorAccount)))
 			}
 		}
 	}
@@ -185,49 +187,49 @@ func refText(r AccountRef) string {
 
 // paymentPSU reads who the PSU is from PSU-ID, PSU-Corporate-ID and
 // X-PSU-IDENTITY, and the context from PSU-Corporate-ID and PSU-Context.
-func (s *core) paymentPSU(tx Tx, v *Violations, in PaymentInit) (Customer, string, error) {
+func (s *core) paymentPSU(tx Tx, v *apierr.Violations, in PaymentInit) (Customer, string, error) {
 	var c Customer
 	context := ""
 	switch in.PSUContext {
 	case "", "PRIVATE", "CORPORATE":
 	default:
-		v.Format("PSU-Context", "%q is not allowed; send PRIVATE or CORPORATE", Clip(in.PSUContext))
+		v.Format("PSU-Context", "%q is not allowed; send PRIVATE or CORPORATE", apierr.Clip(in.PSUContext))
 	}
 	if in.PSUID != "" {
 		psu, err := tx.PSU(in.PSUID)
 		if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != in.TPPID || psu.AgreementID != "")) {
-			v.Format("PSU-ID", "%s is not a PSU-ID this bank gave your TPP; get one with SCA (GET /v1/users or POST /v1/consents)", Clip(in.PSUID))
+			v.Format("PSU-ID", "%s is not a PSU-ID this bank gave your TPP; get one with SCA (GET /v1/users or POST /v1/consents)", apierr.Clip(in.PSUID))
 			return c, "", nil
 		} else if err != nil {
 			return c, "", err
 		}
 		if c, err = tx.Customer(psu.CustomerID); err != nil {
-			v.Format("PSU-ID", "the PSU of %s no longer exists in the sandbox", Clip(in.PSUID))
+			v.Format("PSU-ID", "the PSU of %s no longer exists in the sandbox", apierr.Clip(in.PSUID))
 			return Customer{}, "", nil
 		}
 	} else if in.NationalID != "" {
 		var err error
 		if c, err = tx.CustomerByNumber(in.NationalID); err != nil {
-			v.Format("X-PSU-IDENTITY", "no sandbox customer has the national id %q", Clip(in.NationalID))
+			v.Format("X-PSU-IDENTITY", "no sandbox customer has the national id %q", apierr.Clip(in.NationalID))
 			return Customer{}, "", nil
 		}
 	}
 	if in.CorporateID != "" {
 		corp, err := tx.PSU(in.CorporateID)
 		if err != nil || corp.TPPID != in.TPPID || corp.AgreementID == "" || (c.ID != "" && corp.CustomerID != c.ID) {
-			v.Format("PSU-Corporate-ID", "%s is not a corporate context of this PSU for your TPP", Clip(in.CorporateID))
+			v.Format("PSU-Corporate-ID", "%s is not a corporate context of this PSU for your TPP", apierr.Clip(in.CorporateID))
 			return c, "", nil
 		}
 		if c.ID == "" {
 			if c, err = tx.Customer(corp.CustomerID); err != nil {
-				v.Format("PSU-Corporate-ID", "the PSU of %s no longer exists in the sandbox", Clip(in.CorporateID))
+				v.Format("PSU-Corporate-ID", "the PSU of %s no longer exists in the sandbox", apierr.Clip(in.CorporateID))
 				return Customer{}, "", nil
 			}
 		}
 		context = corp.AgreementID
 	}
 	if in.PSUContext == "CORPORATE" && context == "" {
-		return c, "", PathError(CodeCorporateIDRequired, "PSU-Corporate-ID", "PSU-Context is CORPORATE; send the psu-corporate-id of the SCA redirect as PSU-Corporate-ID")
+		return c, "", apierr.PathError(apierr.CodeCorporateIDRequired, "PSU-Corporate-ID", "PSU-Context is CORPORATE; send the psu-corporate-id of the SCA redirect as PSU-Corporate-ID")
 	}
 	if in.PSUContext == "PRIVATE" {
 		context = ContextPrivate
@@ -282,7 +284,7 @@ func (s *core) checkDuplicate(tx Tx, p Payment, allow bool, now time.Time) error
 			continue
 		}
 		if earlier.Status != StatusRJCT && earlier.Status != StatusCANC {
-			return Errorf(CodeConflict, "payment %s, created %s, has the same debtor, creditor, amount, remittance and execution date; send allowLogicalDuplicate=true to create this one anyway", id, earlier.Created.In(Oslo).Format("2006-01-02 15:04"))
+			return apierr.Errorf(apierr.CodeConflict, "payment %s, created %s, has the same debtor, creditor, amount, remittance and execution date; send allowLogicalDuplicate=true to create this one anyway", id, earlier.Created.In(Oslo).Format("2006-01-02 15:04"))
 		}
 	}
 	return nil
@@ -332,17 +334,17 @@ type PaymentFilter struct {
 // check reports a filter value that is not one the bank knows, with the
 // name of its query parameter.
 func (f PaymentFilter) check() error {
-	var v Violations
+	var v apierr.Violations
 	if f.Status != "" && !slices.Contains(PaymentStatuses, f.Status) {
-		v.Format("status", "%q is not a payment status; use one of %s", Clip(f.Status), strings.Join(PaymentStatuses, ", "))
+		v.Format("status", "%q is not a payment status; use one of %s", apierr.Clip(f.Status), strings.Join(PaymentStatuses, ", "))
 	}
 	if f.Product != "" && !slices.Contains(Products, f.Product) {
-		v.Format("product", "%q is not a payment product; use %s", Clip(f.Product), strings.Join(Products, " or "))
+		v.Format("product", "%q is not a payment product; use %s", apierr.Clip(f.Product), strings.Join(Products, " or "))
 	}
 	checkPSUFilter(&v, f.PSUID)
-	if e, ok := AsError(checkQuery(TxQuery{From: f.CreatedFrom, To: f.CreatedTo, Offset: f.Offset, Limit: f.Limit}, MaxSandboxPageSize)); ok {
+	if e, ok := apierr.AsError(checkQuery(TxQuery{From: f.CreatedFrom, To: f.CreatedTo, Offset: f.Offset, Limit: f.Limit}, MaxSandboxPageSize)); ok {
 		for _, m := range e.Messages {
-			if m.Code == CodePeriodInvalid {
+			if m.Code == apierr.CodePeriodInvalid {
 				m.Text = fmt.Sprintf("createdFrom (%s) is after createdTo (%s)", f.CreatedFrom, f.CreatedTo)
 			}
 			v.Add(m.Code, m.Path, m.Text)
@@ -353,12 +355,12 @@ func (f PaymentFilter) check() error {
 
 // checkPSUFilter reports a psuId filter that is neither a customerNumber
 // nor a PSU-ID.
-func checkPSUFilter(v *Violations, psuID string) {
+func checkPSUFilter(v *apierr.Violations, psuID string) {
 	if psuID == "" || isCustomerNumber(psuID) {
 		return
 	}
 	if _, err := uuid.Parse(psuID); err != nil {
-		v.Format("psuId", "%q is neither a customerNumber (the national id, e.g. 13039319955) nor a PSU-ID the bank gave a TPP (a UUID)", Clip(psuID))
+		v.Format("psuId", "%q is neither a customerNumber (the national id, e.g. 13039319955) nor a PSU-ID the bank gave a TPP (a UUID)", apierr.Clip(psuID))
 	}
 }
 

@@ -3,6 +3,8 @@ package bank
 import (
 	"errors"
 	"time"
+
+	"sandbank/bank/apierr"
 )
 
 // The door of a scenario (bank/scenario) into the bank: what an import and
@@ -95,7 +97,7 @@ func (s *Sandbox) RestoreState(tx Tx, clock *ScenarioClock, settings *Settings) 
 		return r, err
 	}
 	offset := st.ClockOffsetSeconds
-	var v Violations
+	var v apierr.Violations
 	if c := clock; c != nil {
 		offset = s.offsetTo(c.Now)
 		switch {
@@ -116,7 +118,7 @@ func (s *Sandbox) RestoreState(tx Tx, clock *ScenarioClock, settings *Settings) 
 	}
 	st.ClockOffsetSeconds = offset
 	if err := st.Check(); err != nil {
-		e, _ := AsError(err)
+		e, _ := apierr.AsError(err)
 		v.Merge("settings", e)
 	}
 	if err := v.Err(); err != nil {
@@ -167,8 +169,9 @@ func (s *Sandbox) Export(read func(tx Tx, clock ScenarioClock, settings Settings
 }
 
 // scheduleAt is where the batch schedule stands: the last scheduled run
-// made, or the one the data file remembers. The caller holds the batch
-// lock.
+// made, or the one the data file remembers, or, on a new data file whose
+// schedule the scheduler has yet to start, now, where it starts it (see
+// resume). The caller holds the batch lock.
 func (s *core) scheduleAt(tx Tx) (time.Time, error) {
 	if !s.lastRun.IsZero() {
 		return s.lastRun, nil
@@ -176,6 +179,9 @@ func (s *core) scheduleAt(tx Tx) (time.Time, error) {
 	var state batchState
 	if err := tx.Setting(batchStateKey, &state); err != nil && !errors.Is(err, ErrNotFound) {
 		return time.Time{}, err
+	}
+	if state.LastRun.IsZero() {
+		return s.Now(), nil
 	}
 	return state.LastRun, nil
 }

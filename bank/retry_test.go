@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/storage"
 )
 
@@ -184,7 +185,7 @@ func retryScript(t *testing.T, s *bank.Bank) []string {
 	for i := range bank.DailyUses + 1 {
 		_, _, err := s.PSD2.Balances(r, bruk.ID)
 		code := "ok"
-		if e, ok := bank.AsError(err); ok {
+		if e, ok := apierr.AsError(err); ok {
 			code = e.Code
 		} else if err != nil {
 			t.Fatal(err)

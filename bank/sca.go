@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -81,10 +82,10 @@ func CheckSCARequest(r SCARequest) error {
 	if err := CheckRedirectURI(r.RedirectURI); err != nil {
 		return err
 	}
-	var v Violations
+	var v apierr.Violations
 	CheckText(&v, "TPP-Session-ID", r.SessionID, 1, 200)
 	if err := validate.Name(r.TPPName); err != nil && r.TPPName != "" {
-		v.Add(CodeCertificateInvalid, "TPP-Signature-Certificate", "the TPP's name in the certificate's subject (O, else CN) "+err.Error())
+		v.Add(apierr.CodeCertificateInvalid, "TPP-Signature-Certificate", "the TPP's name in the certificate's subject (O, else CN) "+err.Error())
 	}
 	return v.Err()
 }
@@ -123,23 +124,23 @@ func (s *core) newAuthorisation(tx Tx, r SCARequest, now time.Time) (Authorisati
 func CheckRedirectURI(raw string) error {
 	const path = "TPP-Redirect-URI"
 	if raw == "" {
-		return PathError(CodeHeaderRequired, path, "TPP-Redirect-URI is required: the bank sends the PSU there after SCA")
+		return apierr.PathError(apierr.CodeHeaderRequired, path, "TPP-Redirect-URI is required: the bank sends the PSU there after SCA")
 	}
 	if len(raw) > 2048 || strings.IndexFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return PathError(CodeFormatError, path, "must be a URI of at most 2048 characters without control characters")
+		return apierr.PathError(apierr.CodeFormatError, path, "must be a URI of at most 2048 characters without control characters")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Fragment != "" {
-		return PathError(CodeFormatError, path, fmt.Sprintf("%q is not an absolute URI without a fragment, e.g. https://tpp.example/callback", Clip(raw)))
+		return apierr.PathError(apierr.CodeFormatError, path, fmt.Sprintf("%q is not an absolute URI without a fragment, e.g. https://tpp.example/callback", apierr.Clip(raw)))
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 		if u.Host == "" {
-			return PathError(CodeFormatError, path, "an http(s) URI needs a host")
+			return apierr.PathError(apierr.CodeFormatError, path, "an http(s) URI needs a host")
 		}
 	default:
 		if !strings.Contains(u.Scheme, ".") {
-			return PathError(CodeFormatError, path, fmt.Sprintf("the scheme %s is not allowed; use https, http or your app's own scheme named after your domain, e.g. no.tpp.app://sca-done", u.Scheme))
+			return apierr.PathError(apierr.CodeFormatError, path, fmt.Sprintf("the scheme %s is not allowed; use https, http or your app's own scheme named after your domain, e.g. no.tpp.app://sca-done", u.Scheme))
 		}
 	}
 	return nil
@@ -327,7 +328,7 @@ func pageOpens(tx Tx, id, secret string) error {
 		return err
 	}
 	if err != nil || a.Secret == "" || subtle.ConstantTimeCompare([]byte(secret), []byte(a.Secret)) != 1 {
-		return Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", Clip(id))
+		return apierr.Errorf(apierr.CodeSCANotFound, "authorisation %s does not exist; start SCA again", apierr.Clip(id))
 	}
 	return nil
 }
@@ -357,7 +358,7 @@ func (s *core) readAuthorisation(what string, fn func(tx Tx, mayWrite bool) erro
 func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisation, expired bool, err error) {
 	a, err = tx.Authorisation(id)
 	if errors.Is(err, ErrNotFound) {
-		return a, false, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", Clip(id))
+		return a, false, apierr.Errorf(apierr.CodeSCANotFound, "authorisation %s does not exist; start SCA again", apierr.Clip(id))
 	}
 	if err != nil {
 		return a, false, err
@@ -366,7 +367,7 @@ func (s *core) loadAuthorisation(tx Tx, id string, mayWrite bool) (a Authorisati
 		if !mayWrite {
 			return a, false, errMustWrite
 		}
-		return a, true, s.fail(tx, &a, CodeSCAExpired, "the SCA was not finished within an hour")
+		return a, true, s.fail(tx, &a, apierr.CodeSCAExpired, "the SCA was not finished within an hour")
 	}
 	return a, false, nil
 }
@@ -390,7 +391,7 @@ func (s *PSD2) SCAStep(id, secret string, in SCAInput) (SCAView, error) {
 			return view, err
 		}
 		if subtle.ConstantTimeCompare([]byte(in.Token), []byte(a.Token)) != 1 || subtle.ConstantTimeCompare([]byte(in.Cookie), []byte(a.Cookie)) != 1 {
-			return view, Errorf(CodeBadRequest, "this form does not belong to authorisation %s, or your browser did not send the page's cookie: only the browser that opened the approval first can go on with it; go on there, or return to the app you came from and start again", Clip(id))
+			return view, apierr.Errorf(apierr.CodeBadRequest, "this form does not belong to authorisation %s, or your browser did not send the page's cookie: only the browser that opened the approval first can go on with it; go on there, or return to the app you came from and start again", apierr.Clip(id))
 		}
 		problem, err := s.step(tx, &a, in)
 		if err != nil {
@@ -412,16 +413,16 @@ func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 			return redirect, err
 		}
 		if a.TPPID != tppID {
-			return redirect, Errorf(CodeSCANotFound, "authorisation %s does not exist; start SCA again", Clip(id))
+			return redirect, apierr.Errorf(apierr.CodeSCANotFound, "authorisation %s does not exist; start SCA again", apierr.Clip(id))
 		}
-		if a.FailCode == CodeSCAExpired {
+		if a.FailCode == apierr.CodeSCAExpired {
 			redirect = a.Redirect // the PSU would be sent back with SCA_EXPIRED
 			return redirect, nil
 		}
 		if !a.Open() {
-			return redirect, Errorf(CodeConflict, "authorisation %s has finished (%s); start a new one", id, a.Status)
+			return redirect, apierr.Errorf(apierr.CodeConflict, "authorisation %s has finished (%s); start a new one", id, a.Status)
 		}
-		var v Violations
+		var v apierr.Violations
 		if in.Decision != "approve" && in.Decision != "reject" {
 			v.Format("decision", "must be approve or reject")
 		}
@@ -440,7 +441,7 @@ func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 			switch view.Step {
 			case StepContext:
 				if input.Context == "" {
-					return redirect, PathError(CodeFormatError, "context", "this PSU acts in more than one context; give one of "+optionValues(view.Contexts))
+					return redirect, apierr.PathError(apierr.CodeFormatError, "context", "this PSU acts in more than one context; give one of "+optionValues(view.Contexts))
 				}
 			case StepConsent:
 				if input.Accounts == nil {
@@ -454,7 +455,7 @@ func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 				return redirect, err
 			}
 			if problem != "" && a.Open() {
-				return redirect, PathError(stepCode(view.Step), stepPath(view.Step), problem)
+				return redirect, apierr.PathError(stepCode(view.Step), stepPath(view.Step), problem)
 			}
 		}
 		redirect = a.Redirect
@@ -464,9 +465,9 @@ func (s *PSD2) AutomatedSCA(tppID, id string, in AutoSCA) (string, error) {
 
 func stepCode(step string) string {
 	if step == StepIdentify || step == StepApp {
-		return CodePSUCredentialsInvalid
+		return apierr.CodePSUCredentialsInvalid
 	}
-	return CodeFormatError
+	return apierr.CodeFormatError
 }
 
 func stepPath(step string) string {
@@ -500,12 +501,12 @@ func (s *core) step(tx Tx, a *Authorisation, in SCAInput) (problem string, err e
 		if err != nil {
 			a.Attempts++
 			if a.Attempts >= maxIdentifyTries {
-				return "", s.fail(tx, a, CodePSUCredentialsInvalid, "the PSU could not be identified in three attempts")
+				return "", s.fail(tx, a, apierr.CodePSUCredentialsInvalid, "the PSU could not be identified in three attempts")
 			}
 			if err := tx.PutAuthorisation(*a); err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("No sandbox customer has the national id %q. %s left.", Clip(in.NationalID), attempts(maxIdentifyTries-a.Attempts)), nil
+			return fmt.Sprintf("No sandbox customer has the national id %q. %s left.", apierr.Clip(in.NationalID), attempts(maxIdentifyTries-a.Attempts)), nil
 		}
 		a.CustomerID, a.Status = c.ID, ScaIdentified
 		return "", s.afterIdentify(tx, a)
@@ -541,7 +542,7 @@ func (s *core) step(tx Tx, a *Authorisation, in SCAInput) (problem string, err e
 		}
 		return "", s.finish(tx, a)
 	}
-	return "", Errorf(CodeConflict, "authorisation %s has finished (%s); start a new one", a.ID, a.Status)
+	return "", apierr.Errorf(apierr.CodeConflict, "authorisation %s has finished (%s); start a new one", a.ID, a.Status)
 }
 
 func attempts(n int) string {

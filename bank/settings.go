@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -164,7 +165,7 @@ type Faults struct {
 
 // Check reports values out of range, with the paths of their fields.
 func (f Faults) Check() error {
-	var v Violations
+	var v apierr.Violations
 	if f.LatencyMs < 0 || f.LatencyMs > 60000 {
 		v.Format("latencyMs", "must be 0 to 60000 milliseconds")
 	}
@@ -202,7 +203,7 @@ const settingsKey = "settings"
 
 // Check reports a setting that is out of range.
 func (st Settings) Check() error {
-	var v Violations
+	var v apierr.Violations
 	CheckOneOf(&v, "trustMode", st.TrustMode, []string{TrustAny, TrustStore})
 	CheckOneOf(&v, "responseSigning", st.ResponseSigning, SigningModes)
 	CheckOneOf(&v, "operatorAccess", st.OperatorAccess, OperatorAccessModes)
@@ -229,21 +230,21 @@ func (st Settings) Check() error {
 		v.Format("requestLog.maxBytes", "must be %d (1 MiB) to %d (1 GiB) bytes", MinRequestLogBytes, MaxRequestLogBytes)
 	}
 	if err := st.Faults.Check(); err != nil {
-		e, _ := AsError(err)
+		e, _ := apierr.AsError(err)
 		v.Merge("faults", e)
 	}
 	return v.Err()
 }
 
 // checkBatchTimes checks the batch times: at least one, each HH:MM, none twice.
-func checkBatchTimes(v *Violations, times []string) {
+func checkBatchTimes(v *apierr.Violations, times []string) {
 	if len(times) == 0 {
 		v.Format("batchTimes", "give at least one time of day, e.g. 06:00")
 	}
 	seen := map[string]bool{}
 	for i, t := range times {
 		if _, ok := parseTimeOfDay(t); !ok {
-			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%q is not a time of day; write HH:MM, e.g. 06:00", Clip(t))
+			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%q is not a time of day; write HH:MM, e.g. 06:00", apierr.Clip(t))
 		} else if seen[t] {
 			v.Format(fmt.Sprintf("batchTimes[%d]", i), "%s is given twice", t)
 		}
@@ -253,12 +254,12 @@ func checkBatchTimes(v *Violations, times []string) {
 
 // checkFX checks the FX table: NOK per one unit of each supported
 // currency, more than 0, and NOK itself at 1.
-func checkFX(v *Violations, fx map[string]decimal.Decimal) {
+func checkFX(v *apierr.Violations, fx map[string]decimal.Decimal) {
 	for _, c := range slices.Sorted(maps.Keys(fx)) {
 		r := fx[c]
 		switch {
 		case !validate.Currency(c):
-			v.Format("fxRates."+c, "%q is not a supported ISO 4217 currency code; write the code in upper case, e.g. BHD", Clip(c))
+			v.Format("fxRates."+c, "%q is not a supported ISO 4217 currency code; write the code in upper case, e.g. BHD", apierr.Clip(c))
 		case !r.IsPositive():
 			v.Format("fxRates."+c, "the rate must be more than 0 (NOK per one %s)", c)
 		case c == "NOK" && !r.Equal(decimal.NewFromInt(1)):
@@ -299,7 +300,7 @@ func settingsIn(tx Tx) (Settings, error) {
 // each time on the settings as stored (see core.update): it must only set
 // fields of the settings it is given.
 func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
-	st, _, err := s.editSettings(func(st *Settings, _ *Violations) error {
+	st, _, err := s.editSettings(func(st *Settings, _ *apierr.Violations) error {
 		change(st)
 		return nil
 	})
@@ -311,7 +312,7 @@ func (s *Ops) UpdateSettings(change func(*Settings)) (Settings, error) {
 // of a value (v) and what Settings.Check finds, all together. Nothing is
 // stored when either finds something, or edit fails. It returns the
 // settings in force and the oddities v accepted with a warning.
-func (s *core) editSettings(edit func(st *Settings, v *Violations) error) (Settings, []Message, error) {
+func (s *core) editSettings(edit func(st *Settings, v *apierr.Violations) error) (Settings, []apierr.Message, error) {
 	var st Settings
 	var seq uint64
 	v := s.violations()
@@ -323,7 +324,7 @@ func (s *core) editSettings(edit func(st *Settings, v *Violations) error) (Setti
 		if err := edit(&st, &v); err != nil {
 			return err
 		}
-		v.addChecks(st)
+		addChecks(&v, st)
 		if err := v.Err(); err != nil {
 			return err
 		}
@@ -363,15 +364,9 @@ func (s *core) inForce(seq uint64, st Settings) {
 // at a path that has one already: a value whose form was wrong was not
 // set, and what Check says about the value left in its place (or missing)
 // would only confuse.
-func (v *Violations) addChecks(st Settings) {
-	e, ok := AsError(st.Check())
-	if !ok {
-		return
-	}
-	for _, m := range e.Messages {
-		if !slices.ContainsFunc(v.list, func(f Message) bool { return f.Path == m.Path }) {
-			v.list = append(v.list, m)
-		}
+func addChecks(v *apierr.Violations, st Settings) {
+	if e, ok := apierr.AsError(st.Check()); ok {
+		v.MergeNew(e)
 	}
 }
 
@@ -395,7 +390,7 @@ func (s *Ops) AnyTPPIsOperator() bool { return s.anyTPPOperator.Load() }
 
 // violations starts the findings of one request, refusing oddities in
 // strict mode.
-func (s *core) violations() Violations { return Violations{Strict: s.strictMode.Load()} }
+func (s *core) violations() apierr.Violations { return apierr.Violations{Strict: s.strictMode.Load()} }
 
 // Faults returns the simulated faults in force.
 func (s *Ops) Faults() Faults {

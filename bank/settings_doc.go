@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"sandbank/bank/apierr"
 )
 
 // The settings as the operator reads and writes them: the document of
@@ -76,8 +78,8 @@ func (st Settings) Doc() SettingsDoc {
 // out takes its default (DefaultSettings); the clock and the faults stay
 // as they are. It returns the settings in force and the oddities it took
 // with a warning. Nothing is stored when a value is refused.
-func (s *Ops) PutSettings(d SettingsDoc) (Settings, []Message, error) {
-	return s.editSettings(func(st *Settings, v *Violations) error {
+func (s *Ops) PutSettings(d SettingsDoc) (Settings, []apierr.Message, error) {
+	return s.editSettings(func(st *Settings, v *apierr.Violations) error {
 		d.replace(st, v)
 		return nil
 	})
@@ -87,8 +89,8 @@ func (s *Ops) PutSettings(d SettingsDoc) (Settings, []Message, error) {
 // rest as they are: the Server screen's save. It returns the settings in
 // force and the oddities it took with a warning. Nothing is stored when a
 // value is refused.
-func (s *Ops) ChangeSettings(d SettingsDoc) (Settings, []Message, error) {
-	return s.editSettings(func(st *Settings, v *Violations) error {
+func (s *Ops) ChangeSettings(d SettingsDoc) (Settings, []apierr.Message, error) {
+	return s.editSettings(func(st *Settings, v *apierr.Violations) error {
 		d.applyTo(st, v)
 		return nil
 	})
@@ -104,7 +106,7 @@ func (s *Ops) CheckSettings(d SettingsDoc) error {
 	}
 	v := s.violations()
 	d.applyTo(&st, &v)
-	v.addChecks(st)
+	addChecks(&v, st)
 	return v.Err()
 }
 
@@ -116,15 +118,15 @@ func (s *Ops) CheckSettings(d SettingsDoc) error {
 // keys given twice, are oddities: a warning, refused in strict mode. It
 // returns the settings in force and the oddities taken with a warning.
 // Nothing is stored when a value is refused.
-func (s *Ops) PatchSettings(patch []byte) (Settings, []Message, error) {
+func (s *Ops) PatchSettings(patch []byte) (Settings, []apierr.Message, error) {
 	odd, err := DecodeTolerant(patch, &SettingsDoc{})
 	if err != nil {
 		return Settings{}, nil, err
 	}
 	if t := bytes.TrimLeft(patch, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return Settings{}, nil, Errorf(CodeBadRequest, "a merge patch of the settings is a JSON object, e.g. {\"batchMode\": \"immediate\"}")
+		return Settings{}, nil, apierr.Errorf(apierr.CodeBadRequest, "a merge patch of the settings is a JSON object, e.g. {\"batchMode\": \"immediate\"}")
 	}
-	return s.editSettings(func(st *Settings, v *Violations) error {
+	return s.editSettings(func(st *Settings, v *apierr.Violations) error {
 		for _, m := range odd {
 			v.Odd(m.Refuse, m.Path, m.Text)
 		}
@@ -221,7 +223,7 @@ func mergeValue(target, patch any) any {
 // replace makes st the settings the document gives, with the defaults
 // for what it leaves out; the clock and the faults, which are not in the
 // document, stay.
-func (d SettingsDoc) replace(st *Settings, v *Violations) {
+func (d SettingsDoc) replace(st *Settings, v *apierr.Violations) {
 	kept := *st
 	*st = DefaultSettings()
 	st.ClockOffsetSeconds, st.Faults = kept.ClockOffsetSeconds, kept.Faults
@@ -231,7 +233,7 @@ func (d SettingsDoc) replace(st *Settings, v *Violations) {
 // applyTo sets the fields the document gives on st. A value whose form is
 // wrong (a date, an amount, a rate) is a finding in v and leaves st's;
 // Settings.Check judges the ranges afterwards.
-func (d SettingsDoc) applyTo(st *Settings, v *Violations) {
+func (d SettingsDoc) applyTo(st *Settings, v *apierr.Violations) {
 	setIf(&st.TrustMode, d.TrustMode)
 	setIf(&st.RequireSignature, d.RequireSignature)
 	setIf(&st.Strict, d.Strict)
@@ -287,16 +289,16 @@ func setIf[T any](to *T, from *T) {
 
 // settingAmount reads an amount or a rate of the settings, a decimal
 // string; a JSON number is odd (a warning, refused in strict mode).
-func settingAmount(v *Violations, path string, a AmountText, example string, parse func(string) (decimal.Decimal, error)) (decimal.Decimal, bool) {
+func settingAmount(v *apierr.Violations, path string, a AmountText, example string, parse func(string) (decimal.Decimal, error)) (decimal.Decimal, bool) {
 	switch {
 	case a.bad != "":
-		v.Format(path, "must be a decimal string such as \"%s\", not %s", example, Clip(a.bad))
+		v.Format(path, "must be a decimal string such as \"%s\", not %s", example, apierr.Clip(a.bad))
 		return decimal.Decimal{}, false
 	case a.Text == "":
 		v.Format(path, "is required, e.g. \"%s\"", example)
 		return decimal.Decimal{}, false
 	case a.number:
-		v.Odd(CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a decimal string, e.g. \"%s\"", Clip(a.Text), example))
+		v.Odd(apierr.CodeFormatError, path, fmt.Sprintf("is the JSON number %s; send it as a decimal string, e.g. \"%s\"", apierr.Clip(a.Text), example))
 	}
 	d, err := parse(a.Text)
 	if err != nil {
@@ -314,10 +316,10 @@ const maxRateDigits = 18
 func parseRate(s string) (decimal.Decimal, error) {
 	intPart, frac, hasPoint := strings.Cut(s, ".")
 	if intPart == "" || !allDigits(intPart) || (hasPoint && (frac == "" || !allDigits(frac))) {
-		return decimal.Decimal{}, fmt.Errorf("%q is not a rate; write NOK per one unit with digits and an optional decimal point, e.g. \"11.65\"", Clip(s))
+		return decimal.Decimal{}, fmt.Errorf("%q is not a rate; write NOK per one unit with digits and an optional decimal point, e.g. \"11.65\"", apierr.Clip(s))
 	}
 	if len(intPart)+len(frac) > maxRateDigits {
-		return decimal.Decimal{}, fmt.Errorf("%q has more than %d digits", Clip(s), maxRateDigits)
+		return decimal.Decimal{}, fmt.Errorf("%q has more than %d digits", apierr.Clip(s), maxRateDigits)
 	}
 	return decimal.NewFromString(s)
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"sandbank/bank/apierr"
 )
 
 // The records the store keeps for payments: the payment with its items and
@@ -103,11 +105,11 @@ type Payment struct {
 	ExecutionDate   Date          `json:"executionDate"`
 	Items           []PaymentItem `json:"items"`
 	// Fee is the fee of a cross-border transfer, in NOK; zero for none.
-	Fee            decimal.Decimal `json:"fee"`
-	Warnings       []Message       `json:"warnings,omitempty"`
-	Approvals      []Approval      `json:"approvals,omitempty"`
-	Authorisations []string        `json:"authorisations,omitempty"`
-	BasketID       string          `json:"basketId,omitempty"`
+	Fee            decimal.Decimal  `json:"fee"`
+	Warnings       []apierr.Message `json:"warnings,omitempty"`
+	Approvals      []Approval       `json:"approvals,omitempty"`
+	Authorisations []string         `json:"authorisations,omitempty"`
+	BasketID       string           `json:"basketId,omitempty"`
 	// RetryUntil is the last banking day a payment without cover (PDNG) is
 	// retried.
 	RetryUntil Date           `json:"retryUntil"`

@@ -4,14 +4,15 @@ import (
 	"testing"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // refusedAt checks that err is a FORMAT_ERROR whose one finding, at path,
 // says text.
 func refusedAt(t *testing.T, what string, err error, path, text string) {
 	t.Helper()
-	e, ok := bank.AsError(err)
-	if !ok || e.Code != bank.CodeFormatError || len(e.Messages) != 1 || e.Messages[0].Path != path || e.Messages[0].Text != text {
+	e, ok := apierr.AsError(err)
+	if !ok || e.Code != apierr.CodeFormatError || len(e.Messages) != 1 || e.Messages[0].Path != path || e.Messages[0].Text != text {
 		t.Errorf("%s: %v, want FORMAT_ERROR at %s: %s", what, err, path, text)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
 
@@ -53,7 +54,7 @@ var purposeCodePattern = regexp.MustCompile(`^[A-Z0-9]{1,4}$`)
 // it was accepted with (docs/TPP-GUIDE.md 9).
 type TransactionsPosted struct {
 	Transactions []Transaction
-	Warnings     []Message
+	Warnings     []apierr.Message
 }
 
 // AddTransactions posts booked transactions to an account: all of them or,
@@ -65,7 +66,7 @@ func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) (Transa
 			return out, found(err, "account", accountID)
 		}
 		if len(in) == 0 {
-			return out, PathError(CodeFormatError, "", "send an array of at least one transaction")
+			return out, apierr.PathError(apierr.CodeFormatError, "", "send an array of at least one transaction")
 		}
 		v := s.violations()
 		out.Transactions, err = AddTransactionsIn(tx, &v, a, "", 0, in, nil, s.Today(), false)
@@ -81,12 +82,12 @@ func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) (Transa
 // version-2 scenario) are records the bank made, payments' included: one
 // may name another sandbox account, and a payment's fee names no creditor
 // account.
-func AddTransactionsIn(tx Tx, v *Violations, a Account, path string, first int, in []NewTransaction, ids []string, today Date, restored bool) ([]Transaction, error) {
+func AddTransactionsIn(tx Tx, v *apierr.Violations, a Account, path string, first int, in []NewTransaction, ids []string, today Date, restored bool) ([]Transaction, error) {
 	accountSeq, _ := SeqOf(KindAccount, a.ID)
 	out := make([]Transaction, 0, len(in))
 	seen := map[string]bool{}
 	for i, item := range in {
-		p := JoinPath(path, fmt.Sprintf("[%d]", first+i))
+		p := apierr.JoinPath(path, fmt.Sprintf("[%d]", first+i))
 		t := checkTransaction(tx, v, p, a, item, today, restored)
 		id := ""
 		if i < len(ids) {
@@ -97,7 +98,7 @@ func AddTransactionsIn(tx Tx, v *Violations, a Account, path string, first int, 
 			return nil, err
 		}
 		if seen[t.ID] && t.ID != "" {
-			v.Format(JoinPath(p, "id"), "two transactions have the id %s", t.ID)
+			v.Format(apierr.JoinPath(p, "id"), "two transactions have the id %s", t.ID)
 		}
 		seen[t.ID] = true
 		out = append(out, t)
@@ -124,8 +125,8 @@ func SandboxAccount(tx Tx, r AccountRef) (Account, bool) {
 	return Account{}, false
 }
 
-func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransaction, today Date, restored bool) Transaction {
-	f := func(field string) string { return JoinPath(p, field) }
+func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTransaction, today Date, restored bool) Transaction {
+	f := func(field string) string { return apierr.JoinPath(p, field) }
 	t := Transaction{
 		Currency:                          in.Currency,
 		RemittanceInformationUnstructured: checkPresent(v, f("remittanceInformationUnstructured"), in.RemittanceInformationUnstructured, 140, CheckText),
@@ -231,10 +232,10 @@ func checkTransaction(tx Tx, v *Violations, p string, a Account, in NewTransacti
 // checkPurposeCode checks the required purposeCode of a sandbox
 // transaction, which may be empty: an ISO 20022 code of 1 to 4 letters or
 // digits. Lower case is odd; the code is kept in upper case.
-func checkPurposeCode(v *Violations, path string, in *string) string {
+func checkPurposeCode(v *apierr.Violations, path string, in *string) string {
 	code := checkPresent(v, path, in, 4, CheckText)
 	if upper := strings.ToUpper(code); upper != code && purposeCodePattern.MatchString(upper) {
-		v.Odd(CodeFormatError, path, fmt.Sprintf("%q is in lower case; ISO 20022 purpose codes are upper case, and the bank keeps it as %s", code, upper))
+		v.Odd(apierr.CodeFormatError, path, fmt.Sprintf("%q is in lower case; ISO 20022 purpose codes are upper case, and the bank keeps it as %s", code, upper))
 		code = upper
 	}
 	if code != "" && !purposeCodePattern.MatchString(code) {
@@ -246,7 +247,7 @@ func checkPurposeCode(v *Violations, path string, in *string) string {
 // checkQuery checks a transaction listing's dates and paging. maxLimit 0
 // allows any limit.
 func checkQuery(q TxQuery, maxLimit int) error {
-	var v Violations
+	var v apierr.Violations
 	if q.Offset < 0 {
 		v.Format("offset", "must not be negative")
 	}
@@ -254,7 +255,7 @@ func checkQuery(q TxQuery, maxLimit int) error {
 		v.Format("limit", "must be between 1 and %d", maxLimit)
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && q.From.After(q.To) {
-		v.Add(CodePeriodInvalid, "", fmt.Sprintf("the period starts (%s) after it ends (%s)", q.From, q.To))
+		v.Add(apierr.CodePeriodInvalid, "", fmt.Sprintf("the period starts (%s) after it ends (%s)", q.From, q.To))
 	}
 	return v.Err()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 func TestID_RoundTripAndKinds(t *testing.T) {
@@ -224,8 +225,8 @@ func TestDecodeJSON_Messages(t *testing.T) {
 		{"{\"name\": \"\xff\"}", "", "UTF-8"},
 	} {
 		err := bank.DecodeJSON([]byte(c.body), &v)
-		e, ok := bank.AsError(err)
-		if !ok || e.Code != bank.CodeBadRequest || !strings.Contains(e.Message, c.mention) {
+		e, ok := apierr.AsError(err)
+		if !ok || e.Code != apierr.CodeBadRequest || !strings.Contains(e.Message, c.mention) {
 			t.Errorf("%q: %v", c.body, err)
 			continue
 		}
@@ -239,29 +240,29 @@ func TestDecodeJSON_Messages(t *testing.T) {
 }
 
 func TestViolations_ReportsAllAndClips(t *testing.T) {
-	var v bank.Violations
+	var v apierr.Violations
 	if v.Err() != nil {
 		t.Fatal("no violations is no error")
 	}
 	v.Format("a", "first")
-	v.Add(bank.CodeResourceUnknown, "b", strings.Repeat("x", 600))
+	v.Add(apierr.CodeResourceUnknown, "b", strings.Repeat("x", 600))
 	v.Format("c", "third")
 	v.Format("d", "fourth")
-	e, _ := bank.AsError(v.Err())
-	if !e.Invalid || e.Code != bank.CodeFormatError || len(e.Messages) != 4 {
+	e, _ := apierr.AsError(v.Err())
+	if !e.Invalid || e.Code != apierr.CodeFormatError || len(e.Messages) != 4 {
 		t.Fatalf("%+v", e)
 	}
-	if len(e.Messages[1].Text) > bank.MaxMessageText || len(e.Message) > bank.MaxMessageText {
+	if len(e.Messages[1].Text) > apierr.MaxMessageText || len(e.Message) > apierr.MaxMessageText {
 		t.Fatal("texts are not clipped to 512 bytes")
 	}
-	var short bank.Violations
+	var short apierr.Violations
 	for _, p := range []string{"a", "b", "c", "d", "e"} {
 		short.Format(p, "is wrong")
 	}
-	if e, _ := bank.AsError(short.Err()); !strings.HasSuffix(e.Message, "and 2 more") || len(e.Messages) != 5 {
+	if e, _ := apierr.AsError(short.Err()); !strings.HasSuffix(e.Message, "and 2 more") || len(e.Messages) != 5 {
 		t.Fatalf("message %q", e.Message)
 	}
-	if got := bank.JoinPath("accounts[2]", "[0].iban"); got != "accounts[2][0].iban" {
+	if got := apierr.JoinPath("accounts[2]", "[0].iban"); got != "accounts[2][0].iban" {
 		t.Fatalf("JoinPath %s", got)
 	}
 }

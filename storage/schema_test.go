@@ -58,7 +58,7 @@ var schemaNotKept = map[string]string{
 var schemaUnexported = map[string]string{
 	"bank.AmountText.bad":    "set only when a request's amount is neither a string nor a number; validation rejects such a request, so it is never stored",
 	"bank.AmountText.number": "whether a request sent its amount as a JSON number; noted when the request is answered, and never needed again",
-	"bank.Message.rest":      "how many warnings the last line of a capped list stands for, while warnings are gathered into one answer; a stored list keeps that line, whose text gives the count",
+	"apierr.Message.rest":    "how many warnings the last line of a capped list stands for, while warnings are gathered into one answer; a stored list keeps that line, whose text gives the count",
 }
 
 // storedValue is one value a record leaves in the data file.

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // accountsScreen lists a customer's accounts and card accounts and edits
@@ -409,7 +410,7 @@ func (s *accountsScreen) createAccount() {
 	f.add("KID", "kidRequired", kid)
 	closing := f.text("Closing booked balance", "balances[0]", "0", "")
 	expected := f.text("Expected balance", "balances[1]", "0", "")
-	var warnings []bank.Message
+	var warnings []apierr.Message
 	s.u.showModal("New account", "Create", f, generate, func() error {
 		in := bank.NewAccount{
 			CustomerNumber: owner, AccountName: name.Text, BBAN: strings.TrimSpace(bban.Text), IBAN: strings.TrimSpace(iban.Text),
@@ -452,7 +453,7 @@ func (s *accountsScreen) createCard() {
 	status := widget.NewSelect(bank.Statuses, nil)
 	status.SetSelected(bank.StatusEnabled)
 	f.add("Status", "status", status)
-	var warnings []bank.Message
+	var warnings []apierr.Message
 	s.u.showModal("New card account", "Create", f, nil, func() error {
 		cur := strings.ToUpper(strings.TrimSpace(currency.Text))
 		l, err := parseNumber(limit, "creditLimit")

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // customersScreen lists customers and shows a customer's agreements and
@@ -328,7 +329,7 @@ func (s *customersScreen) createEngagement() {
 	f.add("Roles", "roles", roles)
 	register := f.text("Register limit", "registerLimit", "100000", "largest amount the PSU may register")
 	approval := f.text("Approval limit", "approvalLimit", "0", "largest amount the PSU may approve")
-	var warnings []bank.Message
+	var warnings []apierr.Message
 	s.u.showModal("Add engagement to "+a.Name, "Add", f, nil, func() error {
 		in := bank.NewEngagement{Customer: numbers[psu.Selected], Account: bank.IBANRef{IBAN: ibans[account.Selected]}, Roles: roles.Selected}
 		var err error

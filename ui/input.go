@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // numberText writes a number as a tester types it the way the bank reads
@@ -33,7 +34,7 @@ func parseNumber(e *entry, path string) (*bank.Number, error) {
 	}
 	d, err := decimalText(e.Text)
 	if err != nil {
-		return nil, bank.PathError(bank.CodeFormatError, path, "must be a number, e.g. 1000.50")
+		return nil, apierr.PathError(apierr.CodeFormatError, path, "must be a number, e.g. 1000.50")
 	}
 	return bank.NumberOf(d), nil
 }

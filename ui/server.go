@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/pki"
 	"sandbank/bank/scenario"
 )
@@ -235,7 +236,7 @@ func (s *serverScreen) jump() {
 	s.clockForm.clear()
 	days, err := strconv.Atoi(strings.TrimSpace(s.jumpDays.Text))
 	if err != nil {
-		s.clockForm.show(bank.PathError(bank.CodeFormatError, "days", "give a whole number of days, e.g. 181 to see a consent expire"))
+		s.clockForm.show(apierr.PathError(apierr.CodeFormatError, "days", "give a whole number of days, e.g. 181 to see a consent expire"))
 		return
 	}
 	if _, err := s.u.ops.JumpClock(days); err != nil {
@@ -386,7 +387,7 @@ func (s *serverScreen) showPayments(st bank.Settings) {
 // the rates of the settings document; the bank judges the codes and the
 // rates. A line that is not a code and a rate, or a code given twice, is
 // reported at the table.
-func fxLines(v *bank.Violations, text string) (map[string]bank.AmountText, bool) {
+func fxLines(v *apierr.Violations, text string) (map[string]bank.AmountText, bool) {
 	out := map[string]bank.AmountText{}
 	ok := true
 	for i, line := range strings.Split(text, "\n") {
@@ -412,7 +413,7 @@ func fxLines(v *bank.Violations, text string) (map[string]bank.AmountText, bool)
 
 // wholeNumber reads a whole number typed into an entry; a text that is not
 // one is a finding at path, with hint.
-func wholeNumber(v *bank.Violations, path string, e *entry, hint string) (*int, bool) {
+func wholeNumber(v *apierr.Violations, path string, e *entry, hint string) (*int, bool) {
 	text := strings.TrimSpace(e.Text)
 	n, err := strconv.Atoi(numberText(text))
 	if err != nil {
@@ -430,7 +431,7 @@ func wholeNumber(v *bank.Violations, path string, e *entry, hint string) (*int, 
 func (s *serverScreen) savePayments() {
 	f := s.payForm
 	f.clear()
-	var v bank.Violations
+	var v apierr.Violations
 	times := strings.FieldsFunc(s.batchTimes.Text, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) })
 	mode, exemption := s.batchMode.Selected, s.exemption.Selected
 	doc := bank.SettingsDoc{
@@ -455,7 +456,7 @@ func (s *serverScreen) savePayments() {
 	doc.Faults = &faults
 	if !v.Empty() {
 		// Show at once what the bank would find in the values that read.
-		if e, ok := bank.AsError(s.u.ops.CheckSettings(doc)); ok {
+		if e, ok := apierr.AsError(s.u.ops.CheckSettings(doc)); ok {
 			v.Merge("", e)
 		}
 		f.show(namedFX(v.Err()))
@@ -472,7 +473,7 @@ func (s *serverScreen) savePayments() {
 // namedFX starts the bank's findings about an exchange rate with the
 // currency, since they all show at the one exchange table field.
 func namedFX(err error) error {
-	return editMessages(err, func(m *bank.Message) {
+	return editMessages(err, func(m *apierr.Message) {
 		if code, ok := strings.CutPrefix(m.Path, "fxRates."); ok && !strings.HasPrefix(m.Text, code) {
 			m.Text = code + ": " + m.Text
 		}

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // pageSize is how many rows the transaction table reads at a time.
@@ -313,7 +314,7 @@ func (s *transactionsScreen) add() {
 	other := f.text("Counterparty account", "[0].creditorAccount", "", "IBAN, or a Norwegian BBAN")
 	remittance := f.text("Remittance", "[0].remittanceInformationUnstructured", "", "")
 	code := f.text("Bank transaction code", "[0].bankTransactionCode", "PMNT-ICDT-ESCT", "4 to 14 characters")
-	var warnings []bank.Message
+	var warnings []apierr.Message
 	s.u.showModal("Add a transaction to "+c.label, "Add", f, nil, func() error {
 		amt, err := parseNumber(amount, "[0].amount")
 		if err != nil {
@@ -353,7 +354,7 @@ func (s *transactionsScreen) add() {
 
 // renamePaths renames the paths of a bank error's findings.
 func renamePaths(err error, names map[string]string) error {
-	return editMessages(err, func(m *bank.Message) {
+	return editMessages(err, func(m *apierr.Message) {
 		for from, to := range names {
 			if m.Path == from || strings.HasPrefix(m.Path, from+".") {
 				m.Path = to + strings.TrimPrefix(m.Path, from)
@@ -381,7 +382,7 @@ func (s *transactionsScreen) generate() {
 	s.u.showModal("Generate realistic transactions", "Generate", f, nil, func() (err error) {
 		n, err = strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(count.Text), " ", ""))
 		if err != nil || n < 1 || n > bank.MaxHistoryCount {
-			return bank.PathError(bank.CodeFormatError, "count", fmt.Sprintf("must be a whole number from 1 to %d", bank.MaxHistoryCount))
+			return apierr.PathError(apierr.CodeFormatError, "count", fmt.Sprintf("must be a whole number from 1 to %d", bank.MaxHistoryCount))
 		}
 		return nil
 	}, func() {

@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // heading is the bold title of a part of a screen.
@@ -137,7 +137,7 @@ func (f *form) show(err error) bool {
 	if err == nil {
 		return false
 	}
-	e, ok := bank.AsError(err)
+	e, ok := apierr.AsError(err)
 	if !ok {
 		f.general.SetText(err.Error())
 		f.general.Show()
@@ -172,21 +172,21 @@ func (f *form) show(err error) bool {
 
 // warn shows the warnings a change was saved with (docs/TPP-GUIDE.md 9) at the
 // fields they name, as show does findings.
-func (f *form) warn(warnings []bank.Message) {
+func (f *form) warn(warnings []apierr.Message) {
 	if len(warnings) > 0 {
-		f.show(editMessages(&bank.Error{Messages: warnings}, func(m *bank.Message) { m.Text = "saved with a warning: " + m.Text }))
+		f.show(editMessages(&apierr.Error{Messages: warnings}, func(m *apierr.Message) { m.Text = "saved with a warning: " + m.Text }))
 	}
 }
 
 // editMessages returns a copy of a bank error with each finding changed by
 // edit; any other error as it is.
-func editMessages(err error, edit func(*bank.Message)) error {
-	e, ok := bank.AsError(err)
+func editMessages(err error, edit func(*apierr.Message)) error {
+	e, ok := apierr.AsError(err)
 	if !ok {
 		return err
 	}
 	c := *e
-	c.Messages = append([]bank.Message(nil), e.Messages...)
+	c.Messages = append([]apierr.Message(nil), e.Messages...)
 	for i := range c.Messages {
 		edit(&c.Messages[i])
 	}
@@ -339,7 +339,7 @@ func (u *UI) topModal() *modal {
 
 // showError shows an error that belongs to no form.
 func (u *UI) showError(err error) {
-	var e *bank.Error
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		err = errors.New(e.Message)
 	}
@@ -353,14 +353,14 @@ func (u *UI) info(title, message string) {
 
 // warned tells in a dialog the warnings a change was saved with
 // (docs/TPP-GUIDE.md 9); nothing when there are none.
-func (u *UI) warned(title string, warnings []bank.Message) {
+func (u *UI) warned(title string, warnings []apierr.Message) {
 	if len(warnings) > 0 {
 		u.info(title, "Saved, with warnings:\n"+warningLines(warnings))
 	}
 }
 
 // warningLines writes warnings one a line, each after its path.
-func warningLines(warnings []bank.Message) string {
+func warningLines(warnings []apierr.Message) string {
 	lines := make([]string, len(warnings))
 	for i, m := range warnings {
 		lines[i] = m.Text

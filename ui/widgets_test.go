@@ -6,7 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // A modal's submit that fails keeps the dialog open with the finding at
@@ -20,7 +20,7 @@ func TestShowModal_ErrorStaysSuccessCloses(t *testing.T) {
 	dones := 0
 	h.u.showModal("Test", "Save", f, nil, func() error {
 		if !valid {
-			return bank.PathError(bank.CodeFormatError, "name", "too short")
+			return apierr.PathError(apierr.CodeFormatError, "name", "too short")
 		}
 		return nil
 	}, func() {

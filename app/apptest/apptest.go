@@ -24,6 +24,7 @@ import (
 
 	"sandbank/app"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/reqlog"
@@ -169,12 +170,12 @@ func (r Response) JSON(tb testing.TB, v any) {
 
 // ErrorBody is the API's error body.
 type ErrorBody struct {
-	ID          string         `json:"id"`
-	System      string         `json:"system"`
-	Status      int            `json:"status"`
-	Code        string         `json:"code"`
-	Message     string         `json:"message"`
-	TPPMessages []bank.Message `json:"tppMessages"`
+	ID          string           `json:"id"`
+	System      string           `json:"system"`
+	Status      int              `json:"status"`
+	Code        string           `json:"code"`
+	Message     string           `json:"message"`
+	TPPMessages []apierr.Message `json:"tppMessages"`
 	// Links is there on a 401 only.
 	Links json.RawMessage `json:"_links"`
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 )
 
@@ -111,7 +111,7 @@ func TestVerifyNamesTheSigningMistake(t *testing.T) {
 				"TPP-Signature-Certificate", certHeader(f.tpp),
 				"Signature", `keyId="`+keyID(f.tpp)+`",algorithm="rsa-sha256",headers="`+tc.headers+`",signature="`+opensslSign(t, tc.key, "rsa-sha256", tc.signing)+`"`)
 			v := vf.Verify(r, nil)
-			assertFailed(t, v, bank.CodeSignatureInvalid, "signature", "does not verify")
+			assertFailed(t, v, apierr.CodeSignatureInvalid, "signature", "does not verify")
 			if v.Err.Message != tc.want {
 				t.Errorf("message\n %s\nwant\n %s", v.Err.Message, tc.want)
 			}
@@ -132,7 +132,7 @@ func TestVerifyNamesTheSigningMistake(t *testing.T) {
 		}
 		assertPassed(t, vf.Verify(signed(target+"\n"+date+"\n"+id), nil))
 		v := vf.Verify(signed(target+"\n"+date+"\n"+id+"\n"), nil)
-		assertFailed(t, v, bank.CodeSignatureInvalid, "signature", named+"with a trailing newline")
+		assertFailed(t, v, apierr.CodeSignatureInvalid, "signature", named+"with a trailing newline")
 	}
 }
 
@@ -158,5 +158,5 @@ func TestVerifyNamesTheSigningMistakeWithABody(t *testing.T) {
 		"Digest", digest, "TPP-Signature-Certificate", certHeader(f.tpp),
 		"Signature", `keyId="`+keyID(f.tpp)+`",algorithm="rsa-sha256",headers="(request-target) date digest x-request-id psu-id",signature="`+opensslSign(t, key, "rsa-sha256", sorted)+`"`)
 	v := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0)).Verify(r, body)
-	assertFailed(t, v, bank.CodeSignatureInvalid, "signature", "with its lines in the order (request-target) date digest psu-id x-request-id, not in the order headers lists them")
+	assertFailed(t, v, apierr.CodeSignatureInvalid, "signature", "with its lines in the order (request-target) date digest psu-id x-request-id, not in the order headers lists them")
 }

@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/pki"
 )
 
@@ -50,8 +50,8 @@ type Verdict struct {
 	// signature that the bank accepted as the real bank does, with what to
 	// change (bank.Oddity warnings, docs/TPP-GUIDE.md 9). Strict mode refuses them
 	// instead.
-	Notes []bank.Message `json:"notes,omitempty"`
-	Err   *bank.Error    `json:"-"`
+	Notes []apierr.Message `json:"notes,omitempty"`
+	Err   *apierr.Error    `json:"-"`
 }
 
 func (v *Verdict) pass(check, format string, args ...any) {
@@ -62,7 +62,7 @@ func (v *Verdict) pass(check, format string, args ...any) {
 func (v *Verdict) fail(check, code, format string, args ...any) *Verdict {
 	detail := fmt.Sprintf(format, args...)
 	v.Steps = append(v.Steps, Step{Check: check, OK: false, Detail: detail})
-	v.Err = bank.Errorf(code, "%s", detail)
+	v.Err = apierr.Errorf(code, "%s", detail)
 	return v
 }
 
@@ -105,7 +105,7 @@ type keyIDKey struct {
 // its notes.
 type keyIDResult struct {
 	step  Step
-	notes []bank.Message
+	notes []apierr.Message
 }
 
 // NewVerifier returns a verifier with a policy, checking certificate
@@ -132,7 +132,7 @@ type parsedCert struct {
 	validity string
 	// note is the client note on a value that carries more than the
 	// base64 DER (certificateNote), nil for none.
-	note *bank.Message
+	note *apierr.Message
 }
 
 const certCacheSize = 1024
@@ -211,7 +211,7 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 	certValue := r.Header.Get("TPP-Signature-Certificate")
 	if sigValue == "" {
 		if policy.RequireSignature {
-			return v.fail("signature", bank.CodeSignatureMissing, "the request has no Signature header; sign it (see sandbankd call) or turn requireSignature off while you start")
+			return v.fail("signature", apierr.CodeSignatureMissing, "the request has no Signature header; sign it (see sandbankd call) or turn requireSignature off while you start")
 		}
 		v.pass("signature", "unsigned request let through: requireSignature is off")
 		v.TPPID, v.Roles = UnsignedTPP, slices.Clone(pki.Roles)
@@ -228,7 +228,7 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 		return v
 	}
 	if hasBody && r.Header.Get("Digest") == "" {
-		return v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
+		return v.fail("digest", apierr.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
 	}
 	vf.checkSignature(v, r, hasBody, sigValue, cert, policy.Strict)
 	if v.Err == nil && policy.Operator != nil && policy.Operator(cert) {
@@ -243,12 +243,12 @@ func (vf *Verifier) VerifyHeaders(r *http.Request, hasBody bool) *Verdict {
 // certificate, and false when a step failed.
 func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue string) (*x509.Certificate, bool) {
 	if certValue == "" {
-		v.fail("certificate", bank.CodeHeaderRequired, "TPP-Signature-Certificate is missing; send the signing certificate as base64 DER")
+		v.fail("certificate", apierr.CodeHeaderRequired, "TPP-Signature-Certificate is missing; send the signing certificate as base64 DER")
 		return nil, false
 	}
 	pc := vf.parse(certValue)
 	if pc.cert == nil {
-		v.fail("certificate", bank.CodeCertificateInvalid, "TPP-Signature-Certificate %s", pc.err)
+		v.fail("certificate", apierr.CodeCertificateInvalid, "TPP-Signature-Certificate %s", pc.err)
 		return nil, false
 	}
 	cert := pc.cert
@@ -257,8 +257,8 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 	case pc.note == nil:
 		v.Steps = append(v.Steps, Step{Check: "certificate", OK: true, Detail: pc.decoded})
 	case policy.Strict:
-		refusal, _ := bank.AsError(bank.Refusal([]bank.Message{*pc.note}))
-		v.fail("certificate", bank.CodeCertificateInvalid, "%s", joinTexts(refusal.Messages))
+		refusal, _ := apierr.AsError(apierr.Refusal([]apierr.Message{*pc.note}))
+		v.fail("certificate", apierr.CodeCertificateInvalid, "%s", joinTexts(refusal.Messages))
 		return nil, false
 	default:
 		v.Notes = append(v.Notes, *pc.note)
@@ -266,18 +266,18 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 	}
 	now := vf.now()
 	if now.Before(cert.NotBefore) {
-		v.fail("validity", bank.CodeCertificateExpired, "the certificate is valid from %s, which is in the future", cert.NotBefore.UTC().Format(time.RFC3339))
+		v.fail("validity", apierr.CodeCertificateExpired, "the certificate is valid from %s, which is in the future", cert.NotBefore.UTC().Format(time.RFC3339))
 		return nil, false
 	}
 	if now.After(cert.NotAfter) {
-		v.fail("validity", bank.CodeCertificateExpired, "the certificate expired at %s; issue a new one (sandbankd cert new)", cert.NotAfter.UTC().Format(time.RFC3339))
+		v.fail("validity", apierr.CodeCertificateExpired, "the certificate expired at %s; issue a new one (sandbankd cert new)", cert.NotAfter.UTC().Format(time.RFC3339))
 		return nil, false
 	}
 	v.Steps = append(v.Steps, Step{Check: "validity", OK: true, Detail: pc.validity})
 	if policy.Trust == nil {
 		v.pass("trust", "trust mode any: any certificate is accepted when its signature verifies")
 	} else if err := policy.Trust(cert); err != nil {
-		v.fail("trust", bank.CodeCertificateInvalid, "trust mode store: %v", err)
+		v.fail("trust", apierr.CodeCertificateInvalid, "trust mode store: %v", err)
 		return nil, false
 	} else {
 		v.pass("trust", "trust mode store: the certificate chains to a trusted CA")
@@ -285,13 +285,13 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 	if pub, ok := cert.PublicKey.(*rsa.PublicKey); !ok {
 		v.pass("key", "a %s key", keyType(cert))
 	} else if err := pki.CheckRSAKeySize("the certificate's RSA key", pub); err != nil {
-		v.fail("key", bank.CodeCertificateInvalid, "%v", err)
+		v.fail("key", apierr.CodeCertificateInvalid, "%v", err)
 		return nil, false
 	} else {
 		v.pass("key", "an RSA key of %d bits", pub.N.BitLen())
 	}
 	if pc.roleErr != "" {
-		v.fail("roles", bank.CodeCertificateInvalid, "%s", pc.roleErr)
+		v.fail("roles", apierr.CodeCertificateInvalid, "%s", pc.roleErr)
 		return nil, false
 	}
 	switch {
@@ -314,7 +314,7 @@ func (vf *Verifier) checkCertificate(v *Verdict, policy *Policy, certValue strin
 func (vf *Verifier) checkSignature(v *Verdict, r *http.Request, hasBody bool, sigValue string, cert *x509.Certificate, strict bool) {
 	p, err := ParseSignature(sigValue)
 	if err != nil {
-		v.fail("signature header", bank.CodeSignatureInvalid, "%v", err)
+		v.fail("signature header", apierr.CodeSignatureInvalid, "%v", err)
 		return
 	}
 	v.pass("signature header", "keyId=%q algorithm=%q headers=%q", p.KeyID, p.Algorithm, strings.Join(p.Headers, " "))
@@ -323,12 +323,12 @@ func (vf *Verifier) checkSignature(v *Verdict, r *http.Request, hasBody bool, si
 	}
 	h, ok := hashFor(p.Algorithm)
 	if !ok {
-		v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %q is not supported; use rsa-sha256 (or rsa-sha512)", p.Algorithm)
+		v.fail("algorithm", apierr.CodeSignatureInvalid, "algorithm %q is not supported; use rsa-sha256 (or rsa-sha512)", p.Algorithm)
 		return
 	}
 	pub, ok := cert.PublicKey.(*rsa.PublicKey)
 	if !ok {
-		v.fail("algorithm", bank.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate's key is %s", strings.ToLower(p.Algorithm), keyType(cert))
+		v.fail("algorithm", apierr.CodeSignatureInvalid, "algorithm %s needs an RSA key, but the certificate's key is %s", strings.ToLower(p.Algorithm), keyType(cert))
 		return
 	}
 	v.pass("algorithm", "%s with a %d-bit RSA key", strings.ToLower(p.Algorithm), pub.N.BitLen())
@@ -337,18 +337,18 @@ func (vf *Verifier) checkSignature(v *Verdict, r *http.Request, hasBody bool, si
 	}
 	lines, err := signingLines(r, p.Headers)
 	if err != nil {
-		v.fail("signed headers", bank.CodeSignatureInvalid, "%v", err)
+		v.fail("signed headers", apierr.CodeSignatureInvalid, "%v", err)
 		return
 	}
 	signing := joinLines(lines, "\n")
 	v.SigningString = signing
 	sig, err := decodeBase64(p.Signature)
 	if err != nil {
-		v.fail("signature", bank.CodeSignatureInvalid, "the signature value is not base64")
+		v.fail("signature", apierr.CodeSignatureInvalid, "the signature value is not base64")
 		return
 	}
 	if err := rsa.VerifyPKCS1v15(pub, h, hashOf(h, []byte(signing)), sig); err != nil {
-		v.fail("signature", bank.CodeSignatureInvalid, "%s", diagnose(r, lines, signing, pub, h, sig))
+		v.fail("signature", apierr.CodeSignatureInvalid, "%s", diagnose(r, lines, signing, pub, h, sig))
 		return
 	}
 	v.pass("signature", "RSA PKCS#1 v1.5 %s signature verifies over the signing string", strings.ToLower(p.Algorithm))
@@ -415,12 +415,12 @@ func parseCertHeader(value string) parsedCert {
 // certificateNote is the client note on a TPP-Signature-Certificate value
 // that carries extra, what else than the base64 DER it holds: accepted, as
 // the real bank may, with what to send instead; strict mode refuses it.
-func certificateNote(extra []string) bank.Message {
+func certificateNote(extra []string) apierr.Message {
 	list := extra[0]
 	if n := len(extra); n > 1 {
 		list = strings.Join(extra[:n-1], ", ") + " and " + extra[n-1]
 	}
-	return bank.Oddity(bank.CodeCertificateInvalid, "TPP-Signature-Certificate",
+	return apierr.Oddity(apierr.CodeCertificateInvalid, "TPP-Signature-Certificate",
 		"TPP-Signature-Certificate holds the certificate with "+list+"; the bank accepts it, but the header takes the base64 DER alone, without the armour, on one line: openssl x509 -in cert.pem -outform DER | openssl base64 -A")
 }
 
@@ -475,7 +475,7 @@ func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, size int64, sum fun
 	header := r.Header.Get("Digest")
 	if header == "" {
 		if size > 0 {
-			v.fail("digest", bank.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
+			v.fail("digest", apierr.CodeHeaderRequired, "the request has a body but no Digest header; send Digest: SHA-256=<base64 of the SHA-256 of the exact body bytes>")
 			return false
 		}
 		v.pass("digest", "no body and no Digest header")
@@ -495,13 +495,13 @@ func (vf *Verifier) checkDigest(v *Verdict, r *http.Request, size int64, sum fun
 		name := strings.ToUpper(alg)
 		v.Digest = name + "=" + got
 		if want != got {
-			v.fail("digest", bank.CodeSignatureInvalid, "Digest %s=%s does not match the body (%d bytes), whose %s is %s; compute it over the exact bytes sent", name, clip(want), size, name, got)
+			v.fail("digest", apierr.CodeSignatureInvalid, "Digest %s=%s does not match the body (%d bytes), whose %s is %s; compute it over the exact bytes sent", name, clip(want), size, name, got)
 			return false
 		}
 		checked = true
 	}
 	if !checked {
-		v.fail("digest", bank.CodeSignatureInvalid, "the Digest header %q has no SHA-256 or SHA-512 value; write SHA-256=<base64>", clip(header))
+		v.fail("digest", apierr.CodeSignatureInvalid, "the Digest header %q has no SHA-256 or SHA-512 value; write SHA-256=<base64>", clip(header))
 		return false
 	}
 	v.pass("digest", "%s matches the %d-byte body", v.Digest, size)
@@ -556,7 +556,7 @@ func (vf *Verifier) checkKeyID(v *Verdict, keyID string, cert *x509.Certificate,
 func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate, strict bool) bool {
 	k, err := ParseKeyID(keyID)
 	if err != nil {
-		v.fail("keyId", bank.CodeSignatureInvalid, "%v", err)
+		v.fail("keyId", apierr.CodeSignatureInvalid, "%v", err)
 		return false
 	}
 	if k.Serial.Cmp(cert.SerialNumber) != 0 {
@@ -564,21 +564,21 @@ func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate, strict bool) b
 		if dec, ok := decimalSerial(k.SerialHex); ok && dec == cert.SerialNumber.String() {
 			hint = " (keyId has it in decimal; write it in hexadecimal)"
 		}
-		v.fail("keyId", bank.CodeSignatureInvalid, "keyId serial %s is not the certificate's serial %X%s", k.SerialHex, cert.SerialNumber, hint)
+		v.fail("keyId", apierr.CodeSignatureInvalid, "keyId serial %s is not the certificate's serial %X%s", k.SerialHex, cert.SerialNumber, hint)
 		return false
 	}
 	issuer := FormatDN(cert.Issuer)
 	m, err := matchIssuer(k.Issuer, nameAttributes(cert.Issuer))
 	if mismatch := (*notIssuerError)(nil); errors.As(err, &mismatch) {
-		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q is not the certificate's issuer %q: %s", clip(k.Issuer), issuer, mismatch.reason)
+		v.fail("keyId", apierr.CodeSignatureInvalid, "keyId CA %q is not the certificate's issuer %q: %s", clip(k.Issuer), issuer, mismatch.reason)
 		return false
 	} else if err != nil {
-		v.fail("keyId", bank.CodeSignatureInvalid, "keyId CA %q cannot be read: %v", clip(k.Issuer), err)
+		v.fail("keyId", apierr.CodeSignatureInvalid, "keyId CA %q cannot be read: %v", clip(k.Issuer), err)
 		return false
 	}
-	var notes []bank.Message
+	var notes []apierr.Message
 	if m.unquoted {
-		notes = append(notes, bank.Oddity(bank.CodeSignatureInvalid, "keyId",
+		notes = append(notes, apierr.Oddity(apierr.CodeSignatureInvalid, "keyId",
 			`keyId CA reads as the issuer only with its backslashes taken as quoted-string escapes (\\ for \, \" for "); they are the DN's own: write the DN as openssl -nameopt RFC2253 prints it, e.g. `+issuer))
 	}
 	if len(m.leftOut) > 0 {
@@ -586,7 +586,7 @@ func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate, strict bool) b
 		for i, j := range m.leftOut {
 			left[i] = formatATV(cert.Issuer.Names[j])
 		}
-		notes = append(notes, bank.Oddity(bank.CodeSignatureInvalid, "keyId",
+		notes = append(notes, apierr.Oddity(apierr.CodeSignatureInvalid, "keyId",
 			fmt.Sprintf("keyId CA leaves out the issuer's %s; the bank accepts it, but write the issuer whole: %s", strings.Join(left, ", "), issuer)))
 	}
 	if len(notes) == 0 {
@@ -594,8 +594,8 @@ func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate, strict bool) b
 		return true
 	}
 	if strict {
-		refusal, _ := bank.AsError(bank.Refusal(notes))
-		v.fail("keyId", bank.CodeSignatureInvalid, "%s", joinTexts(refusal.Messages))
+		refusal, _ := apierr.AsError(apierr.Refusal(notes))
+		v.fail("keyId", apierr.CodeSignatureInvalid, "%s", joinTexts(refusal.Messages))
 		return false
 	}
 	v.Notes = append(v.Notes, notes...)
@@ -604,7 +604,7 @@ func checkKeyID(v *Verdict, keyID string, cert *x509.Certificate, strict bool) b
 }
 
 // joinTexts joins the texts of messages with "; ".
-func joinTexts(msgs []bank.Message) string {
+func joinTexts(msgs []apierr.Message) string {
 	texts := make([]string, len(msgs))
 	for i, m := range msgs {
 		texts[i] = m.Text
@@ -629,26 +629,26 @@ func checkHeaderList(v *Verdict, r *http.Request, hasBody bool, headers []string
 	for _, h := range headers {
 		name := strings.ToLower(h)
 		if seen[name] {
-			v.fail("signed headers", bank.CodeSignatureInvalid, "headers lists %s twice", name)
+			v.fail("signed headers", apierr.CodeSignatureInvalid, "headers lists %s twice", name)
 			return false
 		}
 		seen[name] = true
 		if name != "(request-target)" && headerValue(r, name) == nil {
-			v.fail("signed headers", bank.CodeSignatureInvalid, "headers lists %s, but the request has no %s header", name, name)
+			v.fail("signed headers", apierr.CodeSignatureInvalid, "headers lists %s, but the request has no %s header", name, name)
 			return false
 		}
 	}
 	if !seen["x-request-id"] {
-		v.fail("signed headers", bank.CodeSignatureInvalid, "headers must include x-request-id")
+		v.fail("signed headers", apierr.CodeSignatureInvalid, "headers must include x-request-id")
 		return false
 	}
 	if hasBody && !seen["digest"] {
-		v.fail("signed headers", bank.CodeSignatureInvalid, "the request has a body, so headers must include digest")
+		v.fail("signed headers", apierr.CodeSignatureInvalid, "the request has a body, so headers must include digest")
 		return false
 	}
 	for _, name := range mustSign {
 		if headerValue(r, name) != nil && !seen[name] {
-			v.fail("signed headers", bank.CodeSignatureInvalid, "the request carries %s, so headers must include %s", name, name)
+			v.fail("signed headers", apierr.CodeSignatureInvalid, "the request carries %s, so headers must include %s", name, name)
 			return false
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 )
@@ -69,7 +69,7 @@ func assertFailed(t *testing.T, v *httpsig.Verdict, code, step, mention string) 
 	switch {
 	case !v.Signed:
 		order = []string{"signature"}
-	case step == "digest" && code == bank.CodeHeaderRequired: // a body without Digest, before the signature
+	case step == "digest" && code == apierr.CodeHeaderRequired: // a body without Digest, before the signature
 		order = append(slices.Clone(stepOrder[:slices.Index(stepOrder, "roles")+1]), "digest")
 	}
 	idx := slices.Index(order, step)
@@ -91,7 +91,7 @@ func assertFailed(t *testing.T, v *httpsig.Verdict, code, step, mention string) 
 	if !strings.Contains(strings.ToLower(failed.Detail), strings.ToLower(mention)) {
 		t.Errorf("failed step detail %q does not mention %q", failed.Detail, mention)
 	}
-	if !slices.Contains([]string{bank.CodeSignatureMissing, bank.CodeSignatureInvalid, bank.CodeCertificateInvalid, bank.CodeCertificateExpired, bank.CodeHeaderRequired}, v.Err.Code) {
+	if !slices.Contains([]string{apierr.CodeSignatureMissing, apierr.CodeSignatureInvalid, apierr.CodeCertificateInvalid, apierr.CodeCertificateExpired, apierr.CodeHeaderRequired}, v.Err.Code) {
 		t.Errorf("error code %s, want one of the 400 codes of a signature", v.Err.Code)
 	}
 }
@@ -328,185 +328,185 @@ func TestVerifyFailures(t *testing.T) {
 	}{
 		{name: "signature missing", req: func() *http.Request {
 			return serverRequest("GET", "/v1/accounts", nil, "X-Request-ID", "1")
-		}, code: bank.CodeSignatureMissing, step: "signature", mention: "no Signature header"},
+		}, code: apierr.CodeSignatureMissing, step: "signature", mention: "no Signature header"},
 		{name: "signature missing with a certificate", req: func() *http.Request {
 			return with(get(), "Signature", "")
-		}, code: bank.CodeSignatureMissing, step: "signature", mention: "no Signature header"},
+		}, code: apierr.CodeSignatureMissing, step: "signature", mention: "no Signature header"},
 		{name: "certificate missing", req: func() *http.Request {
 			return with(get(), "TPP-Signature-Certificate", "")
-		}, code: bank.CodeHeaderRequired, step: "certificate", mention: "TPP-Signature-Certificate is missing"},
+		}, code: apierr.CodeHeaderRequired, step: "certificate", mention: "TPP-Signature-Certificate is missing"},
 		{name: "certificate missing with requireSignature off", policy: &httpsig.Policy{},
 			req:  func() *http.Request { return with(get(), "TPP-Signature-Certificate", "") },
-			code: bank.CodeHeaderRequired, step: "certificate", mention: "TPP-Signature-Certificate is missing"},
+			code: apierr.CodeHeaderRequired, step: "certificate", mention: "TPP-Signature-Certificate is missing"},
 		{name: "certificate not base64", req: func() *http.Request {
 			return with(get(), "TPP-Signature-Certificate", "%%%not base64%%%")
-		}, code: bank.CodeCertificateInvalid, step: "certificate", mention: "base64"},
+		}, code: apierr.CodeCertificateInvalid, step: "certificate", mention: "base64"},
 		{name: "certificate not X.509", req: func() *http.Request {
 			return with(get(), "TPP-Signature-Certificate", base64.StdEncoding.EncodeToString([]byte("hello, world")))
-		}, code: bank.CodeCertificateInvalid, step: "certificate", mention: "X.509"},
+		}, code: apierr.CodeCertificateInvalid, step: "certificate", mention: "X.509"},
 		{name: "certificate expired", clock: 31 * 24 * time.Hour, req: get,
-			code: bank.CodeCertificateExpired, step: "validity", mention: "expired"},
+			code: apierr.CodeCertificateExpired, step: "validity", mention: "expired"},
 		{name: "certificate not yet valid", clock: -2 * time.Hour, req: get,
-			code: bank.CodeCertificateExpired, step: "validity", mention: "future"},
+			code: apierr.CodeCertificateExpired, step: "validity", mention: "future"},
 		{name: "trust store rejects", policy: &httpsig.Policy{RequireSignature: true, Trust: func(*x509.Certificate) error { return errors.New("no chain to a trusted CA") }},
-			req: get, code: bank.CodeCertificateInvalid, step: "trust", mention: "no chain to a trusted CA"},
+			req: get, code: apierr.CodeCertificateInvalid, step: "trust", mention: "no chain to a trusted CA"},
 		{name: "QCStatement unreadable", req: func() *http.Request {
 			return custom(false, f.badQC, f.tppKey, keyID(f.badQC), "rsa-sha256", getNames)
-		}, code: bank.CodeCertificateInvalid, step: "roles", mention: "QCStatements"},
+		}, code: apierr.CodeCertificateInvalid, step: "roles", mention: "QCStatements"},
 		{name: "digest missing", body: body, req: func() *http.Request {
 			return with(post(), "Digest", "")
-		}, code: bank.CodeHeaderRequired, step: "digest", mention: "no Digest header"},
+		}, code: apierr.CodeHeaderRequired, step: "digest", mention: "no Digest header"},
 		{name: "digest of another body", body: []byte(`{"a":2}`), req: post,
-			code: bank.CodeSignatureInvalid, step: "digest", mention: "does not match"},
+			code: apierr.CodeSignatureInvalid, step: "digest", mention: "does not match"},
 		{name: "digest with a body but none sent", body: nil, req: post,
-			code: bank.CodeSignatureInvalid, step: "digest", mention: "does not match"},
+			code: apierr.CodeSignatureInvalid, step: "digest", mention: "does not match"},
 		{name: "digest of another algorithm only", body: body, req: func() *http.Request {
 			return digested("MD5=abc")
-		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "no SHA-256"},
+		}, code: apierr.CodeSignatureInvalid, step: "digest", mention: "no SHA-256"},
 		{name: "digest without equals", body: body, req: func() *http.Request {
 			return digested("SHA-256")
-		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "no SHA-256"},
+		}, code: apierr.CodeSignatureInvalid, step: "digest", mention: "no SHA-256"},
 		{name: "digest list with one wrong value", body: body, req: func() *http.Request {
 			return digested(digestOf("SHA-256", body) + "," + digestOf("SHA-512", []byte("x")))
-		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "SHA-512"},
+		}, code: apierr.CodeSignatureInvalid, step: "digest", mention: "SHA-512"},
 		{name: "digest in hex", body: body, req: func() *http.Request {
 			return digested("SHA-256=0123456789abcdef")
-		}, code: bank.CodeSignatureInvalid, step: "digest", mention: "does not match"},
+		}, code: apierr.CodeSignatureInvalid, step: "digest", mention: "does not match"},
 		{name: "signature header garbage", req: func() *http.Request {
 			return with(get(), "Signature", "garbage")
-		}, code: bank.CodeSignatureInvalid, step: "signature header", mention: "malformed"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature header", mention: "malformed"},
 		{name: "signature header without algorithm", req: func() *http.Request {
 			return replaceParam(get(), `algorithm="rsa-sha256",`, "")
-		}, code: bank.CodeSignatureInvalid, step: "signature header", mention: "lacks algorithm"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature header", mention: "lacks algorithm"},
 		{name: "keyId not SN=,CA=", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "CN=Test", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "SN="},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "SN="},
 		{name: "keyId other serial", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN=1234ABCD,CA="+issuer, "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's serial"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's serial"},
 		{name: "keyId serial in decimal", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+f.tpp.SerialNumber.String()+",CA="+issuer, "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "decimal"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "decimal"},
 		{name: "keyId other CA", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Other CA", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's issuer"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's issuer"},
 		{name: "keyId CA missing an attribute in strict mode", policy: &httpsig.Policy{RequireSignature: true, Strict: true}, req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA="+strings.Replace(issuer, ",C=NO", "", 1), "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "leaves out the issuer's C=NO"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "leaves out the issuer's C=NO"},
 		{name: "keyId CA without organizationIdentifier in strict mode", policy: &httpsig.Policy{RequireSignature: true, Strict: true}, req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "strict mode refuses"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "strict mode refuses"},
 		{name: "keyId CA in part with a value that differs", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox AS,C=NO", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "its O differs"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "its O differs"},
 		{name: "keyId CA in part with a type the issuer lacks", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,OU=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "the issuer has no OU"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "the issuer has no OU"},
 		{name: "keyId CA with an attribute twice", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA="+issuer+",C=NO", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "C=NO more often"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "C=NO more often"},
 		{name: "keyId CA in part, other serial", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN=1234ABCD,CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's serial"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "not the certificate's serial"},
 		{name: "keyId CA in part, signature by another key", req: func() *http.Request {
 			return custom(false, f.tpp, f.bankKey, "SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "keyId CA unreadable", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=XYZ=1", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "cannot be read"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "cannot be read"},
 		{name: "keyId CA empty", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, "SN="+serial+",CA=", "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "empty"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "empty"},
 		{name: "keyId of another certificate", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.self), "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "keyId", mention: "keyId"},
+		}, code: apierr.CodeSignatureInvalid, step: "keyId", mention: "keyId"},
 		{name: "algorithm unsupported", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "hmac-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "algorithm", mention: "not supported"},
+		}, code: apierr.CodeSignatureInvalid, step: "algorithm", mention: "not supported"},
 		{name: "algorithm hs2019", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "hs2019", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "algorithm", mention: "rsa-sha256"},
+		}, code: apierr.CodeSignatureInvalid, step: "algorithm", mention: "rsa-sha256"},
 		{name: "RSA key of 1024 bits", req: func() *http.Request {
 			return custom(false, f.short, f.shortKey, keyID(f.short), "rsa-sha256", getNames)
-		}, code: bank.CodeCertificateInvalid, step: "key", mention: "the certificate's RSA key has 1024 bits; use at least 2048"},
+		}, code: apierr.CodeCertificateInvalid, step: "key", mention: "the certificate's RSA key has 1024 bits; use at least 2048"},
 		{name: "ECDSA certificate", req: func() *http.Request {
 			return custom(false, f.ec, f.ecKey, keyID(f.ec), "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "algorithm", mention: "ECDSA"},
+		}, code: apierr.CodeSignatureInvalid, step: "algorithm", mention: "ECDSA"},
 		{name: "x-request-id not signed", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", []string{"(request-target)", "date"})
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "x-request-id"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "x-request-id"},
 		{name: "digest not signed", body: body, req: func() *http.Request {
 			return custom(true, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", []string{"(request-target)", "date", "x-request-id"})
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "must include digest"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "must include digest"},
 		{name: "psu-id not signed", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", getNames, "PSU-ID", "p")
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "must include psu-id"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "must include psu-id"},
 		{name: "psu-corporate-id not signed", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", getNames, "PSU-Corporate-ID", "c")
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "must include psu-corporate-id"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "must include psu-corporate-id"},
 		{name: "tpp-redirect-uri not signed", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", getNames, "TPP-Redirect-URI", "https://tpp.example/")
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "must include tpp-redirect-uri"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "must include tpp-redirect-uri"},
 		{name: "date not signed", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", []string{"(request-target)", "x-request-id"})
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "must include date"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "must include date"},
 		{name: "empty PSU-ID not signed", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", getNames, "PSU-ID", "")
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "must include psu-id"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "must include psu-id"},
 		{name: "listed header absent", req: func() *http.Request {
 			r := custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", append(getNames, "psu-id"), "PSU-ID", "p")
 			r.Header.Del("PSU-ID")
 			return r
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "request has no psu-id header"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "request has no psu-id header"},
 		{name: "header listed twice", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", []string{"date", "x-request-id", "X-Request-ID"})
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "twice"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "twice"},
 		{name: "empty headers list", req: func() *http.Request {
 			return custom(false, f.tpp, f.tppKey, keyID(f.tpp), "rsa-sha256", nil)
-		}, code: bank.CodeSignatureInvalid, step: "signed headers", mention: "x-request-id"},
+		}, code: apierr.CodeSignatureInvalid, step: "signed headers", mention: "x-request-id"},
 		{name: "signature not base64", req: func() *http.Request {
 			r := get()
 			sig := r.Header.Get("Signature")
 			i := strings.Index(sig, `signature="`)
 			r.Header.Set("Signature", sig[:i]+`signature="!!not base64!!"`)
 			return r
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "not base64"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "not base64"},
 		{name: "signature by another key", req: func() *http.Request {
 			return custom(false, f.tpp, f.bankKey, keyID(f.tpp), "rsa-sha256", getNames)
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "signed header changed", req: func() *http.Request {
 			return with(get(), "X-Request-ID", "other")
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "date changed", req: func() *http.Request {
 			return with(get(), "Date", "Wed, 08 Jan 2025 10:00:00 GMT")
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "body and digest changed", body: []byte(`{"a":2}`), req: func() *http.Request {
 			return with(post(), "Digest", httpsig.Digest([]byte(`{"a":2}`)))
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "path changed", req: func() *http.Request {
 			r := get()
 			c := serverRequest("GET", "/v1/accounts/1", nil)
 			c.Header = r.Header
 			return c
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "query changed", req: func() *http.Request {
 			r := get()
 			c := serverRequest("GET", "/v1/accounts?withBalance=true", nil)
 			c.Header = r.Header
 			return c
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "method changed", req: func() *http.Request {
 			r := get()
 			c := serverRequest("DELETE", "/v1/accounts", nil)
 			c.Header = r.Header
 			return c
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "algorithm claims sha512 over a sha256 signature", req: func() *http.Request {
 			return replaceParam(get(), "rsa-sha256", "rsa-sha512")
-		}, code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+		}, code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 		{name: "signed request fails with requireSignature off", policy: &httpsig.Policy{},
 			req:  func() *http.Request { return with(get(), "X-Request-ID", "other") },
-			code: bank.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
+			code: apierr.CodeSignatureInvalid, step: "signature", mention: "does not verify"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -555,7 +555,7 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 			t.Fatalf("%s: notes %+v, want one", ca, v.Notes)
 		}
 		n := v.Notes[0]
-		if n.Category != "WARNING" || n.Path != "keyId" || n.Refuse != bank.CodeSignatureInvalid ||
+		if n.Category != "WARNING" || n.Path != "keyId" || n.Refuse != apierr.CodeSignatureInvalid ||
 			!strings.Contains(n.Text, "leaves out the issuer's organizationIdentifier=NTRNO-999999999") ||
 			!strings.Contains(n.Text, httpsig.FormatDN(f.tpp.Issuer)) || strings.Contains(strings.SplitN(n.Text, ";", 2)[0], "CN=") {
 			t.Errorf("%s: note %+v", ca, n)
@@ -572,7 +572,7 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 	// The CA is still refused when nothing is in common, or when it is empty.
 	for ca, mention := range map[string]string{"C=SE": "its C differs", "OU=x": "the issuer has no OU", "": "empty"} {
 		v := vf.Verify(request("SN="+serial+",CA="+ca), nil)
-		assertFailed(t, v, bank.CodeSignatureInvalid, "keyId", mention)
+		assertFailed(t, v, apierr.CodeSignatureInvalid, "keyId", mention)
 		if len(v.Notes) != 0 {
 			t.Errorf("CA %q refused with notes %+v", ca, v.Notes)
 		}
@@ -581,7 +581,7 @@ func TestVerifyKeyIDNotes(t *testing.T) {
 	// Strict mode refuses the CA written in part, with the note's text.
 	vf.SetPolicy(httpsig.Policy{RequireSignature: true, Strict: true})
 	v := vf.Verify(request("SN="+serial+",CA=CN=Sandbank Sandbox CA,O=Sandbank Sandbox,C=NO"), nil)
-	assertFailed(t, v, bank.CodeSignatureInvalid, "keyId", "keyId CA leaves out the issuer's organizationIdentifier=NTRNO-999999999")
+	assertFailed(t, v, apierr.CodeSignatureInvalid, "keyId", "keyId CA leaves out the issuer's organizationIdentifier=NTRNO-999999999")
 	if !strings.HasSuffix(v.Err.Message, "(strict mode refuses what the bank accepts with a warning)") || len(v.Notes) != 0 {
 		t.Errorf("strict refusal %q, notes %+v", v.Err.Message, v.Notes)
 	}
@@ -623,14 +623,14 @@ func TestVerifyCertificateNotes(t *testing.T) {
 				t.Fatalf("notes %+v, want one", v.Notes)
 			}
 			n := v.Notes[0]
-			if n.Category != "WARNING" || n.Path != "TPP-Signature-Certificate" || n.Refuse != bank.CodeCertificateInvalid || n.Text != tc.note {
+			if n.Category != "WARNING" || n.Path != "TPP-Signature-Certificate" || n.Refuse != apierr.CodeCertificateInvalid || n.Text != tc.note {
 				t.Errorf("note %+v\nwant the text %s", n, tc.note)
 			}
 			if step := v.Steps[0]; !strings.HasSuffix(step.Detail, ", with a warning: "+tc.note) {
 				t.Errorf("certificate step %+v does not show the note", step)
 			}
 			v = strict.Verify(request(tc.value), nil)
-			assertFailed(t, v, bank.CodeCertificateInvalid, "certificate", tc.note+" (strict mode refuses what the bank accepts with a warning)")
+			assertFailed(t, v, apierr.CodeCertificateInvalid, "certificate", tc.note+" (strict mode refuses what the bank accepts with a warning)")
 			if len(v.Notes) != 0 {
 				t.Errorf("strict refusal with notes %+v", v.Notes)
 			}
@@ -674,7 +674,7 @@ func TestVerifyKeyIDRemembered(t *testing.T) {
 		}
 	}
 	// Another serial under a keyId seen before is refused.
-	assertFailed(t, vf.Verify(request("SN=1"+serial+",CA="+httpsig.FormatDN(f.tpp.Issuer)), nil), bank.CodeSignatureInvalid, "keyId", "serial")
+	assertFailed(t, vf.Verify(request("SN=1"+serial+",CA="+httpsig.FormatDN(f.tpp.Issuer)), nil), apierr.CodeSignatureInvalid, "keyId", "serial")
 }
 
 func TestVerifyUnsignedAllowed(t *testing.T) {
@@ -720,7 +720,7 @@ func TestVerifyUnsignedAllowed(t *testing.T) {
 	// The policy can change while the verifier runs.
 	vf.SetPolicy(httpsig.Policy{RequireSignature: true})
 	v = vf.Verify(serverRequest("GET", "/v1/accounts", nil), nil)
-	assertFailed(t, v, bank.CodeSignatureMissing, "signature", "no Signature header")
+	assertFailed(t, v, apierr.CodeSignatureMissing, "signature", "no Signature header")
 	vf.SetPolicy(httpsig.Policy{})
 	if v := vf.Verify(serverRequest("GET", "/v1/accounts", nil), nil); v.Err != nil {
 		t.Errorf("after SetPolicy(off): %v", v.Err)
@@ -745,7 +745,7 @@ func TestVerifyCertCache(t *testing.T) {
 	clocked := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, func() time.Time { return f.now.Add(time.Duration(offset.Load())) })
 	assertPassed(t, clocked.Verify(cloneRequest(r, nil), nil))
 	offset.Store(int64(60 * 24 * time.Hour))
-	assertFailed(t, clocked.Verify(cloneRequest(r, nil), nil), bank.CodeCertificateExpired, "validity", "expired")
+	assertFailed(t, clocked.Verify(cloneRequest(r, nil), nil), apierr.CodeCertificateExpired, "validity", "expired")
 	offset.Store(0)
 	assertPassed(t, clocked.Verify(cloneRequest(r, nil), nil))
 
@@ -753,7 +753,7 @@ func TestVerifyCertCache(t *testing.T) {
 	bad := cloneRequest(r, nil)
 	bad.Header.Set("TPP-Signature-Certificate", base64.StdEncoding.EncodeToString([]byte("not a certificate")))
 	b1, b2 := vf.Verify(bad, nil), vf.Verify(cloneRequest(bad, nil), nil)
-	assertFailed(t, b1, bank.CodeCertificateInvalid, "certificate", "X.509")
+	assertFailed(t, b1, apierr.CodeCertificateInvalid, "certificate", "X.509")
 	if !reflect.DeepEqual(b1.Steps, b2.Steps) || b1.Err.Message != b2.Err.Message {
 		t.Errorf("an invalid certificate verified twice differs: %+v / %+v", b1.Steps, b2.Steps)
 	}
@@ -762,7 +762,7 @@ func TestVerifyCertCache(t *testing.T) {
 	for i := range 1100 {
 		c := cloneRequest(r, nil)
 		c.Header.Set("TPP-Signature-Certificate", base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "junk %d", i)))
-		if v := vf.Verify(c, nil); v.Err == nil || v.Err.Code != bank.CodeCertificateInvalid {
+		if v := vf.Verify(c, nil); v.Err == nil || v.Err.Code != apierr.CodeCertificateInvalid {
 			t.Fatalf("junk certificate %d: %v", i, v.Err)
 		}
 	}
@@ -809,9 +809,9 @@ func TestVerifyConcurrent(t *testing.T) {
 		{signedTPPRequest(t, f, "POST", "/v1/payments/x", body, "PSU-ID", "p1"), body, ""},
 		{signedTPPRequest(t, f, "GET", "/v1/accounts/1/transactions?bookingStatus=booked", nil, "Consent-ID", "c1"), nil, ""},
 		{selfSigned, nil, ""},
-		{badDigest, []byte("other"), bank.CodeSignatureInvalid},
-		{badSig, nil, bank.CodeSignatureInvalid},
-		{badCert, nil, bank.CodeCertificateInvalid},
+		{badDigest, []byte("other"), apierr.CodeSignatureInvalid},
+		{badSig, nil, apierr.CodeSignatureInvalid},
+		{badCert, nil, apierr.CodeCertificateInvalid},
 	}
 	vf := httpsig.NewVerifier(httpsig.Policy{RequireSignature: true}, f.clock(0))
 	const workers, perWorker = 8, 50

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // Handlers of consents and account information (docs/ACCOUNT-INFORMATION.md).
@@ -56,10 +57,10 @@ func (h *psd2API) scaURL(r *http.Request, a bank.Authorisation) string {
 // scaRequestOf reads the redirect headers of a request that starts SCA,
 // which are required.
 func scaRequestOf(r *http.Request, kind string) (bank.SCARequest, error) {
-	var v bank.Violations
+	var v apierr.Violations
 	for _, h := range []string{"TPP-Redirect-URI", "TPP-Session-ID"} {
 		if r.Header.Get(h) == "" {
-			v.Add(bank.CodeHeaderRequired, h, h+" is required on every request that can start SCA")
+			v.Add(apierr.CodeHeaderRequired, h, h+" is required on every request that can start SCA")
 		}
 	}
 	return bank.SCARequest{
@@ -157,11 +158,11 @@ func noteConsentBody(r *http.Request) error {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return note(r, bank.Oddity(bank.CodeBadRequest, "", "the body is not a JSON object; a consent needs no body, so the bank ignores it"))
+		return note(r, apierr.Oddity(apierr.CodeBadRequest, "", "the body is not a JSON object; a consent needs no body, so the bank ignores it"))
 	}
-	var odd []bank.Message
+	var odd []apierr.Message
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
-		odd = append(odd, bank.Oddity(bank.CodeBadRequest, name, "is ignored: the PSU chooses the accounts to share at SCA, so a consent needs no body"))
+		odd = append(odd, apierr.Oddity(apierr.CodeBadRequest, name, "is ignored: the PSU chooses the accounts to share at SCA, so a consent needs no body"))
 	}
 	return note(r, odd...)
 }
@@ -630,7 +631,7 @@ type aisDetailsView struct {
 
 func (h *psd2API) getAISTransaction(w http.ResponseWriter, r *http.Request) error {
 	if r.Header.Get("x-accept-fix") == "" {
-		return bank.PathError(bank.CodeHeaderRequired, "x-accept-fix", "x-accept-fix is required on transaction details; send the fixes you support, e.g. x-accept-fix: longer-names,cash-account-type-iso")
+		return apierr.PathError(apierr.CodeHeaderRequired, "x-accept-fix", "x-accept-fix is required on transaction details; send the fixes you support, e.g. x-accept-fix: longer-names,cash-account-type-iso")
 	}
 	id, txID := r.PathValue("id"), r.PathValue("transactionId")
 	_, t, a, err := h.bank.Transaction(aisRequest(r), id, txID)

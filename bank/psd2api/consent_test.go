@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"sandbank/app/apptest"
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // consentCreated is the answer of POST /v1/consents.
 type consentCreated struct {
-	ConsentID       string         `json:"consentId"`
-	ConsentStatus   string         `json:"consentStatus"`
-	AuthorisationID string         `json:"authorisationId"`
-	TPPMessages     []bank.Message `json:"tppMessages"`
+	ConsentID       string           `json:"consentId"`
+	ConsentStatus   string           `json:"consentStatus"`
+	AuthorisationID string           `json:"authorisationId"`
+	TPPMessages     []apierr.Message `json:"tppMessages"`
 	Links           map[string]struct {
 		Href string `json:"href"`
 	} `json:"_links"`

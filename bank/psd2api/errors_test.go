@@ -4,19 +4,19 @@ import (
 	"net/http"
 	"testing"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // Every code the bank has is in the status table: a code added to the
 // bank without a status would answer 500.
 func TestStatusOf_EveryCode(t *testing.T) {
-	for _, code := range bank.Codes {
+	for _, code := range apierr.Codes {
 		if _, ok := statusOf[code]; !ok {
 			t.Errorf("code %s has no HTTP status in statusOf", code)
 		}
 	}
-	if len(statusOf) != len(bank.Codes) {
-		t.Errorf("statusOf has %d codes, the bank %d", len(statusOf), len(bank.Codes))
+	if len(statusOf) != len(apierr.Codes) {
+		t.Errorf("statusOf has %d codes, the bank %d", len(statusOf), len(apierr.Codes))
 	}
 }
 
@@ -24,18 +24,18 @@ func TestStatusOf_EveryCode(t *testing.T) {
 // same code alone has its own status; a status the table does not pair
 // with a code is kept through the wrapping.
 func TestStatusOf_FindingsAndPairings(t *testing.T) {
-	var v bank.Violations
-	v.Add(bank.CodeResourceUnknown, "customerNumber", "no customer has this number")
-	findings, _ := bank.AsError(v.Err())
-	alone := bank.PathError(bank.CodeResourceUnknown, "paymentIds[0]", "no such payment")
+	var v apierr.Violations
+	v.Add(apierr.CodeResourceUnknown, "customerNumber", "no customer has this number")
+	findings, _ := apierr.AsError(v.Err())
+	alone := apierr.PathError(apierr.CodeResourceUnknown, "paymentIds[0]", "no such payment")
 	for _, c := range []struct {
 		err  error
 		want int
 	}{
 		{findings, http.StatusBadRequest},
 		{alone, http.StatusNotFound},
-		{bank.Errorf(bank.CodePaymentFailed, "rejected"), http.StatusUnauthorized},
-		{withStatus(bank.Errorf(bank.CodeBadRequest, "XML"), http.StatusUnsupportedMediaType), http.StatusUnsupportedMediaType},
+		{apierr.Errorf(apierr.CodePaymentFailed, "rejected"), http.StatusUnauthorized},
+		{withStatus(apierr.Errorf(apierr.CodeBadRequest, "XML"), http.StatusUnsupportedMediaType), http.StatusUnsupportedMediaType},
 	} {
 		e, status, ok := errorStatus(c.err)
 		if !ok || status != c.want || e == nil {

@@ -17,6 +17,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/psd2api"
@@ -30,19 +31,19 @@ const fuzzTimeout = time.Minute
 // docs/SANDBOX-API.md 1.4 (and RESOURCE_UNKNOWN in a 400, for a record a
 // body names that does not exist).
 var documentedCodes = map[int][]string{
-	400: {bank.CodeBadRequest, bank.CodeFormatError, bank.CodeHeaderRequired, bank.CodeQueryParamRequired, bank.CodePeriodInvalid,
-		bank.CodeExecutionDateInvalid, bank.CodeKIDMissing, bank.CodeKIDInvalid, bank.CodeReferenceMixInvalid, bank.CodeProductInvalid,
-		bank.CodeSignatureMissing, bank.CodeSignatureInvalid, bank.CodeCertificateInvalid, bank.CodeCertificateExpired,
-		bank.CodeCorporateIDRequired, bank.CodeResourceUnknown},
-	401: {bank.CodePSUCredentialsInvalid, bank.CodeConsentInvalid, bank.CodeConsentExpired, bank.CodeSCAInvalid, bank.CodeSCAExpired},
-	403: {bank.CodeForbidden},
-	404: {bank.CodeNotFound, bank.CodeResourceUnknown, bank.CodeProductUnknown, bank.CodeSCANotFound},
-	405: {bank.CodeBadRequest},
-	406: {bank.CodeBadRequest},
-	409: {bank.CodeConflict},
-	413: {bank.CodeBadRequest},
-	415: {bank.CodeBadRequest},
-	429: {bank.CodeAccessExceeded},
+	400: {apierr.CodeBadRequest, apierr.CodeFormatError, apierr.CodeHeaderRequired, apierr.CodeQueryParamRequired, apierr.CodePeriodInvalid,
+		apierr.CodeExecutionDateInvalid, apierr.CodeKIDMissing, apierr.CodeKIDInvalid, apierr.CodeReferenceMixInvalid, apierr.CodeProductInvalid,
+		apierr.CodeSignatureMissing, apierr.CodeSignatureInvalid, apierr.CodeCertificateInvalid, apierr.CodeCertificateExpired,
+		apierr.CodeCorporateIDRequired, apierr.CodeResourceUnknown},
+	401: {apierr.CodePSUCredentialsInvalid, apierr.CodeConsentInvalid, apierr.CodeConsentExpired, apierr.CodeSCAInvalid, apierr.CodeSCAExpired},
+	403: {apierr.CodeForbidden},
+	404: {apierr.CodeNotFound, apierr.CodeResourceUnknown, apierr.CodeProductUnknown, apierr.CodeSCANotFound},
+	405: {apierr.CodeBadRequest},
+	406: {apierr.CodeBadRequest},
+	409: {apierr.CodeConflict},
+	413: {apierr.CodeBadRequest},
+	415: {apierr.CodeBadRequest},
+	429: {apierr.CodeAccessExceeded},
 }
 
 // fuzzBank is a running bank that does not require signatures, and a TPP
@@ -158,7 +159,7 @@ func checkErrorBody(t *testing.T, what string, a answer) {
 		t.Fatalf("%s: no tppMessages: %s", what, a.body)
 	}
 	for _, m := range e.TPPMessages {
-		if m.Category != "ERROR" || psd2api.StatusOf(&bank.Error{Code: m.Code}) == 500 {
+		if m.Category != "ERROR" || psd2api.StatusOf(&apierr.Error{Code: m.Code}) == 500 {
 			t.Fatalf("%s: tppMessage %+v", what, m)
 		}
 		checkClientText(t, what+": tppMessage", m.Text)
@@ -169,7 +170,7 @@ func checkErrorBody(t *testing.T, what string, a answer) {
 // bytes of UTF-8, and no Go error, stack trace or file path.
 func checkClientText(t *testing.T, what, s string) {
 	t.Helper()
-	if s == "" || len(s) > bank.MaxMessageText || !utf8.ValidString(s) {
+	if s == "" || len(s) > apierr.MaxMessageText || !utf8.ValidString(s) {
 		t.Fatalf("%s %q: empty, too long or not UTF-8", what, s)
 	}
 	for _, leak := range []string{".go:", "goroutine ", "json: ", "strconv.", "runtime error", "panic"} {

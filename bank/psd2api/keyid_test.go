@@ -10,6 +10,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/reqlog"
@@ -39,7 +40,7 @@ func keyIDNote(t *testing.T, e reqlog.Entry) string {
 		t.Fatalf("request %s: notes %+v, want one", e.RequestID, v.Notes)
 	}
 	n := v.Notes[0]
-	if n.Category != "WARNING" || n.Path != "keyId" || n.Refuse != bank.CodeSignatureInvalid {
+	if n.Category != "WARNING" || n.Path != "keyId" || n.Refuse != apierr.CodeSignatureInvalid {
 		t.Errorf("note %+v: want a WARNING about keyId that strict mode refuses with SIGNATURE_INVALID", n)
 	}
 	for _, st := range v.Steps {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 )
 
@@ -32,40 +32,40 @@ var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPT
 
 // clientNotes are the notes on a verified request's headers and
 // signature.
-func (s *server) clientNotes(r *http.Request, v *httpsig.Verdict, body []byte) []bank.Message {
-	var notes []bank.Message
+func (s *server) clientNotes(r *http.Request, v *httpsig.Verdict, body []byte) []apierr.Message {
+	var notes []apierr.Message
 	odd := func(refuse, path, format string, args ...any) {
-		notes = append(notes, bank.Oddity(refuse, path, fmt.Sprintf(format, args...)))
+		notes = append(notes, apierr.Oddity(refuse, path, fmt.Sprintf(format, args...)))
 	}
 	now := s.Now()
 	if h := r.Header.Get("Date"); h != "" {
 		t, err := http.ParseTime(h)
 		switch {
 		case err != nil:
-			odd(bank.CodeFormatError, "Date", "%q is not an HTTP date; send RFC 7231's form, e.g. %s", clipNote(h), now.UTC().Format(http.TimeFormat))
+			odd(apierr.CodeFormatError, "Date", "%q is not an HTTP date; send RFC 7231's form, e.g. %s", clipNote(h), now.UTC().Format(http.TimeFormat))
 		case t.Sub(now).Abs() > dateSkew && t.Sub(s.Bank.Ops.Now()).Abs() > dateSkew:
-			odd(bank.CodeFormatError, "Date", "is %s away from the bank's clock (and the sandbox clock); sign with the current time", t.Sub(now).Round(time.Second).Abs())
+			odd(apierr.CodeFormatError, "Date", "is %s away from the bank's clock (and the sandbox clock); sign with the current time", t.Sub(now).Round(time.Second).Abs())
 		}
 	}
 	if h := r.Header.Get("PSU-IP-Address"); h != "" && net.ParseIP(strings.TrimSpace(h)) == nil {
-		odd(bank.CodeFormatError, "PSU-IP-Address", "%q is not an IP address; send the PSU's address, e.g. 192.0.2.10 or 2001:db8::1", clipNote(h))
+		odd(apierr.CodeFormatError, "PSU-IP-Address", "%q is not an IP address; send the PSU's address, e.g. 192.0.2.10 or 2001:db8::1", clipNote(h))
 	}
 	if h := r.Header.Get("PSU-Device-ID"); h != "" {
 		if _, err := uuid.Parse(strings.TrimSpace(h)); err != nil {
-			odd(bank.CodeFormatError, "PSU-Device-ID", "%q is not a UUID; send the device's UUID", clipNote(h))
+			odd(apierr.CodeFormatError, "PSU-Device-ID", "%q is not a UUID; send the device's UUID", clipNote(h))
 		}
 	}
 	if h := r.Header.Get("PSU-HTTP-Method"); h != "" && !slices.Contains(httpMethods, strings.TrimSpace(h)) {
-		odd(bank.CodeFormatError, "PSU-HTTP-Method", "%q is not an HTTP method; send the method of the PSU's request, e.g. GET", clipNote(h))
+		odd(apierr.CodeFormatError, "PSU-HTTP-Method", "%q is not an HTTP method; send the method of the PSU's request, e.g. GET", clipNote(h))
 	}
 	if !v.Signed {
 		return notes
 	}
 	if id := r.Header.Get("X-Request-ID"); s.requestIDs.reused(v.TPPID, id, now) {
-		odd(bank.CodeFormatError, "X-Request-ID", "%q was sent by your TPP in the last hour already; send a new one (a UUID) with every request", clipNote(id))
+		odd(apierr.CodeFormatError, "X-Request-ID", "%q was sent by your TPP in the last hour already; send a new one (a UUID) with every request", clipNote(id))
 	}
 	if len(body) == 0 && !slices.Contains(v.SignedHeaders, "date") && !slices.Contains(v.SignedHeaders, "(request-target)") {
-		odd(bank.CodeSignatureInvalid, "Signature", "covers neither date nor (request-target), so it binds neither the time nor the method and path, and could be sent again on another route; sign (request-target) and date")
+		odd(apierr.CodeSignatureInvalid, "Signature", "covers neither date nor (request-target), so it binds neither the time nor the method and path, and could be sent again on another route; sign (request-target) and date")
 	}
 	return notes
 }

@@ -10,6 +10,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/pki"
 )
 
@@ -32,7 +33,7 @@ type settingsDoc struct {
 		MaxCount int `json:"maxCount"`
 		MaxBytes int `json:"maxBytes"`
 	} `json:"requestLog"`
-	TPPMessages []bank.Message `json:"tppMessages"`
+	TPPMessages []apierr.Message `json:"tppMessages"`
 }
 
 // settingsOf sends a settings request that must succeed and returns the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // Handlers of the operator's API under /v1/sandbox: the settings, the
@@ -102,7 +103,7 @@ func (h *opsAPI) putSettings(w http.ResponseWriter, r *http.Request) error {
 func (h *opsAPI) patchSettings(w http.ResponseWriter, r *http.Request) error {
 	body := stateOf(r).body
 	if len(body) == 0 {
-		return bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON merge patch, e.g. {\"batchMode\": \"immediate\"}")
+		return apierr.Errorf(apierr.CodeBadRequest, "this operation needs a JSON merge patch, e.g. {\"batchMode\": \"immediate\"}")
 	}
 	st, odd, err := h.bank.PatchSettings(body)
 	if err != nil {
@@ -389,7 +390,7 @@ type opsPaymentDetail struct {
 	Approvals        []approvalView      `json:"approvals"`
 	AuthorisationIDs []string            `json:"authorisationIds"`
 	RetryUntil       string              `json:"retryUntil,omitempty"`
-	Warnings         []bank.Message      `json:"warnings"`
+	Warnings         []apierr.Message    `json:"warnings"`
 	StatusHistory    []bank.StatusChange `json:"statusHistory"`
 	Request          json.RawMessage     `json:"request"`
 }

@@ -6,16 +6,17 @@ import (
 	"strings"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // Handlers of payments and signing baskets (docs/PAYMENTS.md).
 
 // requireHeaders reports every missing header as HTTP_HEADER_REQUIRED.
 func requireHeaders(r *http.Request, why string, names ...string) error {
-	var v bank.Violations
+	var v apierr.Violations
 	for _, h := range names {
 		if r.Header.Get(h) == "" {
-			v.Add(bank.CodeHeaderRequired, h, h+" is required "+why)
+			v.Add(apierr.CodeHeaderRequired, h, h+" is required "+why)
 		}
 	}
 	return v.Err()
@@ -35,13 +36,13 @@ func paymentPath(service, product, id string) string {
 }
 
 type paymentCreated struct {
-	PaymentID               string          `json:"paymentId"`
-	TransactionStatus       string          `json:"transactionStatus"`
-	TransactionFees         any             `json:"transactionFees,omitempty"`
-	TransactionFeeIndicator *bool           `json:"transactionFeeIndicator,omitempty"`
-	TPPMessages             []bank.Message  `json:"tppMessages,omitempty"`
-	PSUMessage              string          `json:"psuMessage,omitempty"`
-	Links                   map[string]link `json:"_links"`
+	PaymentID               string           `json:"paymentId"`
+	TransactionStatus       string           `json:"transactionStatus"`
+	TransactionFees         any              `json:"transactionFees,omitempty"`
+	TransactionFeeIndicator *bool            `json:"transactionFeeIndicator,omitempty"`
+	TPPMessages             []apierr.Message `json:"tppMessages,omitempty"`
+	PSUMessage              string           `json:"psuMessage,omitempty"`
+	Links                   map[string]link  `json:"_links"`
 }
 
 // createPayment answers POST /v1/{service}/{product}.
@@ -84,7 +85,7 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 		}
 		p, a := made.Payment, made.Authorisation
 		self := paymentPath(service, product, p.ID)
-		var messages bank.Warnings
+		var messages apierr.Warnings
 		messages.Add(warnings(r)...)
 		messages.Add(p.Warnings...)
 		out := paymentCreated{
@@ -166,11 +167,11 @@ func (h *psd2API) paymentBody(r *http.Request, p bank.Payment) (map[string]any, 
 
 // rejection says why a payment was rejected, as a tppMessage of the
 // answers that read it; nil for a payment that was not.
-func rejection(p bank.Payment) []bank.Message {
+func rejection(p bank.Payment) []apierr.Message {
 	if p.Status != bank.StatusRJCT || len(p.History) == 0 {
 		return nil
 	}
-	return []bank.Message{{Category: "WARNING", Code: bank.CodePaymentFailed, Path: "transactionStatus", Text: "rejected: " + p.History[len(p.History)-1].Reason}}
+	return []apierr.Message{{Category: "WARNING", Code: apierr.CodePaymentFailed, Path: "transactionStatus", Text: "rejected: " + p.History[len(p.History)-1].Reason}}
 }
 
 func (h *psd2API) getPayment(service string) handlerFunc {

@@ -11,6 +11,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // Known-state accounts (README).
@@ -52,9 +53,9 @@ func onBankingMorning(t *testing.T, b *apptest.Bank) bank.Date {
 }
 
 type created struct {
-	PaymentID         string         `json:"paymentId"`
-	TransactionStatus string         `json:"transactionStatus"`
-	TPPMessages       []bank.Message `json:"tppMessages"`
+	PaymentID         string           `json:"paymentId"`
+	TransactionStatus string           `json:"transactionStatus"`
+	TPPMessages       []apierr.Message `json:"tppMessages"`
 	TransactionFees   map[string]string
 	Links             map[string]struct {
 		Href string `json:"href"`
@@ -528,8 +529,8 @@ func TestBaskets_MixedPaymentsAreApprovedEachOnItsOwn(t *testing.T) {
 		r = b.Do(tpp, "GET", path, nil)
 		expect(t, r, 200, "")
 		var read struct {
-			TransactionStatus string         `json:"transactionStatus"`
-			TPPMessages       []bank.Message `json:"tppMessages"`
+			TransactionStatus string           `json:"transactionStatus"`
+			TPPMessages       []apierr.Message `json:"tppMessages"`
 		}
 		r.JSON(t, &read)
 		if read.TransactionStatus != "RJCT" || len(read.TPPMessages) != 1 || read.TPPMessages[0].Code != "PAYMENT_FAILED" || !strings.Contains(read.TPPMessages[0].Text, "may not pay from") {

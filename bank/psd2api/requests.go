@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/reqlog"
 )
 
@@ -35,7 +35,7 @@ type requestsAPI struct {
 
 // requestFilter reads the filter of the list and the HAR export: q,
 // tppId, method, status and errorsOnly. It adds every bad value to v.
-func requestFilter(r *http.Request, v *bank.Violations) reqlog.Filter {
+func requestFilter(r *http.Request, v *apierr.Violations) reqlog.Filter {
 	q := r.URL.Query()
 	f := reqlog.Filter{Text: q.Get("q"), TPPID: q.Get("tppId"), LeaveOutOwn: true}
 
@@ -71,7 +71,7 @@ func ownRequests(r *http.Request, f *reqlog.Filter) error {
 	}
 	caller := callerTPP(r)
 	if f.TPPID != "" && f.TPPID != caller {
-		return bank.PathError(bank.CodeForbidden, "tppId", fmt.Sprintf("a TPP reads only its own requests: this certificate is TPP %s, not %s; leave tppId out, or ask the bank's operator", clipNote(caller), clipNote(f.TPPID)))
+		return apierr.PathError(apierr.CodeForbidden, "tppId", fmt.Sprintf("a TPP reads only its own requests: this certificate is TPP %s, not %s; leave tppId out, or ask the bank's operator", clipNote(caller), clipNote(f.TPPID)))
 	}
 	f.TPPID = caller
 	return nil
@@ -89,7 +89,7 @@ func wholeNumber(s string) (int, bool) {
 // list answers GET /v1/sandbox/requests: a page of the kept requests that
 // match the filter, newest first, with a next link to the older ones.
 func (h *requestsAPI) list(w http.ResponseWriter, r *http.Request) error {
-	var v bank.Violations
+	var v apierr.Violations
 	f := requestFilter(r, &v)
 	limit := defaultRequestsPage
 	if s := r.URL.Query().Get("limit"); s != "" {
@@ -108,7 +108,7 @@ func (h *requestsAPI) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	page, ok := h.log.Page(f, before, limit)
 	if !ok {
-		return bank.PathError(bank.CodeFormatError, "before", fmt.Sprintf("%q is not the id of a request in the log: it was cleared, or dropped as newer requests came; list again without before", clipNote(before)))
+		return apierr.PathError(apierr.CodeFormatError, "before", fmt.Sprintf("%q is not the id of a request in the log: it was cleared, or dropped as newer requests came; list again without before", clipNote(before)))
 	}
 	list := make([]reqlog.Summary, len(page.Entries))
 	for i, e := range page.Entries {
@@ -134,7 +134,7 @@ func (h *requestsAPI) get(w http.ResponseWriter, r *http.Request) error {
 		ok = false // another TPP's request is unknown, as its payments are
 	}
 	if !ok {
-		return bank.Errorf(bank.CodeResourceUnknown, "no request with id %s is in the request log; it keeps only the most recent requests, none from before the bank started or the log was cleared. List the kept ones with GET %s", clipNote(id), reqlog.APIPath)
+		return apierr.Errorf(apierr.CodeResourceUnknown, "no request with id %s is in the request log; it keeps only the most recent requests, none from before the bank started or the log was cleared. List the kept ones with GET %s", clipNote(id), reqlog.APIPath)
 	}
 	writeJSON(w, http.StatusOK, e.Detail())
 	return nil
@@ -143,7 +143,7 @@ func (h *requestsAPI) get(w http.ResponseWriter, r *http.Request) error {
 // har answers GET /v1/sandbox/requests.har: the kept requests that match
 // the filter, oldest first, as a HAR 1.2 file.
 func (h *requestsAPI) har(w http.ResponseWriter, r *http.Request) error {
-	var v bank.Violations
+	var v apierr.Violations
 	f := requestFilter(r, &v)
 	if err := v.Err(); err != nil {
 		return err

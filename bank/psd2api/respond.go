@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // link is a Link object: {"href": ..., "verbs": [...]}.
@@ -51,7 +52,7 @@ func decode[T any](r *http.Request) (T, error) {
 func jsonBody(r *http.Request) ([]byte, error) {
 	body := stateOf(r).body
 	if len(body) == 0 {
-		return nil, bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "this operation needs a JSON body")
 	}
 	return body, nil
 }
@@ -59,7 +60,7 @@ func jsonBody(r *http.Request) ([]byte, error) {
 // accepted records the oddities a service accepted a change with
 // (docs/TPP-GUIDE.md 9) as notes of the request. The change is made, so they are noted
 // even if strict mode came on while the request ran.
-func accepted(r *http.Request, odd []bank.Message) {
+func accepted(r *http.Request, odd []apierr.Message) {
 	stateOf(r).notes.Add(odd...)
 }
 
@@ -122,7 +123,7 @@ func (s *server) handle(f handlerFunc) http.Handler {
 // withWarnings adds the request's oddities to a JSON object answer as
 // WARNING tppMessages (docs/TPP-GUIDE.md 9). An answer that writes tppMessages
 // itself, and one that is not an object (an array), is left as it is.
-func withWarnings(body *bytes.Buffer, notes []bank.Message) {
+func withWarnings(body *bytes.Buffer, notes []apierr.Message) {
 	b := bytes.TrimRight(body.Bytes(), " \t\r\n")
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' || hasTopLevelKey(b, "tppMessages") {
 		return

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/pki"
 	"sandbank/bank/scenario"
 )
@@ -520,7 +521,7 @@ func (h *sandboxAPI) certify(w http.ResponseWriter, r *http.Request, issue func(
 	if err != nil {
 		return err
 	}
-	var v bank.Violations
+	var v apierr.Violations
 	if in.Roles == nil {
 		v.Format("roles", `is required: the PSD2 roles, e.g. ["PSP_AI", "PSP_PI"], or [] for none`)
 	}
@@ -567,7 +568,7 @@ func (h *sandboxAPI) exportScenario(w http.ResponseWriter, r *http.Request) erro
 func (h *sandboxAPI) importScenario(w http.ResponseWriter, r *http.Request) error {
 	st := stateOf(r)
 	if st.spool == nil || st.size == 0 {
-		return bank.Errorf(bank.CodeBadRequest, "this operation needs a JSON body")
+		return apierr.Errorf(apierr.CodeBadRequest, "this operation needs a JSON body")
 	}
 	n, err := scenario.Import(h.bank, st.spool)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"sandbank/app/apptest"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/pki"
 	"sandbank/bank/scenario"
 )
@@ -939,20 +940,20 @@ const (
 
 // loggedNotes returns the client notes of the request log's entry for an
 // answered request; the log has it as the answer is sent, or just after.
-func loggedNotes(t *testing.T, b *apptest.Bank, r apptest.Response) []bank.Message {
+func loggedNotes(t *testing.T, b *apptest.Bank, r apptest.Response) []apierr.Message {
 	t.Helper()
 	return b.Logged(r.Header.Get("X-Request-ID")).Notes
 }
 
 // answerMessages returns the tppMessages of an object answer; nil for an
 // array.
-func answerMessages(t *testing.T, r apptest.Response) []bank.Message {
+func answerMessages(t *testing.T, r apptest.Response) []apierr.Message {
 	t.Helper()
 	if !bytes.HasPrefix(bytes.TrimSpace(r.Body), []byte("{")) {
 		return nil
 	}
 	var body struct {
-		TPPMessages []bank.Message `json:"tppMessages"`
+		TPPMessages []apierr.Message `json:"tppMessages"`
 	}
 	r.JSON(t, &body)
 	return body.TPPMessages
@@ -960,8 +961,8 @@ func answerMessages(t *testing.T, r apptest.Response) []bank.Message {
 
 // hasWarning reports whether msgs hold a WARNING at path whose text has
 // every one of texts.
-func hasWarning(msgs []bank.Message, path string, texts ...string) bool {
-	return slices.ContainsFunc(msgs, func(m bank.Message) bool {
+func hasWarning(msgs []apierr.Message, path string, texts ...string) bool {
+	return slices.ContainsFunc(msgs, func(m apierr.Message) bool {
 		if m.Category != "WARNING" || m.Code != "WARNING" || m.Path != path {
 			return false
 		}

@@ -11,6 +11,7 @@ import (
 
 	"sandbank/assets"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // The SCA page (docs/ACCOUNT-INFORMATION.md 3): unsigned HTML forms that POST back to
@@ -77,7 +78,7 @@ func (h *psd2API) scaPage() http.Handler {
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxSCAForm)
 			if perr := r.ParseForm(); perr != nil {
-				h.scaProblem(w, r, bank.Errorf(bank.CodeBadRequest, "the form could not be read; go back and try again"))
+				h.scaProblem(w, r, apierr.Errorf(apierr.CodeBadRequest, "the form could not be read; go back and try again"))
 				return
 			}
 			in := bank.SCAInput{
@@ -158,11 +159,11 @@ func pageData(v bank.SCAView) scaPageData {
 
 func outcomeOf(code, message string) string {
 	switch code {
-	case bank.CodePaymentFailed:
+	case apierr.CodePaymentFailed:
 		return "The payment was not approved: " + message + "."
-	case bank.CodeSCAExpired:
+	case apierr.CodeSCAExpired:
 		return "The login was not finished within an hour, so it has expired."
-	case bank.CodePSUCredentialsInvalid:
+	case apierr.CodePSUCredentialsInvalid:
 		return "You could not be identified in three attempts."
 	}
 	return "You rejected the request. Nothing was shared."

@@ -27,6 +27,7 @@ import (
 	"github.com/google/uuid"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/bank/reqlog"
@@ -101,7 +102,7 @@ func NewServer(cfg Config) http.Handler {
 		cfg.Now = time.Now
 	}
 	if cfg.RequestLog == nil {
-		cfg.RequestLog = reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+		cfg.RequestLog = reqlog.NewLog(bank.DefaultRequestLogCount, bank.DefaultRequestLogBytes)
 	}
 	s := &server{Config: cfg, mux: http.NewServeMux()}
 	if u, err := url.Parse(cfg.PublicURL); err == nil {
@@ -202,9 +203,9 @@ func checkHost(r *http.Request, public string) error {
 		return nil
 	}
 	if public != "" {
-		return bank.Errorf(bank.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]) or to %s (--public-url), not %q; to serve other names, listen on another address (--addr) or change --public-url", public, r.Host)
+		return apierr.Errorf(apierr.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]) or to %s (--public-url), not %q; to serve other names, listen on another address (--addr) or change --public-url", public, r.Host)
 	}
-	return bank.Errorf(bank.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]), not %q; to serve other names, give the name TPPs use as --public-url, or listen on another address (--addr)", r.Host)
+	return apierr.Errorf(apierr.CodeForbidden, "this bank listens on loopback only and answers only to a loopback Host (127.0.0.1, localhost or [::1]), not %q; to serve other names, give the name TPPs use as --public-url, or listen on another address (--addr)", r.Host)
 }
 
 // fault applies the simulated faults of the settings to a /v1 request:
@@ -223,9 +224,9 @@ func (s *server) fault(w http.ResponseWriter, r *http.Request) bool {
 	}
 	switch {
 	case f.Outage:
-		s.fail(w, r, withStatus(bank.Errorf(bank.CodeSystemError, "simulated outage (the faults setting): the bank answers 503 to everything; turn it off with PUT /v1/sandbox/faults {\"outage\": false} or on the Server screen"), http.StatusServiceUnavailable))
+		s.fail(w, r, withStatus(apierr.Errorf(apierr.CodeSystemError, "simulated outage (the faults setting): the bank answers 503 to everything; turn it off with PUT /v1/sandbox/faults {\"outage\": false} or on the Server screen"), http.StatusServiceUnavailable))
 	case f.ErrorRate > 0 && rand.Float64() < f.ErrorRate:
-		s.fail(w, r, bank.Errorf(bank.CodeSystemError, "simulated fault (the faults setting answers %.0f%% of requests with 500); retry, or turn it off with PUT /v1/sandbox/faults", f.ErrorRate*100))
+		s.fail(w, r, apierr.Errorf(apierr.CodeSystemError, "simulated fault (the faults setting answers %.0f%% of requests with 500); retry, or turn it off with PUT /v1/sandbox/faults", f.ErrorRate*100))
 	default:
 		return false
 	}
@@ -243,10 +244,10 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(probe, r)
 	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
-		s.fail(w, r, withStatus(bank.Errorf(bank.CodeBadRequest, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, probe.header.Get("Allow")), http.StatusMethodNotAllowed))
+		s.fail(w, r, withStatus(apierr.Errorf(apierr.CodeBadRequest, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, probe.header.Get("Allow")), http.StatusMethodNotAllowed))
 		return
 	}
-	s.fail(w, r, bank.Errorf(bank.CodeNotFound, "there is no route %s %s; paths start with /v1, and GET /v1/openapi.json lists every operation", r.Method, r.URL.Path))
+	s.fail(w, r, apierr.Errorf(apierr.CodeNotFound, "there is no route %s %s; paths start with /v1, and GET /v1/openapi.json lists every operation", r.Method, r.URL.Path))
 }
 
 // finish signs the recorded response, logs the request and writes the
@@ -432,7 +433,7 @@ type state struct {
 	// notes are the oddities the bank accepted (docs/TPP-GUIDE.md 9): the request's
 	// client notes and the warnings of the body, capped (bank.Warnings);
 	// strict refuses them.
-	notes  bank.Warnings
+	notes  apierr.Warnings
 	strict bool
 	// operator is set when the request comes from the operator
 	// (server.isOperator); a TPP's reads are scoped to it.
@@ -443,10 +444,10 @@ type state struct {
 
 // note records oddities of a request. In strict mode it returns the
 // refusal the request gets instead.
-func note(r *http.Request, odd ...bank.Message) error {
+func note(r *http.Request, odd ...apierr.Message) error {
 	st := stateOf(r)
 	if st.strict {
-		return bank.Refusal(odd)
+		return apierr.Refusal(odd)
 	}
 	st.notes.Add(odd...)
 	return nil
@@ -454,7 +455,7 @@ func note(r *http.Request, odd ...bank.Message) error {
 
 // noteAccepted adds the oddities a bank service accepted to the request's
 // client notes; in strict mode the service refused them itself.
-func noteAccepted(r *http.Request, msgs []bank.Message) {
+func noteAccepted(r *http.Request, msgs []apierr.Message) {
 	st := stateOf(r)
 	for _, m := range msgs {
 		if m.Refuse != "" || m.Rest() > 0 {
@@ -465,7 +466,7 @@ func noteAccepted(r *http.Request, msgs []bank.Message) {
 
 // warnings are the request's oddities, for the tppMessages of an answer
 // that has them: at most bank.MaxWarnings and a line for the rest.
-func warnings(r *http.Request) []bank.Message {
+func warnings(r *http.Request) []apierr.Message {
 	return stateOf(r).notes.List()
 }
 
@@ -498,7 +499,7 @@ var (
 // errNotOperator is the refusal of a TPP on an operator's route: what it
 // needs, and how to become the operator.
 func errNotOperator(r *http.Request) error {
-	return bank.Errorf(bank.CodeForbidden, "%s %s concerns every TPP: only the bank's operator may call it, and this certificate is a TPP's. "+
+	return apierr.Errorf(apierr.CodeForbidden, "%s %s concerns every TPP: only the bank's operator may call it, and this certificate is a TPP's. "+
 		"Sign with an operator certificate of this bank's CA (sandbankd cert new --operator --data FILE, or the files of --operator-cert-out), "+
 		"or use sandbankd on the data file or the desktop window; or run the bank with --operator-access any-tpp", r.Method, r.URL.Path)
 }
@@ -522,15 +523,15 @@ func (s *server) signed(who caller, produces string, maxBody int64, h http.Handl
 	roles := who.roles
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Request-ID") == "" {
-			s.fail(w, r, bank.PathError(bank.CodeHeaderRequired, "X-Request-ID", "the X-Request-ID header is required on every /v1 request; send any unique string, e.g. a UUID"))
+			s.fail(w, r, apierr.PathError(apierr.CodeHeaderRequired, "X-Request-ID", "the X-Request-ID header is required on every /v1 request; send any unique string, e.g. a UUID"))
 			return
 		}
 		if !accepts(r.Header.Values("Accept"), produces) {
-			s.fail(w, r, withStatus(bank.Errorf(bank.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces), http.StatusNotAcceptable))
+			s.fail(w, r, withStatus(apierr.Errorf(apierr.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces), http.StatusNotAcceptable))
 			return
 		}
 		tooLarge := func() {
-			s.fail(w, r, withStatus(bank.Errorf(bank.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20), http.StatusRequestEntityTooLarge))
+			s.fail(w, r, withStatus(apierr.Errorf(apierr.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20), http.StatusRequestEntityTooLarge))
 		}
 		if r.ContentLength > maxBody { // refused before a byte of it is read
 			tooLarge()
@@ -548,7 +549,7 @@ func (s *server) signed(who caller, produces string, maxBody int64, h http.Handl
 			return
 		}
 		if len(roles) > 0 && !slices.ContainsFunc(roles, func(role string) bool { return slices.Contains(v.Roles, role) }) {
-			s.fail(w, r, bank.Errorf(bank.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
+			s.fail(w, r, apierr.Errorf(apierr.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
 			return
 		}
 		st.operator = s.isOperator(v)
@@ -581,7 +582,7 @@ func (s *server) signed(who caller, produces string, maxBody int64, h http.Handl
 			s.fail(w, r, err)
 			return
 		case err != nil:
-			s.fail(w, r, bank.Errorf(bank.CodeBadRequest, "the request body could not be read"))
+			s.fail(w, r, apierr.Errorf(apierr.CodeBadRequest, "the request body could not be read"))
 			return
 		case size > maxBody:
 			tooLarge()
@@ -725,9 +726,9 @@ func checkContentType(ct string, body []byte) error {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	switch {
 	case strings.Contains(mt, "xml") || (len(trimmed) > 0 && trimmed[0] == '<'):
-		return withStatus(bank.Errorf(bank.CodeBadRequest, "XML bodies are not supported; send JSON with Content-Type: application/json"), http.StatusUnsupportedMediaType)
+		return withStatus(apierr.Errorf(apierr.CodeBadRequest, "XML bodies are not supported; send JSON with Content-Type: application/json"), http.StatusUnsupportedMediaType)
 	case params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8"):
-		return withStatus(bank.Errorf(bank.CodeBadRequest, "charset %s is not supported; send JSON in UTF-8", params["charset"]), http.StatusUnsupportedMediaType)
+		return withStatus(apierr.Errorf(apierr.CodeBadRequest, "charset %s is not supported; send JSON in UTF-8", params["charset"]), http.StatusUnsupportedMediaType)
 	}
 	return nil
 }
@@ -736,12 +737,12 @@ func checkContentType(ct string, body []byte) error {
 type errorBody struct {
 	// ID is the request's id in the request log: GET
 	// /v1/sandbox/requests/{id} shows what the bank saw and decided.
-	ID          string         `json:"id"`
-	System      string         `json:"system"`
-	Status      int            `json:"status"`
-	Code        string         `json:"code"`
-	Message     string         `json:"message"`
-	TPPMessages []bank.Message `json:"tppMessages"`
+	ID          string           `json:"id"`
+	System      string           `json:"system"`
+	Status      int              `json:"status"`
+	Code        string           `json:"code"`
+	Message     string           `json:"message"`
+	TPPMessages []apierr.Message `json:"tppMessages"`
 	// Links is set on a 401 only: written even when empty.
 	Links any `json:"_links,omitempty"`
 }
@@ -758,7 +759,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e, status, ok := errorStatus(err)
 	if !ok {
 		s.Logger.Error("internal error", "error_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
-		e = bank.Errorf(bank.CodeSystemError, "the bank failed to handle this request; quote error id %s when you report it", id)
+		e = apierr.Errorf(apierr.CodeSystemError, "the bank failed to handle this request; quote error id %s when you report it", id)
 	}
 	st.errCode = e.Code
 	body := errorBody{ID: id, System: "sandbank", Status: status, Code: e.Code, Message: e.Message, TPPMessages: e.Messages}
@@ -770,7 +771,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		body.Message += fmt.Sprintf(" (%s: GET %s/%s)", what, reqlog.APIPath, id)
 	}
 	if body.TPPMessages == nil {
-		body.TPPMessages = []bank.Message{}
+		body.TPPMessages = []apierr.Message{}
 	}
 	setRetryAfter(w.Header(), e)
 	if status == http.StatusUnauthorized {
@@ -787,5 +788,5 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 // errBadQuery is a FORMAT_ERROR about a query parameter.
 func errBadQuery(name, text string) error {
-	return bank.PathError(bank.CodeFormatError, name, text)
+	return apierr.PathError(apierr.CodeFormatError, name, text)
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"sandbank/app/apptest"
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/reqlog"
 )
@@ -43,7 +43,7 @@ func notePaths(e reqlog.Entry) []string {
 func warningPaths(t *testing.T, r apptest.Response) []string {
 	t.Helper()
 	var body struct {
-		TPPMessages []bank.Message `json:"tppMessages"`
+		TPPMessages []apierr.Message `json:"tppMessages"`
 	}
 	r.JSON(t, &body)
 	var out []string
@@ -325,20 +325,20 @@ func TestTolerance_WarningsAreCapped(t *testing.T) {
 		body         string
 		status, rest int
 	}{
-		{tpp, "POST", "/v1/sandbox/customers", customer.String(), 201, 500 - bank.MaxWarnings},
-		{b.Operator(), "PUT", "/v1/sandbox/scenario", scenario.String(), 200, 200_000 - bank.MaxWarnings},
+		{tpp, "POST", "/v1/sandbox/customers", customer.String(), 201, 500 - apierr.MaxWarnings},
+		{b.Operator(), "PUT", "/v1/sandbox/scenario", scenario.String(), 200, 200_000 - apierr.MaxWarnings},
 	} {
 		r := b.Do(c.who, c.method, c.path, []byte(c.body))
 		expect(t, r, c.status, "")
 		var answer struct {
-			TPPMessages []bank.Message `json:"tppMessages"`
+			TPPMessages []apierr.Message `json:"tppMessages"`
 		}
 		r.JSON(t, &answer)
 		notes := logged(t, b, r).Notes
-		if len(answer.TPPMessages) != bank.MaxWarnings+1 || len(r.Body) > 32<<10 || !strings.Contains(answer.TPPMessages[bank.MaxWarnings].Text, fmt.Sprintf("and %d more warnings", c.rest)) {
+		if len(answer.TPPMessages) != apierr.MaxWarnings+1 || len(r.Body) > 32<<10 || !strings.Contains(answer.TPPMessages[apierr.MaxWarnings].Text, fmt.Sprintf("and %d more warnings", c.rest)) {
 			t.Errorf("%s %s: %d tppMessages in %d bytes: %.300s", c.method, c.path, len(answer.TPPMessages), len(r.Body), r.Body)
 		}
-		if len(notes) != bank.MaxWarnings+1 || notes[bank.MaxWarnings].Rest() != c.rest {
+		if len(notes) != apierr.MaxWarnings+1 || notes[apierr.MaxWarnings].Rest() != c.rest {
 			t.Errorf("%s %s: %d client notes in the log", c.method, c.path, len(notes))
 		}
 	}

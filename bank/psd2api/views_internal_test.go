@@ -17,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // The answers of account information and the sandbox lists are encoded
@@ -317,7 +318,7 @@ func decodedHasTopLevelKey(object []byte, key string) bool {
 }
 
 func TestWithWarnings_FindsTopLevelKeysOnly(t *testing.T) {
-	notes := []bank.Message{bank.Oddity(bank.CodeBadRequest, "x", "is ignored")}
+	notes := []apierr.Message{apierr.Oddity(apierr.CodeBadRequest, "x", "is ignored")}
 	bodies := []string{
 		`{"a":1}`, "{}\n", `{ }`, `{"tppMessages":[]}`, `{"a":{"tppMessages":[]},"b":"tppMessages"}`,
 		`{"a":["tppMessages",{"tppMessages":1}],"b":"x\"tppMessages\""}`, `{"a":"\\","tppMessages":2}`,

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 )
 
@@ -54,9 +54,9 @@ type Detail struct {
 	Access  string           `json:"access,omitempty"`
 	GrantID string           `json:"grantId,omitempty"`
 	// ClientNotes are the oddities the bank accepted with a warning.
-	ClientNotes []bank.Message `json:"clientNotes"`
-	Request     Message        `json:"request"`
-	Response    Message        `json:"response"`
+	ClientNotes []apierr.Message `json:"clientNotes"`
+	Request     Message          `json:"request"`
+	Response    Message          `json:"response"`
 	// BodiesCut is set when a body is longer than the log keeps
 	// (MaxLoggedBody): Body holds its start.
 	BodiesCut bool `json:"bodiesCut"`
@@ -82,7 +82,7 @@ func (e Entry) Detail() Detail {
 		Response: message(e.ResponseHeader, e.ResponseBody, int64(e.ResponseBodySize)), BodiesCut: e.BodiesCut,
 	}
 	if d.ClientNotes == nil {
-		d.ClientNotes = []bank.Message{}
+		d.ClientNotes = []apierr.Message{}
 	}
 	return d
 }

@@ -5,14 +5,14 @@ import (
 	"slices"
 	"testing"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/reqlog"
 )
 
 // sample is a small log's worth of requests, oldest first.
 func sample() []reqlog.Entry {
-	refused := &httpsig.Verdict{Signed: true, Steps: []httpsig.Step{{Check: "certificate", OK: true}, {Check: "digest", OK: false}}, Err: bank.Errorf(bank.CodeSignatureInvalid, "digest")}
+	refused := &httpsig.Verdict{Signed: true, Steps: []httpsig.Step{{Check: "certificate", OK: true}, {Check: "digest", OK: false}}, Err: apierr.Errorf(apierr.CodeSignatureInvalid, "digest")}
 	return []reqlog.Entry{
 		{ID: "id-1", Method: "GET", Path: "/v1/sandbox/customers", Status: 200, TPPID: "NO-FSA-1", RequestID: "r-1", Verdict: &httpsig.Verdict{Signed: true}},
 		{ID: "id-2", Method: "POST", Path: "/v1/sandbox/customers", Status: 400, TPPID: "NO-FSA-1", RequestID: "r-2", Verdict: refused, ErrorCode: "SIGNATURE_INVALID"},
@@ -182,7 +182,7 @@ func TestLog_SubscribersHearAddsAndClear(t *testing.T) {
 // A refused request's summary names the step that failed.
 func TestEntry_Summary(t *testing.T) {
 	e := sample()[1]
-	e.Notes = []bank.Message{bank.Oddity(bank.CodeFormatError, "Date", "odd")}
+	e.Notes = []apierr.Message{apierr.Oddity(apierr.CodeFormatError, "Date", "odd")}
 	s := e.Summary()
 	if s.ID != "id-2" || s.Signature != "failed: digest" || s.ErrorCode != "SIGNATURE_INVALID" || s.Notes != 1 || s.TPPID != "NO-FSA-1" {
 		t.Fatalf("summary %+v", s)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 )
 
@@ -122,7 +122,7 @@ type harSandbank struct {
 	ErrorCode string           `json:"errorCode,omitempty"`
 	Access    string           `json:"access,omitempty"`
 	GrantID   string           `json:"grantId,omitempty"`
-	Notes     []bank.Message   `json:"clientNotes"`
+	Notes     []apierr.Message `json:"clientNotes"`
 	BodiesCut bool             `json:"bodiesCut,omitempty"`
 }
 
@@ -180,7 +180,7 @@ func harEntryOf(e Entry) harEntry {
 	}
 	notes := e.Notes
 	if notes == nil {
-		notes = []bank.Message{}
+		notes = []apierr.Message{}
 	}
 	return harEntry{
 		StartedDateTime: e.Time.Format("2006-01-02T15:04:05.000Z07:00"),

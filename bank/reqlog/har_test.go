@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"sandbank/app/apptest"
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/reqlog"
 )
@@ -22,12 +22,12 @@ func TestWriteHAR(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 4, 5, 123_000_000, time.UTC)
 	binary := []byte{0xff, 0xfe, 0x00, 0x01}
 	verdict := &httpsig.Verdict{Signed: true, Steps: []httpsig.Step{{Check: "signature", OK: false, Detail: "does not verify"}},
-		SigningString: "(request-target): post /v1/sandbox/customers\nx-request-id: r-1", Err: bank.Errorf(bank.CodeSignatureInvalid, "no")}
+		SigningString: "(request-target): post /v1/sandbox/customers\nx-request-id: r-1", Err: apierr.Errorf(apierr.CodeSignatureInvalid, "no")}
 	entries := []reqlog.Entry{
 		{
 			ID: "id-1", Time: start, Method: "POST", Path: "/v1/sandbox/customers?a=1", Status: 400, Duration: 1500 * time.Microsecond,
 			URL: "http://127.0.0.1:7380/api/v1/sandbox/customers?a=1&b=x%20y&flag", Proto: "HTTP/1.1", RequestID: "r-1", TPPID: "NO-FSA-1",
-			Verdict: verdict, ErrorCode: "SIGNATURE_INVALID", Notes: []bank.Message{bank.Oddity(bank.CodeFormatError, "Date", "is odd")},
+			Verdict: verdict, ErrorCode: "SIGNATURE_INVALID", Notes: []apierr.Message{apierr.Oddity(apierr.CodeFormatError, "Date", "is odd")},
 			RequestHeader:  http.Header{"Content-Type": {"application/json"}, "Cookie": {"sca=s3cret; other=1"}, "X-Request-Id": {"r-1"}},
 			RequestBody:    []byte(`{"name":"Åse"}`),
 			ResponseHeader: http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Set-Cookie": {"sca=; Path=/sca; HttpOnly; Secure; Expires=Thu, 01 Jan 2026 00:00:00 GMT"}},
@@ -86,7 +86,7 @@ func TestWriteHAR(t *testing.T) {
 				Sandbank struct {
 					ID, RequestID, TPPID, Signature, ErrorCode string
 					Verdict                                    *httpsig.Verdict
-					ClientNotes                                []bank.Message
+					ClientNotes                                []apierr.Message
 					BodiesCut                                  bool
 				} `json:"_sandbank"`
 			}

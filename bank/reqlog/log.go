@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/hub"
 )
@@ -18,15 +18,6 @@ import (
 // MaxLoggedBody is how much of each request and response body the request
 // log keeps.
 const MaxLoggedBody = 64 << 10
-
-// The bounds a log keeps by default: the last DefaultMaxCount requests,
-// fewer when their bodies (at most MaxLoggedBody each) hold more than
-// DefaultMaxBytes. They are the defaults of the requestLog setting, which
-// changes them (SetLimits).
-const (
-	DefaultMaxCount = bank.DefaultRequestLogCount
-	DefaultMaxBytes = bank.DefaultRequestLogBytes
-)
 
 // Entry is one finished request, as the request log keeps it.
 type Entry struct {
@@ -56,7 +47,7 @@ type Entry struct {
 	GrantID string
 	// Notes are the oddities the bank accepted with a warning (docs/TPP-GUIDE.md 9):
 	// client notes on the headers and signature, and the body's warnings.
-	Notes []bank.Message
+	Notes []apierr.Message
 
 	RequestHeader  http.Header
 	RequestBody    []byte

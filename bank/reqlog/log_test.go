@@ -47,7 +47,7 @@ func TestLog_KeepsTheNewestWithinCountAndBytes(t *testing.T) {
 // New limits apply at once: the oldest entries they no longer allow go,
 // and later requests are kept within them.
 func TestLog_SetLimitsTrimsAtOnce(t *testing.T) {
-	l := reqlog.NewLog(reqlog.DefaultMaxCount, reqlog.DefaultMaxBytes)
+	l := reqlog.NewLog(2000, 32<<20)
 	for range 8 {
 		l.Add(reqlog.Entry{ResponseBody: make([]byte, 100)})
 	}

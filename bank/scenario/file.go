@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // File is the summary of a scenario file in the desktop app's
@@ -177,7 +178,7 @@ func Summarise(r io.Reader) (File, error) {
 	}
 	f.Format = format
 	if err := CheckFormat(format); err != nil {
-		e, _ := bank.AsError(err)
+		e, _ := apierr.AsError(err)
 		return f, errors.New(e.Message)
 	}
 	return f, nil

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // The bounds of a scenario read as a stream (the import, the scenarios
@@ -248,11 +249,11 @@ func (g *guard) Read(p []byte) (int, error) {
 }
 
 // heldError is the refusal of a record that reached its hold.
-func (g *guard) heldError() *bank.Error {
+func (g *guard) heldError() *apierr.Error {
 	if g.endWhat == "parts" {
-		return bank.Errorf(bank.CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) are over %d MiB together, more than the bank holds while it restores them; import the sandbox data without them (format %s)", maxHeldParts>>20, FormatV1)
+		return apierr.Errorf(apierr.CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) are over %d MiB together, more than the bank holds while it restores them; import the sandbox data without them (format %s)", maxHeldParts>>20, FormatV1)
 	}
-	return bank.PathError(bank.CodeBadRequest, g.endPath, fmt.Sprintf("is over %d MiB, more than a %s of a scenario may have; the bank reads one record at a time", maxRecord>>20, g.endWhat))
+	return apierr.PathError(apierr.CodeBadRequest, g.endPath, fmt.Sprintf("is over %d MiB, more than a %s of a scenario may have; the bank reads one record at a time", maxRecord>>20, g.endWhat))
 }
 
 // drain reads the rest of a string found too long, counting and dropping
@@ -271,7 +272,7 @@ func (g *guard) drain() {
 }
 
 // refuse sets the refusal err.
-func (g *guard) refuse(err *bank.Error) { g.err = readError{err} }
+func (g *guard) refuse(err *apierr.Error) { g.err = readError{err} }
 
 // scan follows the bytes of b and returns how many of them may be passed
 // on: all, unless a limit broke (g.err is set, or g.draining).
@@ -356,11 +357,11 @@ func (g *guard) startRun(kind runKind, at int64) {
 func (g *guard) withinRuns(at int64) bool {
 	switch {
 	case g.unknownDepth > 0 && at-g.unknownStart > maxUnknown:
-		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(g.unknownDepth), bank.UnusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
+		g.refuse(apierr.PathError(apierr.CodeBadRequest, g.path(g.unknownDepth), bank.UnusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
 	case g.run == scalarRun && at-g.runStart > maxText:
-		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)), "holds a number (or a word) over 1 MiB long; no value of a scenario is that long"))
+		g.refuse(apierr.PathError(apierr.CodeBadRequest, g.path(len(g.stack)), "holds a number (or a word) over 1 MiB long; no value of a scenario is that long"))
 	case g.run == spaceRun && at-g.runStart > maxSpace:
-		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)), fmt.Sprintf("is followed by over %d MiB of white space in a row; remove it", maxSpace>>20)))
+		g.refuse(apierr.PathError(apierr.CodeBadRequest, g.path(len(g.stack)), fmt.Sprintf("is followed by over %d MiB of white space in a row; remove it", maxSpace>>20)))
 	default:
 		return true
 	}
@@ -483,7 +484,7 @@ func (g *guard) path(depth int) string {
 	path := ""
 	for _, f := range g.stack[:depth] {
 		if f.object {
-			path = bank.JoinPath(path, string(f.key))
+			path = apierr.JoinPath(path, string(f.key))
 		} else {
 			path += fmt.Sprintf("[%d]", f.index)
 		}
@@ -608,11 +609,11 @@ func (g *guard) withinString(at int64) bool {
 	top := g.top()
 	switch {
 	case g.unknownDepth > 0 && at-g.unknownStart > maxUnknown:
-		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(g.unknownDepth), bank.UnusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
+		g.refuse(apierr.PathError(apierr.CodeBadRequest, g.path(g.unknownDepth), bank.UnusedField+"; its value is over 64 KiB, more than the bank reads to ignore it: remove the field"))
 	case s.key && top.mode != wholeValue && s.bytes > maxKey:
-		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 64 KiB long; no field has such a name: remove it"))
+		g.refuse(apierr.PathError(apierr.CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 64 KiB long; no field has such a name: remove it"))
 	case s.key && s.bytes > maxText:
-		g.refuse(bank.PathError(bank.CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 1 MiB long; no value of a scenario is that long"))
+		g.refuse(apierr.PathError(apierr.CodeBadRequest, g.path(len(g.stack)-1), "holds a key over 1 MiB long; no value of a scenario is that long"))
 	case s.key || s.slot.mode == unknownValue:
 		return true
 	case s.slot.limit > 0 && !s.slot.bytes && s.chars > int64(s.slot.limit),
@@ -647,19 +648,19 @@ func (g *guard) endString(at int64) {
 
 // tooLong is the refusal of the string drained: its path, its limit and
 // how long it is.
-func (g *guard) tooLong() *bank.Error {
+func (g *guard) tooLong() *apierr.Error {
 	s := &g.str
 	switch {
 	case s.slot.limit > 0 && !s.slot.bytes:
-		return bank.PathError(bank.CodeFormatError, s.path, fmt.Sprintf("must be at most %d characters, not %d", s.slot.limit, s.chars))
+		return apierr.PathError(apierr.CodeFormatError, s.path, fmt.Sprintf("must be at most %d characters, not %d", s.slot.limit, s.chars))
 	case s.slot.limit > 0:
 		return tooManyBytes(s.path, s.slot.limit, s.bytes)
 	}
-	return bank.PathError(bank.CodeFormatError, s.path, fmt.Sprintf("must be at most %d bytes (1 MiB), not %d; no value of a scenario is that long", maxText, s.bytes))
+	return apierr.PathError(apierr.CodeFormatError, s.path, fmt.Sprintf("must be at most %d bytes (1 MiB), not %d; no value of a scenario is that long", maxText, s.bytes))
 }
 
 // tooManyBytes is the refusal of a text at path of n bytes, over its
 // limit of limit bytes (a note's).
-func tooManyBytes(path string, limit int, n int64) *bank.Error {
-	return bank.PathError(bank.CodeFormatError, path, fmt.Sprintf("must be at most %d bytes (%d KiB), not %d; keep a longer text in a file beside the scenario", limit, limit>>10, n))
+func tooManyBytes(path string, limit int, n int64) *apierr.Error {
+	return apierr.PathError(apierr.CodeFormatError, path, fmt.Sprintf("must be at most %d bytes (%d KiB), not %d; keep a longer text in a file beside the scenario", limit, limit>>10, n))
 }

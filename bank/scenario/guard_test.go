@@ -16,11 +16,12 @@ import (
 
 	"sandbank/assets"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // guarded reads doc through a guard of a Scenario, in reads of chunk
 // bytes (0: as they come), and returns what it passed and its refusal.
-func guarded(doc []byte, chunk int) ([]byte, *bank.Error, error) {
+func guarded(doc []byte, chunk int) ([]byte, *apierr.Error, error) {
 	var r io.Reader = bytes.NewReader(doc)
 	if chunk > 0 {
 		r = &chunked{r: r, n: chunk}
@@ -28,7 +29,7 @@ func guarded(doc []byte, chunk int) ([]byte, *bank.Error, error) {
 	passed, err := io.ReadAll(newGuard(r, reflect.TypeFor[Scenario]()))
 	var read readError
 	if errors.As(err, &read) {
-		e, _ := bank.AsError(read.err)
+		e, _ := apierr.AsError(read.err)
 		return passed, e, nil
 	}
 	return passed, nil, err
@@ -76,39 +77,39 @@ func TestGuard_RefusesWhatIsTooLong(t *testing.T) {
 		name, doc, code, path, text string
 	}{
 		{"a note", head + `"note":"` + huge("x", MaxNote+1) + `"}`,
-			bank.CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65537; keep a longer text in a file beside the scenario"},
+			apierr.CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65537; keep a longer text in a file beside the scenario"},
 		{"a note of escapes", head + `"NOTE":"` + huge(`\u00e5`, MaxNote/2+1) + `"}`,
-			bank.CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65538"},
+			apierr.CodeFormatError, "note", "must be at most 65536 bytes (64 KiB), not 65538"},
 		{"a name", head + `"customers":[{},{"name":"` + huge("a", 71) + `"}]}`,
-			bank.CodeFormatError, "customers[1].name", "must be at most 70 characters, not 71"},
+			apierr.CodeFormatError, "customers[1].name", "must be at most 70 characters, not 71"},
 		{"a name of escapes", head + `"customers":[{"name":"` + huge(`\u00e5`, 71) + `"}]}`,
-			bank.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
+			apierr.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
 		{"a name of surrogate pairs", head + `"customers":[{"name":"` + huge(`\ud83d\ude00`, 71) + `"}]}`,
-			bank.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
+			apierr.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 71"},
 		{"a name of 200 MB", head + `"customers":[{"name":"` + huge("ab", 1<<20) + `"}]}`,
-			bank.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 2097152"},
+			apierr.CodeFormatError, "customers[0].name", "must be at most 70 characters, not 2097152"},
 		{"a transaction's creditor", head + `"accounts":[{"id":"x","transactions":[{},{},{"creditorName":"` + huge("æ", 71) + `"}]}]}`,
-			bank.CodeFormatError, "accounts[0].transactions[2].creditorName", "must be at most 70 characters, not 71"},
+			apierr.CodeFormatError, "accounts[0].transactions[2].creditorName", "must be at most 70 characters, not 71"},
 		{"a card acceptor's city", head + `"cardAccounts":[{"transactions":[{"cardAcceptorAddress":{"city":"` + huge("c", 36) + `"}}]}]}`,
-			bank.CodeFormatError, "cardAccounts[0].transactions[0].cardAcceptorAddress.city", "must be at most 35 characters, not 36"},
+			apierr.CodeFormatError, "cardAccounts[0].transactions[0].cardAcceptorAddress.city", "must be at most 35 characters, not 36"},
 		{"an authorisation's TPP name", head + `"authorisations":[{"tppName":"` + huge("t", 201) + `"}]}`,
-			bank.CodeFormatError, "authorisations[0].tppName", "must be at most 200 characters, not 201"},
+			apierr.CodeFormatError, "authorisations[0].tppName", "must be at most 200 characters, not 201"},
 		{"an id", head + `"customers":[{"id":"` + huge("i", maxText+1) + `"}]}`,
-			bank.CodeFormatError, "customers[0].id", "must be at most 1048576 bytes (1 MiB), not 1048577"},
+			apierr.CodeFormatError, "customers[0].id", "must be at most 1048576 bytes (1 MiB), not 1048577"},
 		{"a string in the settings", head + `"settings":{"trustMode":"` + huge("s", maxText+1) + `"}}`,
-			bank.CodeFormatError, "settings.trustMode", "must be at most 1048576 bytes (1 MiB), not 1048577"},
+			apierr.CodeFormatError, "settings.trustMode", "must be at most 1048576 bytes (1 MiB), not 1048577"},
 		{"a string never ended", head + `"note":"` + huge("x", MaxNote+10),
-			bank.CodeFormatError, "note", "not 65546"},
+			apierr.CodeFormatError, "note", "not 65546"},
 		{"an unknown field's text", head + `"customers":[{"photo":"` + huge("p", maxUnknown) + `"}]}`,
-			bank.CodeBadRequest, "customers[0].photo", bank.UnusedField + "; its value is over 64 KiB"},
+			apierr.CodeBadRequest, "customers[0].photo", bank.UnusedField + "; its value is over 64 KiB"},
 		{"an unknown field's array", head + `"attachments":[` + huge("0,", maxUnknown) + `0]}`,
-			bank.CodeBadRequest, "attachments", "its value is over 64 KiB"},
+			apierr.CodeBadRequest, "attachments", "its value is over 64 KiB"},
 		{"an unknown field in an unknown field", head + `"x":{"y":["` + huge("y", maxUnknown) + `"]}}`,
-			bank.CodeBadRequest, "x", "its value is over 64 KiB"},
+			apierr.CodeBadRequest, "x", "its value is over 64 KiB"},
 		{"a key", head + `"customers":[{"` + huge("k", maxKey+1) + `":1}]}`,
-			bank.CodeBadRequest, "customers[0]", "holds a key over 64 KiB long"},
+			apierr.CodeBadRequest, "customers[0]", "holds a key over 64 KiB long"},
 		{"a number", head + `"customers":[{"name":` + huge("1", maxText+1) + `}]}`,
-			bank.CodeBadRequest, "customers[0].name", "holds a number (or a word) over 1 MiB long"},
+			apierr.CodeBadRequest, "customers[0].name", "holds a number (or a word) over 1 MiB long"},
 	} {
 		for _, chunk := range []int{0, 3, 4096} {
 			passed, refused, err := guarded([]byte(c.doc), chunk)
@@ -128,7 +129,7 @@ func TestGuard_RefusesWhatIsTooLong(t *testing.T) {
 func TestGuard_BoundsWhiteSpaceAndRecords(t *testing.T) {
 	spaces := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1",`), &repeated{b: ' ', n: maxSpace + 1}, strings.NewReader(`"note":""}`))
 	_, err := io.Copy(io.Discard, newGuard(spaces, reflect.TypeFor[Scenario]()))
-	if e, ok := guardError(err); !ok || e.Code != bank.CodeBadRequest || !strings.Contains(e.Message, "white space in a row") {
+	if e, ok := guardError(err); !ok || e.Code != apierr.CodeBadRequest || !strings.Contains(e.Message, "white space in a row") {
 		t.Errorf("%d MiB of white space: %v", maxSpace>>20, err)
 	}
 

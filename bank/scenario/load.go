@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // chunkRecords is how many records an import writes in one storage
@@ -116,7 +117,7 @@ func load(sb *bank.Sandbox, what string, src scenarioSource, fixed bool) (Counts
 
 // rebuild makes the data of src anew in next.
 func rebuild(sb *bank.Sandbox, next bank.Staging, src scenarioSource, fixed bool, p *bank.ImportProgress) (Counts, bank.Restored, error) {
-	v := bank.Violations{Strict: sb.Strict()}
+	v := apierr.Violations{Strict: sb.Strict()}
 	l := &loader{st: next, tx: next.Tx(), v: &v, fixed: fixed, today: sb.Today(), progress: p}
 	rest, err := src.feed(l)
 	if err != nil {
@@ -146,7 +147,7 @@ func rebuild(sb *bank.Sandbox, next bank.Staging, src scenarioSource, fixed bool
 type loader struct {
 	st       bank.Staging
 	tx       bank.Tx
-	v        *bank.Violations
+	v        *apierr.Violations
 	fixed    bool
 	today    bank.Date
 	restored bool
@@ -254,8 +255,8 @@ func (l *loader) account(i int, a Account) (scenarioAccount, error) {
 	if a.History == nil {
 		return out, nil
 	}
-	var v bank.Violations
-	h := bank.CheckHistory(&v, bank.JoinPath(path, "history"), *a.History, false)
+	var v apierr.Violations
+	h := bank.CheckHistory(&v, apierr.JoinPath(path, "history"), *a.History, false)
 	if err := v.Err(); err != nil {
 		return out, err
 	}
@@ -286,7 +287,7 @@ func (l *loader) transactions(a scenarioAccount, first int, list []Transaction) 
 // checking that no id comes twice, also across chunks.
 func (l *loader) put(a scenarioAccount, first int, txs []bank.NewTransaction, own []string) error {
 	seq, _ := bank.SeqOf(bank.KindAccount, a.ID)
-	path := bank.JoinPath(a.path, "transactions")
+	path := apierr.JoinPath(a.path, "transactions")
 	ids := make([]string, len(txs))
 	for i := range ids {
 		if own != nil {
@@ -297,7 +298,7 @@ func (l *loader) put(a scenarioAccount, first int, txs []bank.NewTransaction, ow
 			continue
 		}
 		if _, err := l.tx.Transaction(a.ID, ids[i]); err == nil {
-			l.v.Format(bank.JoinPath(path, fmt.Sprintf("[%d].id", first+i)), "two transactions have the id %s", ids[i])
+			l.v.Format(apierr.JoinPath(path, fmt.Sprintf("[%d].id", first+i)), "two transactions have the id %s", ids[i])
 		} else if !errors.Is(err, bank.ErrNotFound) {
 			return err
 		}
@@ -332,8 +333,8 @@ func (l *loader) cardAccount(i int, c CardAccount) (scenarioCard, error) {
 	if c.History == nil {
 		return out, nil
 	}
-	var v bank.Violations
-	h := bank.CheckHistory(&v, bank.JoinPath(path, "history"), *c.History, true)
+	var v apierr.Violations
+	h := bank.CheckHistory(&v, apierr.JoinPath(path, "history"), *c.History, true)
 	if err := v.Err(); err != nil {
 		return out, err
 	}
@@ -357,7 +358,7 @@ func (l *loader) cardTransactions(c scenarioCard, first int, list []bank.NewCard
 // cardTransactionsAt stores card transactions at position first of the
 // card account's list (its history and its listed transactions).
 func (l *loader) cardTransactionsAt(c scenarioCard, first int, txs []bank.NewCardTransaction) error {
-	if _, err := bank.AddCardTransactionsIn(l.tx, l.v, c.CardAccount, bank.JoinPath(c.path, "transactions"), first, txs, l.latest()); err != nil {
+	if _, err := bank.AddCardTransactionsIn(l.tx, l.v, c.CardAccount, apierr.JoinPath(c.path, "transactions"), first, txs, l.latest()); err != nil {
 		return err
 	}
 	l.n.CardTransactions += len(txs)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // The parts of a version-2 scenario: the bank's records besides the
@@ -81,7 +82,7 @@ func (sc Scenario) checkVersion() error {
 	if sc.Format != FormatV1 {
 		return nil
 	}
-	var v bank.Violations
+	var v apierr.Violations
 	for _, p := range sc.v2Parts() {
 		v.Format(p, "is a part of %s, not of %s; set format to %q to restore it", Format, FormatV1, Format)
 	}
@@ -170,10 +171,10 @@ func (l *loader) restore(sc Scenario, n *Counts) error {
 // restoredID checks the id of a restored record: an id of kind without a
 // parent, within the numbers a scenario may bring. Its number is reserved,
 // so that no new record gets it.
-func restoredID(tx bank.Tx, v *bank.Violations, path string, kind bank.Kind, id string) error {
+func restoredID(tx bank.Tx, v *apierr.Violations, path string, kind bank.Kind, id string) error {
 	seq, ok := bank.SeqOf(kind, id)
 	if !ok || seq > bank.MaxImportedSeq {
-		v.Format(bank.JoinPath(path, "id"), "%q is not a Sandbank id of this kind of record; keep the id the export wrote", bank.Clip(id))
+		v.Format(apierr.JoinPath(path, "id"), "%q is not a Sandbank id of this kind of record; keep the id the export wrote", apierr.Clip(id))
 		return nil
 	}
 	return tx.ReserveSeq(kind, seq)
@@ -181,7 +182,7 @@ func restoredID(tx bank.Tx, v *bank.Violations, path string, kind bank.Kind, id 
 
 // checkIDRef checks the form of a reference to a record of kind, which
 // may be empty unless required.
-func checkIDRef(v *bank.Violations, path string, kind bank.Kind, id string, required bool) bool {
+func checkIDRef(v *apierr.Violations, path string, kind bank.Kind, id string, required bool) bool {
 	if id == "" {
 		if required {
 			v.Format(path, "is required")
@@ -189,24 +190,24 @@ func checkIDRef(v *bank.Violations, path string, kind bank.Kind, id string, requ
 		return false
 	}
 	if _, ok := bank.SeqOf(kind, id); !ok {
-		v.Format(path, "%q is not a Sandbank id of the kind this field names", bank.Clip(id))
+		v.Format(path, "%q is not a Sandbank id of the kind this field names", apierr.Clip(id))
 		return false
 	}
 	return true
 }
 
 // checkAccountIDRef checks a reference to an account or a card account.
-func checkAccountIDRef(v *bank.Violations, path, id string) {
+func checkAccountIDRef(v *apierr.Violations, path, id string) {
 	_, account := bank.SeqOf(bank.KindAccount, id)
 	_, card := bank.SeqOf(bank.KindCardAccount, id)
 	if !account && !card {
-		v.Format(path, "%q is not the id of an account or a card account", bank.Clip(id))
+		v.Format(path, "%q is not the id of an account or a card account", apierr.Clip(id))
 	}
 }
 
 // checkContext checks a PSU's context: PRIVATE, an agreement's id, or
 // empty when allowed.
-func checkContext(v *bank.Violations, path, context string, required bool) {
+func checkContext(v *apierr.Violations, path, context string, required bool) {
 	if context == bank.ContextPrivate || (context == "" && !required) {
 		return
 	}
@@ -214,14 +215,14 @@ func checkContext(v *bank.Violations, path, context string, required bool) {
 }
 
 // checkTime checks a required time.
-func checkTime(v *bank.Violations, path string, t time.Time) {
+func checkTime(v *apierr.Violations, path string, t time.Time) {
 	if t.IsZero() {
 		v.Format(path, "is required: an RFC 3339 date-time")
 	}
 }
 
 // checkTPP checks the id of the TPP a record belongs to.
-func checkTPP(v *bank.Violations, path, id string) {
+func checkTPP(v *apierr.Violations, path, id string) {
 	bank.CheckText(v, path, id, 1, 200)
 }
 
@@ -232,7 +233,7 @@ func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 		path := fmt.Sprintf("payments[%d]", i)
 		p := sp.Payment
 		p.Request = sp.Body
-		var v bank.Violations
+		var v apierr.Violations
 		if err := restoredID(l.tx, &v, path, bank.KindPayment, p.ID); err != nil {
 			return err
 		}
@@ -243,7 +244,7 @@ func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Payment(p.ID); err == nil {
-			return bank.PathError(bank.CodeConflict, bank.JoinPath(path, "id"), "two payments have the id "+p.ID)
+			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two payments have the id "+p.ID)
 		}
 		if err := l.tx.PutPayment(p); err != nil {
 			return err
@@ -266,12 +267,12 @@ func (l *loader) restorePayments(sc Scenario, n *Counts) error {
 // pending items and bookings must be the debtor's (and creditor's)
 // transactions of the scenario, so that balances and reservations come
 // back as they were.
-func checkPaymentRecord(tx bank.Tx, v *bank.Violations, path string, p bank.Payment) error {
-	f := func(field string) string { return bank.JoinPath(path, field) }
+func checkPaymentRecord(tx bank.Tx, v *apierr.Violations, path string, p bank.Payment) error {
+	f := func(field string) string { return apierr.JoinPath(path, field) }
 	checkTPP(v, f("tppId"), p.TPPID)
 	if bank.CheckOneOf(v, f("service"), p.Service, bank.Services) && bank.CheckOneOf(v, f("product"), p.Product, bank.Products) {
 		if err := bank.CheckProduct(p.Service, p.Product); err != nil {
-			e, _ := bank.AsError(err)
+			e, _ := apierr.AsError(err)
 			v.Format(f("product"), "%s", e.Message)
 		}
 	}
@@ -326,8 +327,8 @@ func checkPaymentRecord(tx bank.Tx, v *bank.Violations, path string, p bank.Paym
 // paymentDebtor checks a payment's debtor account and returns it, or nil
 // when the scenario does not have it: an account deleted after the
 // payment was made, which its debtorAccount must not name either.
-func paymentDebtor(tx bank.Tx, v *bank.Violations, path string, p bank.Payment) (*bank.Account, error) {
-	f := func(field string) string { return bank.JoinPath(path, field) }
+func paymentDebtor(tx bank.Tx, v *apierr.Violations, path string, p bank.Payment) (*bank.Account, error) {
+	f := func(field string) string { return apierr.JoinPath(path, field) }
 	bank.CheckAccountRef(v, f("debtorAccount"), p.DebtorAccount)
 	if !checkIDRef(v, f("debtorAccountId"), bank.KindAccount, p.DebtorAccountID, true) {
 		return nil, nil
@@ -351,8 +352,8 @@ func paymentDebtor(tx bank.Tx, v *bank.Violations, path string, p bank.Payment) 
 // status and what it holds of the debtor account: a pending item (and a
 // pending fee) while it is not settled, booked under the same id once it
 // settled (ACSC), and the credit of a sandbox creditor account.
-func checkPaymentItem(tx bank.Tx, v *bank.Violations, path string, p bank.Payment, it bank.PaymentItem, debtor *bank.Account) error {
-	f := func(field string) string { return bank.JoinPath(path, field) }
+func checkPaymentItem(tx bank.Tx, v *apierr.Violations, path string, p bank.Payment, it bank.PaymentItem, debtor *bank.Account) error {
+	f := func(field string) string { return apierr.JoinPath(path, field) }
 	if !it.Amount.IsPositive() {
 		v.Format(f("amount"), "must be more than 0")
 	}
@@ -386,7 +387,7 @@ func checkPaymentItem(tx bank.Tx, v *bank.Violations, path string, p bank.Paymen
 			continue
 		}
 		if _, _, ok := bank.ParseID(bank.KindTransaction, t.id); !ok {
-			v.Format(f(t.field), "%q is not the id of a transaction", bank.Clip(t.id))
+			v.Format(f(t.field), "%q is not the id of a transaction", apierr.Clip(t.id))
 			continue
 		}
 		acct := t.on
@@ -403,7 +404,7 @@ func checkPaymentItem(tx bank.Tx, v *bank.Violations, path string, p bank.Paymen
 		tr, err := tx.Transaction(acct.ID, t.id)
 		switch {
 		case errors.Is(err, bank.ErrNotFound):
-			v.Format(f(t.field), "account %s (%s) has no transaction %s in this scenario; list it among the account's transactions", acct.ID, acct.IBAN, bank.Clip(t.id))
+			v.Format(f(t.field), "account %s (%s) has no transaction %s in this scenario; list it among the account's transactions", acct.ID, acct.IBAN, apierr.Clip(t.id))
 		case err != nil:
 			return err
 		case tr.Pending != t.pending:
@@ -419,8 +420,8 @@ func checkPaymentItem(tx bank.Tx, v *bank.Violations, path string, p bank.Paymen
 func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 	for i, b := range sc.Baskets {
 		path := fmt.Sprintf("baskets[%d]", i)
-		f := func(field string) string { return bank.JoinPath(path, field) }
-		var v bank.Violations
+		f := func(field string) string { return apierr.JoinPath(path, field) }
+		var v apierr.Violations
 		if err := restoredID(l.tx, &v, path, bank.KindBasket, b.ID); err != nil {
 			return err
 		}
@@ -433,7 +434,7 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 			p, err := l.tx.Payment(id)
 			switch {
 			case errors.Is(err, bank.ErrNotFound):
-				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario", bank.Clip(id))
+				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario", apierr.Clip(id))
 			case err != nil:
 				return err
 			case p.TPPID != b.TPPID || p.BasketID != b.ID:
@@ -447,7 +448,7 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Basket(b.ID); err == nil {
-			return bank.PathError(bank.CodeConflict, f("id"), "two baskets have the id "+b.ID)
+			return apierr.PathError(apierr.CodeConflict, f("id"), "two baskets have the id "+b.ID)
 		}
 		if err := l.tx.PutBasket(b); err != nil {
 			return err
@@ -463,7 +464,7 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 		}
 		b, err := l.tx.Basket(p.BasketID)
 		if errors.Is(err, bank.ErrNotFound) || (err == nil && !slices.Contains(b.PaymentIDs, p.ID)) {
-			return bank.PathError(bank.CodeFormatError, fmt.Sprintf("payments[%d].basketId", i), fmt.Sprintf("basket %s of this scenario does not hold payment %s; list the payment in the basket's paymentIds, or leave basketId out", p.BasketID, p.ID))
+			return apierr.PathError(apierr.CodeFormatError, fmt.Sprintf("payments[%d].basketId", i), fmt.Sprintf("basket %s of this scenario does not hold payment %s; list the payment in the basket's paymentIds, or leave basketId out", p.BasketID, p.ID))
 		} else if err != nil {
 			return err
 		}
@@ -475,8 +476,8 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
 	for i, c := range sc.Consents {
 		path := fmt.Sprintf("consents[%d]", i)
-		f := func(field string) string { return bank.JoinPath(path, field) }
-		var v bank.Violations
+		f := func(field string) string { return apierr.JoinPath(path, field) }
+		var v apierr.Violations
 		if err := restoredID(l.tx, &v, path, bank.KindConsent, c.ID); err != nil {
 			return err
 		}
@@ -500,7 +501,7 @@ func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Consent(c.ID); err == nil {
-			return bank.PathError(bank.CodeConflict, f("id"), "two consents have the id "+c.ID)
+			return apierr.PathError(apierr.CodeConflict, f("id"), "two consents have the id "+c.ID)
 		}
 		if err := l.tx.PutConsent(c); err != nil {
 			return err
@@ -521,7 +522,7 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 	for i, sa := range sc.Authorisations {
 		a := sa.Authorisation
 		path := fmt.Sprintf("authorisations[%d]", i)
-		var v bank.Violations
+		var v apierr.Violations
 		if err := restoredID(l.tx, &v, path, bank.KindAuthorisation, a.ID); err != nil {
 			return err
 		}
@@ -533,7 +534,7 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Authorisation(a.ID); err == nil {
-			return bank.PathError(bank.CodeConflict, bank.JoinPath(path, "id"), "two authorisations have the id "+a.ID)
+			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two authorisations have the id "+a.ID)
 		}
 		a.Secret, a.Token, a.Cookie = bank.NewToken(), bank.NewToken(), bank.NewToken()
 		if err := l.tx.PutAuthorisation(a); err != nil {
@@ -551,8 +552,8 @@ func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
 // scenario at path: its redirect URIs as when a TPP starts SCA, and no
 // secret, which an imported authorisation gets anew, nor a binding to a
 // browser.
-func checkRestoredAuthorisation(v *bank.Violations, path string, a bank.Authorisation) {
-	f := func(field string) string { return bank.JoinPath(path, field) }
+func checkRestoredAuthorisation(v *apierr.Violations, path string, a bank.Authorisation) {
+	f := func(field string) string { return apierr.JoinPath(path, field) }
 	checkTPP(v, f("tppId"), a.TPPID)
 	bank.CheckName(v, f("tppName"), a.TPPName, 1, 200)
 	bank.CheckOneOf(v, f("kind"), a.Kind, authKinds)
@@ -564,7 +565,7 @@ func checkRestoredAuthorisation(v *bank.Violations, path string, a bank.Authoris
 			continue
 		}
 		if err := bank.CheckRedirectURI(u.uri); err != nil {
-			e, _ := bank.AsError(err)
+			e, _ := apierr.AsError(err)
 			v.Format(f(u.field), "%s", e.Messages[0].Text)
 		}
 	}
@@ -591,12 +592,12 @@ func checkRestoredAuthorisation(v *bank.Violations, path string, a bank.Authoris
 // checkAuthorisationObjects checks that what an authorisation of a
 // scenario authorises (its payments, basket or consent) is a record of the
 // scenario, of the same TPP.
-func checkAuthorisationObjects(tx bank.Tx, v *bank.Violations, path string, a bank.Authorisation) error {
-	f := func(field string) string { return bank.JoinPath(path, field) }
+func checkAuthorisationObjects(tx bank.Tx, v *apierr.Violations, path string, a bank.Authorisation) error {
+	f := func(field string) string { return apierr.JoinPath(path, field) }
 	owned := func(field, what, id string, tppOf func(string) (string, error)) error {
 		tpp, err := tppOf(id)
 		if errors.Is(err, bank.ErrNotFound) || (err == nil && tpp != a.TPPID) {
-			v.Format(f(field), "%q is not a %s of this scenario of TPP %s", bank.Clip(id), what, bank.Clip(a.TPPID))
+			v.Format(f(field), "%q is not a %s of this scenario of TPP %s", apierr.Clip(id), what, apierr.Clip(a.TPPID))
 			return nil
 		}
 		return err
@@ -625,8 +626,8 @@ func checkAuthorisationObjects(tx bank.Tx, v *bank.Violations, path string, a ba
 func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 	for i, g := range sc.Grants {
 		path := fmt.Sprintf("grants[%d]", i)
-		f := func(field string) string { return bank.JoinPath(path, field) }
-		var v bank.Violations
+		f := func(field string) string { return apierr.JoinPath(path, field) }
+		var v apierr.Violations
 		if err := restoredID(l.tx, &v, path, bank.KindGrant, g.ID); err != nil {
 			return err
 		}
@@ -647,7 +648,7 @@ func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 			return err
 		}
 		if old, err := l.tx.Grant(g.TPPID, g.CustomerID, g.Context); err == nil {
-			return bank.PathError(bank.CodeConflict, path, fmt.Sprintf("grant %s is for the same TPP, PSU and context already; a TPP holds one grant per PSU and context", old.ID))
+			return apierr.PathError(apierr.CodeConflict, path, fmt.Sprintf("grant %s is for the same TPP, PSU and context already; a TPP holds one grant per PSU and context", old.ID))
 		}
 		if err := l.tx.PutGrant(g); err != nil {
 			return err
@@ -662,12 +663,12 @@ func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
 
 // checkCustomer checks a required reference to a customer of the
 // scenario.
-func checkCustomer(tx bank.Tx, v *bank.Violations, path, id string) error {
+func checkCustomer(tx bank.Tx, v *apierr.Violations, path, id string) error {
 	if !checkIDRef(v, path, bank.KindCustomer, id, true) {
 		return nil
 	}
 	if _, err := tx.Customer(id); errors.Is(err, bank.ErrNotFound) {
-		v.Format(path, "%q is not a customer of this scenario", bank.Clip(id))
+		v.Format(path, "%q is not a customer of this scenario", apierr.Clip(id))
 	} else if err != nil {
 		return err
 	}
@@ -679,8 +680,8 @@ func checkCustomer(tx bank.Tx, v *bank.Violations, path, id string) error {
 func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
 	for i, ss := range sc.Sessions {
 		path := fmt.Sprintf("sessions[%d]", i)
-		f := func(field string) string { return bank.JoinPath(path, field) }
-		var v bank.Violations
+		f := func(field string) string { return apierr.JoinPath(path, field) }
+		var v apierr.Violations
 		checkTPP(&v, f("tppId"), ss.TPPID)
 		if err := checkCustomer(l.tx, &v, f("customerId"), ss.CustomerID); err != nil {
 			return err
@@ -691,7 +692,7 @@ func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
 			return err
 		}
 		if _, err := l.tx.Session(ss.TPPID, ss.CustomerID); err == nil {
-			return bank.PathError(bank.CodeConflict, path, "two sessions are for the same TPP and PSU; a TPP holds one SCA session per PSU")
+			return apierr.PathError(apierr.CodeConflict, path, "two sessions are for the same TPP and PSU; a TPP holds one SCA session per PSU")
 		}
 		if err := l.tx.PutSession(ss); err != nil {
 			return err
@@ -709,8 +710,8 @@ func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
 func (l *loader) restorePSUs(sc Scenario, _ *Counts) error {
 	for i, p := range sc.PSUs {
 		path := fmt.Sprintf("psus[%d]", i)
-		f := func(field string) string { return bank.JoinPath(path, field) }
-		var v bank.Violations
+		f := func(field string) string { return apierr.JoinPath(path, field) }
+		var v apierr.Violations
 		checkTPP(&v, f("tppId"), p.TPPID)
 		checkIDRef(&v, f("customerId"), bank.KindCustomer, p.CustomerID, true)
 		want := bank.PSUID(p.TPPID, p.CustomerID)
@@ -718,13 +719,13 @@ func (l *loader) restorePSUs(sc Scenario, _ *Counts) error {
 			want = bank.CorporateID(p.TPPID, p.CustomerID, p.AgreementID)
 		}
 		if p.ID != want {
-			v.Format(f("id"), "%q is not the id the bank gives this TPP for this customer%s: that is %s", bank.Clip(p.ID), map[bool]string{true: " and agreement"}[p.AgreementID != ""], want)
+			v.Format(f("id"), "%q is not the id the bank gives this TPP for this customer%s: that is %s", apierr.Clip(p.ID), map[bool]string{true: " and agreement"}[p.AgreementID != ""], want)
 		}
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if _, err := l.tx.PSU(p.ID); err == nil {
-			return bank.PathError(bank.CodeConflict, f("id"), "two PSU ids are "+p.ID)
+			return apierr.PathError(apierr.CodeConflict, f("id"), "two PSU ids are "+p.ID)
 		}
 		if err := l.tx.PutPSU(p); err != nil {
 			return err
@@ -741,8 +742,8 @@ func (l *loader) restoreUsage(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, u := range sc.Usage {
 		path := fmt.Sprintf("usage[%d]", i)
-		f := func(field string) string { return bank.JoinPath(path, field) }
-		var v bank.Violations
+		f := func(field string) string { return apierr.JoinPath(path, field) }
+		var v apierr.Violations
 		if u.Day.IsZero() {
 			v.Format(f("day"), "is required: the day of the calls, YYYY-MM-DD")
 		}
@@ -758,7 +759,7 @@ func (l *loader) restoreUsage(sc Scenario, _ *Counts) error {
 		}
 		key := bank.UseKey(u.TPPID, u.CustomerID, u.AccountID, u.Kind)
 		if seen[u.Day.String()+key] {
-			return bank.PathError(bank.CodeConflict, path, "two counters are for the same day, TPP, PSU, account and kind")
+			return apierr.PathError(apierr.CodeConflict, path, "two counters are for the same day, TPP, PSU, account and kind")
 		}
 		seen[u.Day.String()+key] = true
 		if err := l.tx.PutUse(bank.UseCount{Day: u.Day, Key: key, Count: u.Count}); err != nil {
@@ -777,8 +778,8 @@ func (l *loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, r := range sc.BatchRuns {
 		path := fmt.Sprintf("batchRuns[%d]", i)
-		f := func(field string) string { return bank.JoinPath(path, field) }
-		var v bank.Violations
+		f := func(field string) string { return apierr.JoinPath(path, field) }
+		var v apierr.Violations
 		if err := restoredID(l.tx, &v, path, bank.KindBatchRun, r.ID); err != nil {
 			return err
 		}
@@ -789,7 +790,7 @@ func (l *loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
 		}
 		for status, count := range r.Counts {
 			if !slices.Contains(bank.PaymentStatuses, status) || count < 0 {
-				v.Format(f("counts."+bank.Clip(status)), "must be a payment status with a count of 0 or more")
+				v.Format(f("counts."+apierr.Clip(status)), "must be a payment status with a count of 0 or more")
 			}
 		}
 		for j, o := range r.Outcomes {
@@ -800,7 +801,7 @@ func (l *loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
 			return err
 		}
 		if seen[r.ID] {
-			return bank.PathError(bank.CodeConflict, f("id"), "two batch runs have the id "+r.ID)
+			return apierr.PathError(apierr.CodeConflict, f("id"), "two batch runs have the id "+r.ID)
 		}
 		seen[r.ID] = true
 		if err := l.tx.PutBatchRun(r); err != nil {
@@ -820,14 +821,14 @@ func (l *loader) restoreContacts(sc Scenario, _ *Counts) error {
 	seen := map[string]bool{}
 	for i, c := range sc.TPPContacts {
 		path := fmt.Sprintf("tppContacts[%d]", i)
-		var v bank.Violations
-		checkTPP(&v, bank.JoinPath(path, "tppId"), c.TPPID)
-		bank.CheckEmail(&v, bank.JoinPath(path, "email"), c.Email)
+		var v apierr.Violations
+		checkTPP(&v, apierr.JoinPath(path, "tppId"), c.TPPID)
+		bank.CheckEmail(&v, apierr.JoinPath(path, "email"), c.Email)
 		if err := v.Err(); err != nil {
 			return err
 		}
 		if seen[c.TPPID] {
-			return bank.PathError(bank.CodeConflict, bank.JoinPath(path, "tppId"), "two contacts are for TPP "+c.TPPID)
+			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "tppId"), "two contacts are for TPP "+c.TPPID)
 		}
 		seen[c.TPPID] = true
 		if err := l.tx.PutTPPContact(c); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"sandbank/assets"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // Scenario formats. Version 1 holds the sandbox data; version 2 adds the
@@ -61,9 +62,9 @@ func CheckFormat(format string) error {
 	}
 	readable := `"` + strings.Join(Formats, `" and "`) + `"`
 	if strings.HasPrefix(format, "sandbank-scenario/") {
-		return bank.PathError(bank.CodeFormatError, "format", fmt.Sprintf("%q is not a version this Sandbank reads: it reads %s. Load the file with the Sandbank that wrote it, or a newer one", bank.Clip(format), readable))
+		return apierr.PathError(apierr.CodeFormatError, "format", fmt.Sprintf("%q is not a version this Sandbank reads: it reads %s. Load the file with the Sandbank that wrote it, or a newer one", apierr.Clip(format), readable))
 	}
-	return bank.PathError(bank.CodeFormatError, "format", fmt.Sprintf("must be %s; is this a Sandbank scenario file?", strings.Replace(readable, " and ", " or ", 1)))
+	return apierr.PathError(apierr.CodeFormatError, "format", fmt.Sprintf("must be %s; is this a Sandbank scenario file?", strings.Replace(readable, " and ", " or ", 1)))
 }
 
 // Customer is a customer of a scenario.
@@ -125,7 +126,7 @@ type Counts struct {
 	Authorisations   int `json:"authorisations"`
 	// Warnings are the oddities the import was accepted with (docs/TPP-GUIDE.md 9),
 	// with the paths of their records.
-	Warnings []bank.Message `json:"-"`
+	Warnings []apierr.Message `json:"-"`
 }
 
 // Initialize resets the sandbox to the known state (README, "The known state"): the same

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // shapeWalker finds the oddities walkShape finds (keys given twice, keys
@@ -17,7 +18,7 @@ type shapeWalker struct {
 	i    int
 	// path holds the path's parts, joined only for an oddity.
 	path [][]byte
-	odd  bank.Warnings
+	odd  apierr.Warnings
 	// fields caches fieldOf by type and key, up to maxCachedKeys keys a
 	// type.
 	fields map[reflect.Type]map[string]fieldType
@@ -36,11 +37,11 @@ type fieldType struct {
 // quickShape returns the oddities of data, a valid JSON value decoded
 // into t, with path in front of their paths: at most MaxWarnings and a
 // line for the rest (Warnings).
-func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) []bank.Message {
+func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) []apierr.Message {
 	if w.fields == nil {
 		w.fields = map[reflect.Type]map[string]fieldType{}
 	}
-	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], []byte(path)), bank.Warnings{}
+	w.data, w.i, w.path, w.odd = data, 0, append(w.path[:0], []byte(path)), apierr.Warnings{}
 	w.value(t)
 	return w.odd.List()
 }
@@ -186,7 +187,7 @@ func (w *shapeWalker) field(t reflect.Type, key []byte) fieldType {
 func (w *shapeWalker) note(key []byte, text string) {
 	path := ""
 	for _, part := range w.path {
-		path = bank.JoinPath(path, string(part))
+		path = apierr.JoinPath(path, string(part))
 	}
-	w.odd.Add(bank.Oddity(bank.CodeBadRequest, bank.JoinPath(path, string(key)), text))
+	w.odd.Add(apierr.Oddity(apierr.CodeBadRequest, apierr.JoinPath(path, string(key)), text))
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 func TestQuickShape_FindsWhatWalkShapeFinds(t *testing.T) {
@@ -35,7 +36,7 @@ func TestQuickShape_FindsWhatWalkShapeFinds(t *testing.T) {
 	} {
 		var w shapeWalker
 		quick := w.quickShape([]byte(doc), reflect.TypeFor[*Transaction](), "accounts[0].transactions[3]")
-		var walked bank.Warnings
+		var walked apierr.Warnings
 		dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
 		if err := bank.WalkShape(dec, reflect.TypeFor[*Transaction](), "accounts[0].transactions[3]", &walked); err != nil {
 			t.Fatal(err)

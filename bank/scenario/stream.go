@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 // Import replaces all sandbox data with the scenario document
@@ -48,7 +49,7 @@ func Import(s *bank.Sandbox, r io.ReadSeeker) (Counts, error) {
 	src := &streamSource{r: r, strict: s.Strict(), p: bank.NewImportProgress(0, max(size, 1))}
 	n, err := load(s, "import scenario", src, false)
 	if err == nil && src.notes.Len() > 0 {
-		var all bank.Warnings
+		var all apierr.Warnings
 		all.Add(src.notes.List()...)
 		all.Add(n.Warnings...)
 		n.Warnings = all.List()
@@ -61,7 +62,7 @@ type streamSource struct {
 	r io.ReadSeeker
 	// strict refuses the first oddity; otherwise they are notes.
 	strict bool
-	notes  bank.Warnings
+	notes  apierr.Warnings
 	p      *bank.ImportProgress
 	guard  *guard
 	dec    *json.Decoder
@@ -90,9 +91,9 @@ func (s *streamSource) whole() (Scenario, error) {
 	var sc Scenario
 	if s.p.Size() > maxWholeScenario {
 		if s.syntax != nil {
-			return sc, bank.Errorf(bank.CodeBadRequest, "the JSON document is not valid at byte %d: %s; check the file with a JSON tool, e.g. jq . FILE", s.syntax.Offset, s.syntax.Error())
+			return sc, apierr.Errorf(apierr.CodeBadRequest, "the JSON document is not valid at byte %d: %s; check the file with a JSON tool, e.g. jq . FILE", s.syntax.Offset, s.syntax.Error())
 		}
-		return sc, bank.Errorf(bank.CodeBadRequest, "this scenario of %d MiB has its keys in an order the bank reads only whole, which it does up to %d MiB: put format first and each account's fields before its transactions, as an export writes them", s.p.Size()>>20, maxWholeScenario>>20)
+		return sc, apierr.Errorf(apierr.CodeBadRequest, "this scenario of %d MiB has its keys in an order the bank reads only whole, which it does up to %d MiB: put format first and each account's fields before its transactions, as an export writes them", s.p.Size()>>20, maxWholeScenario>>20)
 	}
 	if _, err := s.r.Seek(0, io.SeekStart); err != nil {
 		return sc, fmt.Errorf("read the scenario: %w", err)
@@ -107,7 +108,7 @@ func (s *streamSource) whole() (Scenario, error) {
 	if err != nil {
 		return sc, err
 	}
-	s.notes = bank.Warnings{}
+	s.notes = apierr.Warnings{}
 	return sc, s.noted(odd)
 }
 
@@ -129,22 +130,22 @@ func readAll(b []byte, r io.Reader) ([]byte, error) {
 
 // guardError returns the refusal of a guard in an error of reading
 // through it.
-func guardError(err error) (*bank.Error, bool) {
+func guardError(err error) (*apierr.Error, bool) {
 	var read readError
 	if errors.As(err, &read) {
-		return bank.AsError(read.err)
+		return apierr.AsError(read.err)
 	}
 	return nil, false
 }
 
 // noted takes the oddities of a record: the first refuses the import in
 // strict mode; otherwise they are notes.
-func (s *streamSource) noted(odd []bank.Message) error {
+func (s *streamSource) noted(odd []apierr.Message) error {
 	if len(odd) == 0 {
 		return nil
 	}
 	if s.strict {
-		return bank.Refusal(odd[:1])
+		return apierr.Refusal(odd[:1])
 	}
 	s.notes.Add(odd...)
 	return nil
@@ -155,7 +156,7 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 		return Scenario{}, fmt.Errorf("read the scenario: %w", err)
 	}
 	s.p.ReadAgain()
-	s.l, s.rest, s.notes, s.held = l, Scenario{}, bank.Warnings{}, maxHeldParts
+	s.l, s.rest, s.notes, s.held = l, Scenario{}, apierr.Warnings{}, maxHeldParts
 	s.guard = newGuard(&countingReader{r: s.r, p: s.p}, reflect.TypeFor[Scenario]())
 	s.hist = &history{r: &utf8Reader{r: s.guard}}
 	s.dec = json.NewDecoder(s.hist)
@@ -179,7 +180,7 @@ func (s *streamSource) decode(v any, max int64, path, what string) error {
 func (s *streamSource) document() error {
 	tok, err := s.dec.Token()
 	if errors.Is(err, io.EOF) {
-		return bank.Errorf(bank.CodeBadRequest, "the body is empty; send a JSON document")
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is empty; send a JSON document")
 	} else if err != nil {
 		return err
 	}
@@ -210,7 +211,7 @@ func (s *streamSource) document() error {
 	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
 		var syntax *json.SyntaxError
 		if err == nil || errors.As(err, &syntax) {
-			return bank.Errorf(bank.CodeBadRequest, "the body holds more than one JSON value; send exactly one")
+			return apierr.Errorf(apierr.CodeBadRequest, "the body holds more than one JSON value; send exactly one")
 		}
 		return err
 	}
@@ -429,13 +430,13 @@ func (s *streamSource) holder(path string, t reflect.Type, open func(header []by
 		case opened && known:
 			return errReadWhole
 		case opened:
-			err = s.unknown(bank.JoinPath(path, key))
+			err = s.unknown(apierr.JoinPath(path, key))
 		case list:
 			if err := open(append(header, '}')); err != nil {
 				return err
 			}
 			opened = true
-			if err := s.items(bank.JoinPath(path, "transactions"), func(_ int, path string) error { return item(path) }); err != nil {
+			if err := s.items(apierr.JoinPath(path, "transactions"), func(_ int, path string) error { return item(path) }); err != nil {
 				return err
 			}
 			err = flush()
@@ -551,7 +552,7 @@ func (s *streamSource) decodeRecord(path string, raw []byte, v any) error {
 	}
 	e := bank.DescribeJSONError(raw, err, v)
 	m := e.Messages[0]
-	return bank.PathError(e.Code, bank.JoinPath(path, m.Path), m.Text)
+	return apierr.PathError(e.Code, apierr.JoinPath(path, m.Path), m.Text)
 }
 
 // unknown skips the value of a key the bank does not use, of at most
@@ -561,7 +562,7 @@ func (s *streamSource) unknown(path string) error {
 	if err := s.dec.Decode(&raw); err != nil {
 		return err
 	}
-	return s.noted([]bank.Message{bank.Oddity(bank.CodeBadRequest, path, bank.UnusedField)})
+	return s.noted([]apierr.Message{apierr.Oddity(apierr.CodeBadRequest, path, bank.UnusedField)})
 }
 
 // fail turns an error of reading the stream into what DecodeTolerant
@@ -572,12 +573,12 @@ func (s *streamSource) fail(err error) error {
 	var read readError
 	switch {
 	case errors.As(err, &read):
-		if e, ok := bank.AsError(read.err); ok {
+		if e, ok := apierr.AsError(read.err); ok {
 			return e // the text is not UTF-8
 		}
 		return fmt.Errorf("read the scenario: %w", read.err)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return bank.Errorf(bank.CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
+		return apierr.Errorf(apierr.CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
 	case errors.As(err, &syntax):
 		s.syntax = syntax
 		return errReadWhole // for the error DecodeTolerant gives, with its line and column
@@ -661,7 +662,7 @@ func (u *utf8Reader) Read(p []byte) (int, error) {
 		cut = cutRune(p[:n])
 	}
 	if !utf8.Valid(p[:n-cut]) {
-		return 0, readError{bank.Errorf(bank.CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")}
+		return 0, readError{apierr.Errorf(apierr.CodeBadRequest, "the body is not valid UTF-8; send JSON in UTF-8")}
 	}
 	u.held = append(u.held[:0], p[n-cut:n]...)
 	return n - cut, err

@@ -21,6 +21,7 @@ import (
 
 	"sandbank/assets"
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/scenario"
 	"sandbank/storage"
 )
@@ -123,7 +124,7 @@ func TestImport_RefusalAfterChunks(t *testing.T) {
 	before := exportJSON(t, s)
 	data := bigScenario(t, s, 25_000, 23_000)
 	_, err := importStream(t, s, data)
-	e, ok := bank.AsError(err)
+	e, ok := apierr.AsError(err)
 	if !ok || !strings.Contains(e.Message, ".amount") || !strings.HasPrefix(e.Messages[0].Path, "accounts[0].transactions[") {
 		t.Fatalf("want the zero amount refused with its path, got %v", err)
 	}
@@ -430,7 +431,7 @@ func TestTextLimits_AreTheChecks(t *testing.T) {
 			continue
 		}
 		for field, limit := range fields {
-			path := bank.JoinPath(at.path, field)
+			path := apierr.JoinPath(at.path, field)
 			finding := fmt.Sprintf("must be at most %d characters, not %d", limit, limit+1)
 			for _, n := range []int{limit, limit + 1} {
 				doc := withText(t, at.doc, at.path, field, strings.Repeat("a", n))
@@ -484,7 +485,7 @@ func withText(t *testing.T, doc map[string]any, path, field, text string) []byte
 
 // findingAt returns the text of err's finding at path, "" for none.
 func findingAt(err error, path string) string {
-	e, ok := bank.AsError(err)
+	e, ok := apierr.AsError(err)
 	if !ok {
 		return ""
 	}
@@ -520,7 +521,7 @@ func TestImport_WarningsAreCapped(t *testing.T) {
 	}
 	before := exportJSON(t, s)
 	_, err := importStream(t, s, []byte(doc.String()))
-	if e, ok := bank.AsError(err); !ok || len(e.Messages) != 1 || e.Messages[0].Path != "customers[0].name" || !strings.Contains(e.Messages[0].Text, "strict mode refuses") {
+	if e, ok := apierr.AsError(err); !ok || len(e.Messages) != 1 || e.Messages[0].Path != "customers[0].name" || !strings.Contains(e.Messages[0].Text, "strict mode refuses") {
 		t.Fatalf("strict mode: %v", err)
 	}
 	unchanged(t, s, db, before)
@@ -532,7 +533,7 @@ func TestImport_WarningsAreCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(n.Warnings) != bank.MaxWarnings+1 || n.Warnings[0].Path != "customers[0].name" || n.Warnings[bank.MaxWarnings].Rest() != 3000+2000-bank.MaxWarnings {
+	if len(n.Warnings) != apierr.MaxWarnings+1 || n.Warnings[0].Path != "customers[0].name" || n.Warnings[apierr.MaxWarnings].Rest() != 3000+2000-apierr.MaxWarnings {
 		t.Fatalf("%d warnings, the first at %s, the last for %d more", len(n.Warnings), n.Warnings[0].Path, n.Warnings[len(n.Warnings)-1].Rest())
 	}
 }

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"sandbank/app"
-	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/httpsig"
 	"sandbank/bank/pki"
 	"sandbank/storage"
@@ -368,7 +368,7 @@ func (c *bankClient) read(resp *http.Response, warn io.Writer) ([]byte, http.Hea
 		return nil, nil, c.refusal(resp, data)
 	}
 	var w struct {
-		TPPMessages []bank.Message `json:"tppMessages"`
+		TPPMessages []apierr.Message `json:"tppMessages"`
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) && json.Unmarshal(data, &w) == nil {
 		for _, m := range w.TPPMessages {
@@ -425,10 +425,10 @@ func (c *bankClient) refusal(resp *http.Response, data []byte) *apiError {
 type apiError struct {
 	method, path, status, where string
 	body                        struct {
-		ID          string         `json:"id"`
-		Code        string         `json:"code"`
-		Message     string         `json:"message"`
-		TPPMessages []bank.Message `json:"tppMessages"`
+		ID          string           `json:"id"`
+		Code        string           `json:"code"`
+		Message     string           `json:"message"`
+		TPPMessages []apierr.Message `json:"tppMessages"`
 	}
 	// hint says what to do next, when the client knows.
 	hint string
@@ -455,7 +455,7 @@ func (e *apiError) Error() string {
 }
 
 // messageText writes a tppMessage as path: text, a warning marked.
-func messageText(m bank.Message) string {
+func messageText(m apierr.Message) string {
 	s := m.Text
 	if m.Path != "" {
 		s = m.Path + ": " + s

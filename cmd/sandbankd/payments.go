@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 )
 
 const paymentsUsage = `Every TPP's payments, as the Payments screen shows them
@@ -87,7 +88,7 @@ type paymentJSON struct {
 		Full bool
 	}
 	AuthorisationIDs []string
-	Warnings         []bank.Message
+	Warnings         []apierr.Message
 	StatusHistory    []bank.StatusChange
 }
 

@@ -1,4 +1,4 @@
-package bank
+package apierr
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 func TestWarnings_KeepTheFirstAndCountTheRest(t *testing.T) {
 	var w Warnings
 	for i := range 2_000_000 {
-		w.Add(Oddity(CodeBadRequest, fmt.Sprintf("k%d", i%3), GivenTwice))
+		w.Add(Oddity(CodeBadRequest, fmt.Sprintf("k%d", i%3), "is given twice"))
 	}
 	list := w.List()
 	if len(list) != MaxWarnings+1 || cap(w.kept) > 2*MaxWarnings || w.Len() != 2_000_000 {
