@@ -278,19 +278,38 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if r.Method == http.MethodHead {
 		rec.body.Reset() // the answer has no body; its Digest says so
 	}
-	if s.BankSigner != nil {
-		if signer, sign := s.BankSigner(); sign {
-			if err := signer.SignResponse(h, rec.body.Bytes(), s.Now()); err != nil {
-				s.Logger.Error("sign response", "err", err, "request_id", reqID)
-			}
-		} else {
-			h.Set("Date", s.Now().UTC().Format(http.TimeFormat))
-			h.Set("Digest", httpsig.Digest(rec.body.Bytes()))
-		}
-	}
+	s.sign(h, rec.body.Bytes(), reqID)
 	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
 		h.Set("Content-Length", strconv.Itoa(rec.body.Len()))
 	}
+	e := logEntry(r, rec, st, start, reqID, h)
+	s.log(e)
+	s.RequestLog.Add(e)
+	w.WriteHeader(rec.status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(rec.body.Bytes())
+	}
+}
+
+// sign adds the bank's Date, Digest and Signature over body to the
+// response headers h, as the responseSigning setting says.
+func (s *server) sign(h http.Header, body []byte, reqID string) {
+	if s.BankSigner == nil {
+		return
+	}
+	if signer, sign := s.BankSigner(); sign {
+		if err := signer.SignResponse(h, body, s.Now()); err != nil {
+			s.Logger.Error("sign response", "err", err, "request_id", reqID)
+		}
+		return
+	}
+	h.Set("Date", s.Now().UTC().Format(http.TimeFormat))
+	h.Set("Digest", httpsig.Digest(body))
+}
+
+// logEntry is the request log's entry of a finished request, its
+// answer's headers h, its secrets redacted.
+func logEntry(r *http.Request, rec *recorder, st *state, start time.Time, reqID string, h http.Header) reqlog.Entry {
 	e := reqlog.Entry{
 		ID: st.id, Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
 		URL: st.url, Proto: r.Proto, RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, Access: st.access, GrantID: st.grantID,
@@ -313,12 +332,7 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	e.ResponseBody, cut2 = capBody(rec.body.Bytes())
 	e.BodiesCut = cut1 || cut2 || (st.spool != nil && st.size > int64(len(logged)))
 	redact(&e, st.secrets)
-	s.log(e)
-	s.RequestLog.Add(e)
-	w.WriteHeader(rec.status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(rec.body.Bytes())
-	}
+	return e
 }
 
 // capBody copies at most reqlog.MaxLoggedBody bytes of a body.
@@ -520,7 +534,6 @@ func fromOperator(r *http.Request) bool { return stateOf(r).operator }
 // certificate may call the route (who), then reads the body (at most
 // maxBody bytes) and checks its digest.
 func (s *server) signed(who caller, produces string, maxBody int64, h http.Handler) http.Handler {
-	roles := who.roles
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Request-ID") == "" {
 			s.fail(w, r, apierr.PathError(apierr.CodeHeaderRequired, "X-Request-ID", "the X-Request-ID header is required on every /v1 request; send any unique string, e.g. a UUID"))
@@ -530,11 +543,8 @@ func (s *server) signed(who caller, produces string, maxBody int64, h http.Handl
 			s.fail(w, r, withStatus(apierr.Errorf(apierr.CodeBadRequest, "Accept %q excludes %s, the only type this operation answers with", strings.Join(r.Header.Values("Accept"), ", "), produces), http.StatusNotAcceptable))
 			return
 		}
-		tooLarge := func() {
-			s.fail(w, r, withStatus(apierr.Errorf(apierr.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20), http.StatusRequestEntityTooLarge))
-		}
 		if r.ContentLength > maxBody { // refused before a byte of it is read
-			tooLarge()
+			s.fail(w, r, errTooLarge(maxBody))
 			return
 		}
 		// The certificate and the signature over the headers are checked
@@ -548,44 +558,14 @@ func (s *server) signed(who caller, produces string, maxBody int64, h http.Handl
 			s.fail(w, r, v.Err)
 			return
 		}
-		if len(roles) > 0 && !slices.ContainsFunc(roles, func(role string) bool { return slices.Contains(v.Roles, role) }) {
-			s.fail(w, r, apierr.Errorf(apierr.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles)))
-			return
-		}
-		st.operator = s.isOperator(v)
-		if who.operator && !st.operator {
-			s.fail(w, r, errNotOperator(r))
-			return
-		}
-		var body []byte // the body, or its first bytes when spooled
-		var size int64
-		var err error
-		var digest *httpsig.BodyDigest
-		if maxBody > MaxBody {
-			digest = httpsig.NewBodyDigest(r.Header.Get("Digest"))
-			var f *spoolFile
-			f, body, size, err = spool(r.Body, maxBody, digest)
-			defer f.close()
-			if err == nil && size <= maxBody {
-				st.spool, st.head, st.size = f, body, size
-			}
-		} else {
-			body, err = io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-			size = int64(len(body))
-			if err == nil && size <= maxBody {
-				st.body = body
-			}
-		}
-		var bankFault *spoolError
-		switch {
-		case errors.As(err, &bankFault):
+		if err := s.mayCall(who, r, v); err != nil {
 			s.fail(w, r, err)
 			return
-		case err != nil:
-			s.fail(w, r, apierr.Errorf(apierr.CodeBadRequest, "the request body could not be read"))
-			return
-		case size > maxBody:
-			tooLarge()
+		}
+		body, size, digest, release, err := readBody(r, maxBody)
+		defer release()
+		if err != nil {
+			s.fail(w, r, err)
 			return
 		}
 		if size > 0 {
@@ -679,6 +659,63 @@ func (w *headWriter) Write(p []byte) (int, error) {
 		w.b = append(w.b, p[:min(room, len(p))]...)
 	}
 	return len(p), nil
+}
+
+// mayCall refuses a request whose certificate may not call the route:
+// it names none of the PSD2 roles who needs, or it is a TPP's where only
+// the operator may call. It notes whether the request comes from the
+// operator.
+func (s *server) mayCall(who caller, r *http.Request, v *httpsig.Verdict) error {
+	if roles := who.roles; len(roles) > 0 && !slices.ContainsFunc(roles, func(role string) bool { return slices.Contains(v.Roles, role) }) {
+		return apierr.Errorf(apierr.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles))
+	}
+	st := stateOf(r)
+	st.operator = s.isOperator(v)
+	if who.operator && !st.operator {
+		return errNotOperator(r)
+	}
+	return nil
+}
+
+// errTooLarge is the refusal of a body over maxBody bytes.
+func errTooLarge(maxBody int64) error {
+	return withStatus(apierr.Errorf(apierr.CodeBadRequest, "the body is over %d MiB; send less at a time", maxBody>>20), http.StatusRequestEntityTooLarge)
+}
+
+// readBody reads the body of a signed request whose headers verified, at
+// most maxBody bytes: held in memory, or, for a route that takes more
+// than MaxBody (a scenario), spooled to a temporary file while its digest
+// is computed (digest, for VerifyBodyDigest). It returns the body (of a
+// spooled one, its first bytes) and its size, notes them in the request's
+// state, and release, which drops the spool once the request is answered.
+func readBody(r *http.Request, maxBody int64) (body []byte, size int64, digest *httpsig.BodyDigest, release func(), err error) {
+	st := stateOf(r)
+	release = func() {}
+	if maxBody > MaxBody {
+		digest = httpsig.NewBodyDigest(r.Header.Get("Digest"))
+		var f *spoolFile
+		f, body, size, err = spool(r.Body, maxBody, digest)
+		release = f.close
+		if err == nil && size <= maxBody {
+			st.spool, st.head, st.size = f, body, size
+		}
+	} else {
+		body, err = io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		size = int64(len(body))
+		if err == nil && size <= maxBody {
+			st.body = body
+		}
+	}
+	var bankFault *spoolError
+	switch {
+	case errors.As(err, &bankFault):
+		return nil, 0, nil, release, err
+	case err != nil:
+		return nil, 0, nil, release, apierr.Errorf(apierr.CodeBadRequest, "the request body could not be read")
+	case size > maxBody:
+		return nil, 0, nil, release, errTooLarge(maxBody)
+	}
+	return body, size, digest, release, nil
 }
 
 func listOrNone(list []string) string {

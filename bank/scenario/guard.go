@@ -308,40 +308,52 @@ func (g *guard) scan(b []byte) int {
 		if !g.withinRuns(base + int64(i)) {
 			return min(pass, i-1)
 		}
-		switch c {
-		case '"':
-			g.startString()
-		case '{', '[':
-			if len(g.stack) >= maxDepth {
-				g.off = true
-				return pass
-			}
-			g.open(c == '{')
-		case '}', ']':
-			if len(g.stack) == 0 {
-				g.off = true
-				return pass
-			}
-			if g.unknownDepth == len(g.stack) {
-				g.unknownDepth = 0
-			}
-			g.stack = g.stack[:len(g.stack)-1]
-		case ',':
-			if top := g.top(); top != nil && top.object {
-				top.expectKey, top.member = true, slot{mode: wholeValue}
-				if g.unknownDepth == len(g.stack) {
-					g.unknownDepth = 0
-				}
-			} else if top != nil {
-				top.index++
-			}
-		case ':':
-			if top := g.top(); top != nil && top.object {
-				top.expectKey = false
-			}
+		if !g.token(c) {
+			return pass
 		}
 	}
 	return pass
+}
+
+// token follows the document's structure through the byte c outside a
+// string: a string's start, an object or array opened or closed, the next
+// item or the value of a key. It returns false, turning the guard off,
+// where the structure breaks (deeper than maxDepth, a close without an
+// open): the decoder refuses such a document itself.
+func (g *guard) token(c byte) bool {
+	switch c {
+	case '"':
+		g.startString()
+	case '{', '[':
+		if len(g.stack) >= maxDepth {
+			g.off = true
+			return false
+		}
+		g.open(c == '{')
+	case '}', ']':
+		if len(g.stack) == 0 {
+			g.off = true
+			return false
+		}
+		if g.unknownDepth == len(g.stack) {
+			g.unknownDepth = 0
+		}
+		g.stack = g.stack[:len(g.stack)-1]
+	case ',':
+		if top := g.top(); top != nil && top.object {
+			top.expectKey, top.member = true, slot{mode: wholeValue}
+			if g.unknownDepth == len(g.stack) {
+				g.unknownDepth = 0
+			}
+		} else if top != nil {
+			top.index++
+		}
+	case ':':
+		if top := g.top(); top != nil && top.object {
+			top.expectKey = false
+		}
+	}
+	return true
 }
 
 // startRun notes a byte of a run of kind at offset at.

@@ -420,35 +420,11 @@ func checkPaymentItem(tx bank.Tx, v *apierr.Violations, path string, p bank.Paym
 func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 	for i, b := range sc.Baskets {
 		path := fmt.Sprintf("baskets[%d]", i)
-		f := func(field string) string { return apierr.JoinPath(path, field) }
-		var v apierr.Violations
-		if err := restoredID(l.tx, &v, path, bank.KindBasket, b.ID); err != nil {
-			return err
-		}
-		checkTPP(&v, f("tppId"), b.TPPID)
-		checkTime(&v, f("created"), b.Created)
-		if len(b.PaymentIDs) == 0 || len(b.PaymentIDs) > bank.MaxBasketPayments {
-			v.Format(f("paymentIds"), "must hold 1 to %d payment ids", bank.MaxBasketPayments)
-		}
-		for j, id := range b.PaymentIDs {
-			p, err := l.tx.Payment(id)
-			switch {
-			case errors.Is(err, bank.ErrNotFound):
-				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario", apierr.Clip(id))
-			case err != nil:
-				return err
-			case p.TPPID != b.TPPID || p.BasketID != b.ID:
-				v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "payment %s is not in this basket: it names basket %q and TPP %s; a basket's payments name it as their basketId", id, p.BasketID, p.TPPID)
-			}
-		}
-		for j, id := range b.Authorisations {
-			checkIDRef(&v, f(fmt.Sprintf("authorisations[%d]", j)), bank.KindAuthorisation, id, true)
-		}
-		if err := v.Err(); err != nil {
+		if err := l.checkBasket(path, b); err != nil {
 			return err
 		}
 		if _, err := l.tx.Basket(b.ID); err == nil {
-			return apierr.PathError(apierr.CodeConflict, f("id"), "two baskets have the id "+b.ID)
+			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two baskets have the id "+b.ID)
 		}
 		if err := l.tx.PutBasket(b); err != nil {
 			return err
@@ -470,6 +446,36 @@ func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
 		}
 	}
 	return nil
+}
+
+// checkBasket checks a restored basket at path: its id, TPP and time, and
+// that each of its payments, restored before it, names it.
+func (l *loader) checkBasket(path string, b bank.Basket) error {
+	f := func(field string) string { return apierr.JoinPath(path, field) }
+	var v apierr.Violations
+	if err := restoredID(l.tx, &v, path, bank.KindBasket, b.ID); err != nil {
+		return err
+	}
+	checkTPP(&v, f("tppId"), b.TPPID)
+	checkTime(&v, f("created"), b.Created)
+	if len(b.PaymentIDs) == 0 || len(b.PaymentIDs) > bank.MaxBasketPayments {
+		v.Format(f("paymentIds"), "must hold 1 to %d payment ids", bank.MaxBasketPayments)
+	}
+	for j, id := range b.PaymentIDs {
+		p, err := l.tx.Payment(id)
+		switch {
+		case errors.Is(err, bank.ErrNotFound):
+			v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "%q is not a payment of this scenario", apierr.Clip(id))
+		case err != nil:
+			return err
+		case p.TPPID != b.TPPID || p.BasketID != b.ID:
+			v.Format(f(fmt.Sprintf("paymentIds[%d]", j)), "payment %s is not in this basket: it names basket %q and TPP %s; a basket's payments name it as their basketId", id, p.BasketID, p.TPPID)
+		}
+	}
+	for j, id := range b.Authorisations {
+		checkIDRef(&v, f(fmt.Sprintf("authorisations[%d]", j)), bank.KindAuthorisation, id, true)
+	}
+	return v.Err()
 }
 
 // restoreConsents restores the TPPs' consent resources.

@@ -107,26 +107,30 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	issuer := "of the bank at " + c.base
-	if c.app != nil {
-		issuer = "in the data file " + *bf.data
-	}
 	certPath, keyPath, err := app.WriteTPPFiles(*out, cert, key)
 	if err != nil {
 		return err
 	}
+	printIssued(stdout, c, bf, cert, certPath, keyPath, roleList, *operator)
+	return nil
+}
+
+// printIssued says what cert new wrote and issued, by which bank's CA,
+// and how to try it.
+func printIssued(stdout io.Writer, c *bankClient, bf *bankFlags, cert *x509.Certificate, certPath, keyPath string, roles []string, operator bool) {
+	issuer := "of the bank at " + c.base
+	if c.app != nil {
+		issuer = "in the data file " + *bf.data
+	}
 	fmt.Fprintf(stdout, "Wrote %s and %s\n", certPath, keyPath)
-	what := "Issued"
-	if *operator {
-		what = "An operator certificate: it may do what concerns every TPP; keep its key to yourself. Issued"
+	what, try := "Issued", "GET /v1/sandbox/customers"
+	if operator {
+		what, try = "An operator certificate: it may do what concerns every TPP; keep its key to yourself. Issued", "GET /v1/sandbox/settings"
 	}
 	fmt.Fprintf(stdout, "%s by the test CA %s (%s)\n", what, issuer, caName(cert))
 	fmt.Fprintf(stdout, "  TPP id:   %s\n  roles:    %s\n  serial:   %X\n  issuer:   %s\n  valid to: %s\n",
-		pki.TPPID(cert), strings.Join(roleList, ", "), cert.SerialNumber, httpsig.FormatDN(cert.Issuer), cert.NotAfter.Format(time.DateOnly))
-	try := fmt.Sprintf("sandbankd call GET /v1/sandbox/customers --cert %s --key %s", certPath, keyPath)
-	if *operator {
-		try = fmt.Sprintf("sandbankd call GET /v1/sandbox/settings --cert %s --key %s", certPath, keyPath)
-	}
+		pki.TPPID(cert), strings.Join(roles, ", "), cert.SerialNumber, httpsig.FormatDN(cert.Issuer), cert.NotAfter.Format(time.DateOnly))
+	try = fmt.Sprintf("sandbankd call %s --cert %s --key %s", try, certPath, keyPath)
 	switch {
 	case bf.given("url"):
 		try += " --url " + *bf.url
@@ -134,7 +138,6 @@ func certNew(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		try += " --url " + c.base
 	}
 	fmt.Fprintf(stdout, "Try: %s\n", try)
-	return nil
 }
 
 // caName names the CA that issued cert: its CN and the start of its key
