@@ -92,7 +92,7 @@ func CreateAccountIn(tx Tx, v *apierr.Violations, path, id string, in NewAccount
 	checkMOD11(v, path, AccountRef{IBAN: in.IBAN, BBAN: in.BBAN}, true) // at the number given
 	currencyOK := CheckCurrency(v, p("currency"), in.Currency)
 	CheckText(v, p("product"), in.Product, 1, 70)
-	CheckOneOf(v, p("cashAccountType"), in.CashAccountType, CashAccountTypes)
+	checkOneOfCase(v, p("cashAccountType"), in.CashAccountType, CashAccountTypes)
 	creditLine := checkLimit(v, p("creditLine"), in.CreditLine, in.Currency)
 	var balances Balances
 	if in.Balances == nil {
@@ -288,7 +288,7 @@ func (s *Sandbox) UpdateAccount(id string, ch AccountChange) (AccountDetail, err
 			a.Product = *ch.Product
 		}
 		if ch.CashAccountType != nil {
-			CheckOneOf(&v, "cashAccountType", *ch.CashAccountType, CashAccountTypes)
+			checkOneOfCase(&v, "cashAccountType", *ch.CashAccountType, CashAccountTypes)
 			a.CashAccountType = *ch.CashAccountType
 		}
 		if ch.CreditLine != nil {

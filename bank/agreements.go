@@ -111,7 +111,7 @@ func privateAgreement(tx Tx, c Customer) (AgreementDetail, error) {
 func agreementDetail(tx Tx, id string) (AgreementDetail, error) {
 	if ownerID, ok := privateOwner(id); ok {
 		c, err := tx.Customer(ownerID)
-		if err != nil || c.Type != Private {
+		if err != nil || !c.IsPrivate() {
 			return AgreementDetail{}, unknown("agreement", id)
 		}
 		return privateAgreement(tx, c)
@@ -155,7 +155,7 @@ func engagementDetail(tx Tx, e Engagement) (EngagementDetail, error) {
 // private agreement, the agreements they own and those they are engaged in.
 func customerAgreements(tx Tx, c Customer) ([]AgreementDetail, error) {
 	out := []AgreementDetail{}
-	if c.Type == Private {
+	if c.IsPrivate() {
 		d, err := privateAgreement(tx, c)
 		if err != nil {
 			return nil, err
@@ -212,7 +212,7 @@ func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 // and oddities of the request it is part of.
 func CreateAgreementIn(tx Tx, v *apierr.Violations, path, id string, in NewAgreement, engagementIDs []string) (string, error) {
 	owner := lookupCustomer(tx, v, apierr.JoinPath(path, "owner"), in.Owner)
-	if owner.ID != "" && owner.Type != Corporate {
+	if owner.ID != "" && !owner.IsCorporate() {
 		v.Format(apierr.JoinPath(path, "owner"), "customer %s is private; a private customer's agreement comes with the customer, agreements are created for corporate customers", in.Owner)
 	}
 	CheckName(v, apierr.JoinPath(path, "name"), in.Name, 1, 70)
@@ -267,7 +267,7 @@ func (s *Sandbox) Agreements() ([]AgreementDetail, error) {
 			return out, err
 		}
 		for _, c := range customers {
-			if c.Type == Private {
+			if c.IsPrivate() {
 				d, err := privateAgreement(tx, c)
 				if err != nil {
 					return out, err
@@ -412,6 +412,8 @@ func createEngagement(tx Tx, v *apierr.Violations, path, id string, a Agreement,
 	return e, tx.PutEngagement(e)
 }
 
+// checkRoles checks an engagement's roles: each of Roles without regard
+// to case, and each once. They are kept as written.
 func checkRoles(v *apierr.Violations, path string, roles []string) []string {
 	if len(roles) == 0 {
 		v.Format(path, "needs at least one role of %s", joinComma(Roles))
@@ -420,10 +422,11 @@ func checkRoles(v *apierr.Violations, path string, roles []string) []string {
 	seen := map[string]bool{}
 	for i, r := range roles {
 		p := fmt.Sprintf("%s[%d]", path, i)
-		if CheckOneOf(v, p, r, Roles) && seen[r] {
-			v.Format(p, "role %s is listed twice", r)
+		role := OneOfCase(r, Roles)
+		if checkOneOfCase(v, p, r, Roles) && seen[role] {
+			v.Format(p, "role %s is listed twice", role)
 		}
-		seen[r] = true
+		seen[role] = true
 	}
 	return append([]string(nil), roles...)
 }

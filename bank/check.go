@@ -109,6 +109,33 @@ func CheckOneOf(v *apierr.Violations, path, s string, allowed []string) bool {
 	return false
 }
 
+// OneOfCase returns the value of allowed that s equals without regard to
+// case, or "" when there is none. The sandbox data API matches the
+// enumerations the seed spells in capitals (customer type, cash account
+// type, engagement roles) so, and keeps them as written.
+func OneOfCase(s string, allowed []string) string {
+	for _, a := range allowed {
+		if strings.EqualFold(s, a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// checkOneOfCase checks that s is one of allowed without regard to case
+// (OneOfCase), and reports whether it is.
+func checkOneOfCase(v *apierr.Violations, path, s string, allowed []string) bool {
+	if s == "" {
+		v.Format(path, "is required; one of %s", strings.Join(allowed, ", "))
+		return false
+	}
+	if OneOfCase(s, allowed) != "" {
+		return true
+	}
+	v.Format(path, "%q is not allowed; use one of %s (in any case)", apierr.Clip(s), strings.Join(allowed, ", "))
+	return false
+}
+
 // oneOfFold returns the allowed value equal to s ignoring case and
 // underscores (so "CLOSING_BOOKED" matches "closingBooked"), or "".
 func oneOfFold(s string, allowed []string) string {

@@ -497,7 +497,7 @@ func contextOptions(tx Tx, customerID string) ([]Option, error) {
 		return nil, err
 	}
 	var out []Option
-	if c.Type == Private {
+	if c.IsPrivate() {
 		out = append(out, Option{Value: ContextPrivate, Label: []string{"Privat:", c.Name}})
 	}
 	engagements, err := tx.EngagementsByCustomer(customerID)

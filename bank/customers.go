@@ -2,7 +2,6 @@ package bank
 
 import (
 	"errors"
-	"strings"
 
 	"sandbank/bank/apierr"
 )
@@ -55,16 +54,18 @@ func (s *Sandbox) CreateCustomer(in NewCustomer) (Customer, error) {
 	}, Event{Kind: EventCustomers})
 }
 
+// CreateCustomerIn checks and stores a customer: the sandbox API's and a
+// scenario's. Its type is matched without regard to case and kept as
+// written, as the real bank keeps it.
 func CreateCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) {
 	var v apierr.Violations
 	checkDigits(&v, apierr.JoinPath(path, "customerNumber"), in.CustomerNumber, 1, 20)
 	CheckName(&v, apierr.JoinPath(path, "name"), in.Name, 1, 70)
-	typ := strings.ToUpper(in.Type)
-	if typ != Private && typ != Corporate {
+	if OneOfCase(in.Type, CustomerTypes) == "" {
 		if in.Type == "" {
 			v.Format(apierr.JoinPath(path, "type"), "is required; private or corporate")
 		} else {
-			v.Format(apierr.JoinPath(path, "type"), "%q is not a customer type; use private or corporate", apierr.Clip(in.Type))
+			v.Format(apierr.JoinPath(path, "type"), "%q is not a customer type; use private or corporate (in any case)", apierr.Clip(in.Type))
 		}
 	}
 	id, _, err := newID(tx, &v, path, KindCustomer, 0, id)
@@ -82,7 +83,7 @@ func CreateCustomerIn(tx Tx, path, id string, in NewCustomer) (Customer, error) 
 	if _, err := tx.Customer(id); err == nil {
 		return Customer{}, apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two customers have the id "+id)
 	}
-	c := Customer{ID: id, Number: in.CustomerNumber, Name: in.Name, Type: typ}
+	c := Customer{ID: id, Number: in.CustomerNumber, Name: in.Name, Type: in.Type} // as written
 	return c, tx.PutCustomer(c)
 }
 

@@ -57,9 +57,11 @@ var CashAccountWords = map[string]string{
 	"ODFT": "Kassekreditt", "TRAN": "Transaksjonskonto", "CARD": "Kortkonto",
 }
 
-// CashAccountType writes a cash account type as the fixes ask: ISO 20022,
-// or the bank's word.
-func (f Fixes) CashAccountType(iso string) string {
+// CashAccountType writes a cash account type, in whatever case it was
+// stored, as the fixes ask: the ISO 20022 code in capitals, or the bank's
+// word.
+func (f Fixes) CashAccountType(typ string) string {
+	iso := CashAccountISO(typ)
 	if f[FixCashAccountISO] {
 		return iso
 	}

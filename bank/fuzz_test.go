@@ -238,7 +238,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 	agreements, err := b.Sandbox.Agreements()
 	var corporate []bank.AgreementDetail
 	for _, a := range agreements {
-		if a.Owner.Type == bank.Corporate {
+		if a.Owner.IsCorporate() {
 			corporate = append(corporate, a)
 		}
 	}
@@ -252,7 +252,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			}
 			c, err := b.Sandbox.CreateCustomer(in)
 			if err == nil {
-				if d, err := b.Sandbox.Customer(c.ID); err != nil || d.Number != in.CustomerNumber || (d.Type != bank.Private && d.Type != bank.Corporate) {
+				if d, err := b.Sandbox.Customer(c.ID); err != nil || d.Number != in.CustomerNumber || d.Type != in.Type || d.IsPrivate() == d.IsCorporate() {
 					t.Fatalf("created %+v, reads back as %+v, %v", c, d, err)
 				}
 			}

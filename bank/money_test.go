@@ -178,7 +178,7 @@ func (m *moneyRun) create() string {
 		RedirectURI: "https://tpp.example/cb", SessionID: "s", AllowDuplicate: true,
 	}
 	kind := "single"
-	private := from.Owner.Type == bank.Private
+	private := from.Owner.IsPrivate()
 	switch r := m.rng.IntN(10); {
 	case from.Currency != "NOK" && !private:
 		return "create skipped" // a corporate cross-border transfer needs a PSU-Corporate-ID

@@ -158,7 +158,7 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 			return nil, err
 		}
 		fixed := func(ctx string) bool { return p.Context == "" || p.Context == ctx }
-		if acct.OwnerID == c.ID && c.Type == Private && fixed(ContextPrivate) && !hasOption(out, ContextPrivate) {
+		if acct.OwnerID == c.ID && c.IsPrivate() && fixed(ContextPrivate) && !hasOption(out, ContextPrivate) {
 			out = append(out, Option{Value: ContextPrivate, Label: []string{"Privat:", c.Name}})
 		}
 		engagements, err := tx.EngagementsByAccount(acct.ID)

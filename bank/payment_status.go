@@ -168,7 +168,7 @@ func (a approver) first(l *ledger, p *Payment, context string, now time.Time) (s
 	}
 	full := false
 	switch {
-	case context == ContextPrivate && a.account.OwnerID == c.ID && c.Type == Private:
+	case context == ContextPrivate && a.account.OwnerID == c.ID && c.IsPrivate():
 		full = true
 	case eng == nil || !eng.HasRole(RoleRegister):
 		why := fmt.Sprintf("%s may not pay from %s in this context", c.Name, a.account.IBAN)

@@ -240,7 +240,7 @@ func (s *core) paymentPSU(tx Tx, v *apierr.Violations, in PaymentInit) (Customer
 // usage says whether a PSU may use an account in a context ("" when any
 // context will do): the context the use is in, or why not.
 func usage(tx Tx, psu Customer, context string, a Account) (string, string, error) {
-	if (context == "" || context == ContextPrivate) && a.OwnerID == psu.ID && psu.Type == Private {
+	if (context == "" || context == ContextPrivate) && a.OwnerID == psu.ID && psu.IsPrivate() {
 		return ContextPrivate, "", nil
 	}
 	engagements, err := tx.EngagementsByAccount(a.ID)
@@ -308,7 +308,7 @@ func ownTransfer(tx Tx, p Payment) bool {
 		}
 	}
 	c, err := tx.Customer(p.CustomerID)
-	return err == nil && c.Type == Private
+	return err == nil && c.IsPrivate()
 }
 
 // PaymentFilter selects the payments of the operator's list. Each field

@@ -7,16 +7,22 @@ package bank
 // their stored form, so a renamed tag fails a test.
 
 import (
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 )
 
-// Customer types, written as the API writes them.
+// Customer types, in the seed's spelling, which the known state writes.
+// A customer's Type is kept as it was written, in any case: compare it
+// with IsPrivate and IsCorporate.
 const (
 	Private   = "PRIVATE"
 	Corporate = "CORPORATE"
 )
+
+// CustomerTypes lists the customer types.
+var CustomerTypes = []string{Private, Corporate}
 
 // Customer is a sandbox customer: a person or a company that can do SCA with
 // its customerNumber (the mocked national id) and can own accounts.
@@ -24,8 +30,19 @@ type Customer struct {
 	ID     string `json:"id"`
 	Number string `json:"number"`
 	Name   string `json:"name"`
-	Type   string `json:"type"`
+	// Type is Private or Corporate in the case it was written in
+	// (private, Private, PRIVATE, ...); data files of earlier versions hold
+	// it in capitals.
+	Type string `json:"type"`
 }
+
+// IsPrivate reports whether the customer is a person, whatever the case
+// of its type.
+func (c Customer) IsPrivate() bool { return strings.EqualFold(c.Type, Private) }
+
+// IsCorporate reports whether the customer is a company, whatever the
+// case of its type.
+func (c Customer) IsCorporate() bool { return strings.EqualFold(c.Type, Corporate) }
 
 // Agreement is a corporate customer's agreement: the frame in which the
 // company lets people (PSUs) act on its accounts through engagements. A
@@ -52,7 +69,8 @@ const (
 var Roles = []string{RoleOwner, RoleDisposal, RoleView, RoleRegister, RoleApprove, RoleInternalTransfer, RoleSalary}
 
 // Engagement lets one PSU act on one account of an agreement's owner, with
-// roles and limits (spec 2.13). Limits are in the account's currency.
+// roles and limits (spec 2.13). Limits are in the account's currency. The
+// roles are kept as they were written, in any case: ask HasRole.
 type Engagement struct {
 	ID            string          `json:"id"`
 	AgreementID   string          `json:"agreementId"`
@@ -63,10 +81,11 @@ type Engagement struct {
 	ApprovalLimit decimal.Decimal `json:"approvalLimit"`
 }
 
-// HasRole reports whether the engagement gives role.
+// HasRole reports whether the engagement gives role. Roles are kept as
+// they were written, so they are compared without regard to case.
 func (e Engagement) HasRole(role string) bool {
 	for _, r := range e.Roles {
-		if r == role {
+		if strings.EqualFold(r, role) {
 			return true
 		}
 	}
@@ -114,7 +133,9 @@ const (
 	BalanceExpected      = "expected"
 )
 
-// Account is a sandbox bank account.
+// Account is a sandbox bank account. Its CashAccountType is one of
+// CashAccountTypes as it was written, in any case; the PSD2 API writes it
+// as CashAccountISO does.
 type Account struct {
 	ID              string          `json:"id"`
 	OwnerID         string          `json:"ownerId"`
@@ -173,6 +194,16 @@ const StatusEnabled = "enabled"
 
 // CashAccountTypes are the ISO 20022 cash account types of spec 2.10.
 var CashAccountTypes = []string{"CACC", "CASH", "CHAR", "CISH", "COMM", "CPAC", "LLSV", "LOAN", "MGLD", "MOMA", "NREX", "ODFT", "ONDP", "OTHR", "SACC", "SLRY", "SVGS", "TAXE", "TRAN", "TRAS"}
+
+// CashAccountISO returns a cash account type as ISO 20022 writes it, in
+// capitals, however it was written; a value that is none of
+// CashAccountTypes comes back as it is.
+func CashAccountISO(typ string) string {
+	if iso := OneOfCase(typ, CashAccountTypes); iso != "" {
+		return iso
+	}
+	return typ
+}
 
 // CardAccount is a sandbox card account (spec 2.12).
 type CardAccount struct {

@@ -232,7 +232,7 @@ func (s *accountsScreen) showDetail() {
 		s.acctInfo.SetText(fmt.Sprintf("IBAN %s, BBAN %s, %s, owner %s (%s)\nid %s", a.IBAN, a.BBAN, a.Currency, a.Owner.Name, a.Owner.Number, a.ID))
 		s.acctName.SetText(a.Name)
 		s.acctProduct.SetText(a.Product)
-		s.acctType.SetSelected(a.CashAccountType)
+		selectAsWritten(s.acctType, bank.CashAccountTypes, a.CashAccountType)
 		s.acctCredit.SetText(a.CreditLine.String())
 		s.acctKID.SetChecked(a.KIDRequired)
 		s.acctStatus.SetSelected(a.Status)

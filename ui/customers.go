@@ -50,7 +50,7 @@ func (s *customersScreen) build() fyne.CanvasObject {
 		func() fyne.CanvasObject { return widget.NewLabel("template customer name (00000000000)") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			c := s.all[s.shown[i]]
-			o.(*widget.Label).SetText(fmt.Sprintf("%s (%s, %s)", c.Name, c.Number, strings.ToLower(c.Type)))
+			o.(*widget.Label).SetText(fmt.Sprintf("%s (%s, %s)", c.Name, c.Number, c.Type)) // the type as written
 		})
 	s.list.OnSelected = func(i widget.ListItemID) {
 		s.selected = s.all[s.shown[i]].ID
@@ -179,7 +179,7 @@ func (s *customersScreen) showDetail() {
 		s.title.SetText("Select a customer")
 		s.name.SetText("")
 	} else {
-		s.title.SetText(fmt.Sprintf("%s: customerNumber %s, %s, %s", c.Name, c.Number, strings.ToLower(c.Type), c.ID))
+		s.title.SetText(fmt.Sprintf("%s: customerNumber %s, %s, %s", c.Name, c.Number, c.Type, c.ID))
 		s.name.SetText(c.Name)
 		if _, ok := s.currentAgreement(); !ok {
 			s.agrSel = ""
@@ -200,7 +200,7 @@ func (s *customersScreen) updateButtons() {
 	a, agrOK := s.currentAgreement()
 	enable(s.saveName, ok)
 	enable(s.deleteBtn, ok)
-	enable(s.newAgr, ok && c.Type == bank.Corporate)
+	enable(s.newAgr, ok && c.IsCorporate())
 	enable(s.delAgr, agrOK && !a.Private)
 	enable(s.addEng, agrOK && !a.Private)
 	enable(s.delEng, agrOK && !a.Private && s.engSel != "")
@@ -210,8 +210,8 @@ func (s *customersScreen) create() {
 	f := newForm(nil)
 	number := f.text("Customer number", "customerNumber", "", "the national id used at SCA, e.g. 01017012345")
 	name := f.text("Name", "name", "", "")
-	typ := widget.NewSelect([]string{"private", "corporate"}, nil)
-	typ.SetSelected("private")
+	typ := widget.NewSelect(bank.CustomerTypes, nil)
+	typ.SetSelected(bank.Private)
 	f.add("Type", "type", typ)
 	s.u.showModal("New customer", "Create", f, nil, func() error {
 		c, err := s.u.sandbox.CreateCustomer(bank.NewCustomer{CustomerNumber: strings.TrimSpace(number.Text), Name: name.Text, Type: typ.Selected})

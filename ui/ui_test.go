@@ -143,7 +143,7 @@ func TestCustomers_CreateEditDelete(t *testing.T) {
 		t.Fatal("a refused customer was stored")
 	}
 	h.typeInto("Customer number", "01017012345")
-	h.field("Type").(*widget.Select).SetSelected("corporate")
+	h.field("Type").(*widget.Select).SetSelected(bank.Corporate)
 	e := h.field("Name").(*entry)
 	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter submits
 	if h.u.topModal() != nil {

@@ -371,6 +371,20 @@ func warningLines(warnings []apierr.Message) string {
 	return strings.Join(lines, "\n")
 }
 
+// selectAsWritten selects value among options in sel. The sandbox data
+// keep an enumeration in the case it was written in (a cash account type
+// written svgs stays svgs), so the option equal to value without regard
+// to case shows it as written, and saving the form writes it back
+// unchanged.
+func selectAsWritten(sel *widget.Select, options []string, value string) {
+	list := slices.Clone(options)
+	if i := slices.IndexFunc(list, func(o string) bool { return strings.EqualFold(o, value) }); i >= 0 {
+		list[i] = value
+	}
+	sel.Options = list
+	sel.SetSelected(value)
+}
+
 // enable enables or disables a button.
 func enable(b *widget.Button, on bool) {
 	if on {

@@ -265,7 +265,7 @@ func TestSandbox_CustomerLifecycle(t *testing.T) {
 	expect(t, r, 201, "")
 	var c customer
 	r.JSON(t, &c)
-	if c.CustomerType != "PRIVATE" || c.CustomerName != "Kari Nordmann" || !strings.HasPrefix(c.CustomerID, "enc!!") {
+	if c.CustomerType != "Private" || c.CustomerName != "Kari Nordmann" || !strings.HasPrefix(c.CustomerID, "enc!!") {
 		t.Fatalf("created %+v", c)
 	}
 	if len(c.Agreements) != 1 || !c.Agreements[0].Private {
