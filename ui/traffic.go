@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/bank"
+	"sandbank/bank/apierr"
 	"sandbank/bank/reqlog"
 )
 
@@ -118,7 +119,7 @@ func (s *trafficScreen) cell(e reqlog.Entry, col int) string {
 	case 5:
 		return msText(e.Duration)
 	case 6:
-		if n := len(e.Notes); n > 0 {
+		if n := apierr.CountNotes(e.Notes); n > 0 {
 			return e.SignatureSummary() + ", " + plural(n, "note", "notes")
 		}
 		return e.SignatureSummary()

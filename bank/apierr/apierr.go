@@ -112,6 +112,24 @@ func Refusal(oddities []Message) error {
 // import's counts lists; one more line gives the count of the rest.
 const MaxWarnings = 100
 
+// NotesHeader is the answer header that says how many client notes (the
+// warnings of what the bank took although it is odd) a request got, and
+// where its request log entry lists them: "2; /v1/sandbox/requests/{id}"
+// (docs/TPP-GUIDE.md 9). Every answer to a request with notes carries it,
+// one whose body has no room for tppMessages (an array, an error, a 204)
+// too, and the bank's response signature covers it.
+const NotesHeader = "Sandbank-Notes"
+
+// CountNotes is how many warnings a list of Warnings.List stands for: one
+// per message, and the rest its last line counts past MaxWarnings.
+func CountNotes(list []Message) int {
+	n := len(list)
+	if n > 0 && list[n-1].rest > 0 {
+		n += list[n-1].rest - 1
+	}
+	return n
+}
+
 // Warnings gathers warnings in bounded memory: the first MaxWarnings are
 // kept, the rest only counted, so that a body with millions of odd keys
 // costs a counter rather than a message each. It is where the bank caps

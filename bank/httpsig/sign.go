@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"sandbank/bank/apierr"
 )
 
 // Signature algorithms. Requests are signed with RSA (rsa-sha256; the
@@ -198,16 +200,22 @@ func (s *Signer) signatureHeader(signing []byte, headers string) (string, error)
 	return string(out), nil
 }
 
-// responseHeaders are the headers a response signature covers.
+// responseHeaders are the headers every response signature covers.
 var responseHeaders = []string{"date", "digest", "x-request-id"}
 
 // responseHeaderList is the headers parameter of a response signature.
 const responseHeaderList = "date digest x-request-id"
 
+// notesHeader is apierr.NotesHeader as a signature's headers list names
+// it: a response signature covers it too, after the others, when the
+// response carries it.
+var notesHeader = strings.ToLower(apierr.NotesHeader)
+
 // SignResponse sets Date, Digest and Signature on response headers h for
 // body (README, "Point your TPP at Sandbank"). h must hold X-Request-ID.
-// It builds the signing string in one buffer, as SigningString would
-// over h.
+// The signature covers date, digest and x-request-id, and sandbank-notes
+// when h holds it. It builds the signing string in one buffer, as
+// SigningString would over h.
 func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
 	ids := h.Values("X-Request-Id")
 	if ids == nil {
@@ -229,7 +237,15 @@ func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
 		}
 		b = append(b, id...)
 	}
-	sig, err := s.signatureHeader(b, responseHeaderList)
+	list := responseHeaderList
+	if notes := h.Values(apierr.NotesHeader); notes != nil {
+		b = append(b, '\n')
+		b = append(b, notesHeader...)
+		b = append(b, ": "...)
+		b = append(b, strings.Join(notes, ", ")...)
+		list += " " + notesHeader
+	}
+	sig, err := s.signatureHeader(b, list)
 	if err != nil {
 		return err
 	}
@@ -240,9 +256,10 @@ func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
 }
 
 // VerifyResponse checks a response signed by the bank with bankCert: the
-// Digest of body and the Signature over date, digest and x-request-id,
-// with the algorithm of the certificate's key: rsa-sha256 for an RSA key,
-// ecdsa-sha256 (an ASN.1 DER signature) for an ECDSA P-256 key.
+// Digest of body and the Signature over date, digest and x-request-id
+// (and sandbank-notes, when the response carries it), with the algorithm
+// of the certificate's key: rsa-sha256 for an RSA key, ecdsa-sha256 (an
+// ASN.1 DER signature) for an ECDSA P-256 key.
 func VerifyResponse(h http.Header, body []byte, bankCert *x509.Certificate) error {
 	if want := Digest(body); h.Get("Digest") != want {
 		return fmt.Errorf("response Digest %q does not match the body (%s)", h.Get("Digest"), want)
@@ -255,6 +272,9 @@ func VerifyResponse(h http.Header, body []byte, bankCert *x509.Certificate) erro
 		if !slices.Contains(p.Headers, name) {
 			return fmt.Errorf("the response signature does not cover %s; it must cover %s", name, strings.Join(responseHeaders, " "))
 		}
+	}
+	if h.Values(apierr.NotesHeader) != nil && !slices.Contains(p.Headers, notesHeader) {
+		return fmt.Errorf("the response carries %s, but its signature does not cover %s", apierr.NotesHeader, notesHeader)
 	}
 	v := &Verdict{}
 	if !checkKeyID(v, p.KeyID, bankCert, false) {

@@ -245,7 +245,8 @@ func openAPIDocument(routes []route) ([]byte, error) {
 				"every response carries Date, Digest and the bank's Signature (RSA, or ECDSA or none as the setting responseSigning says). Amounts on the PSD2 API are strings " +
 				"with the currency's minor units; on the sandbox API they are JSON numbers.\n\n" +
 				"Tolerance (docs/TPP-GUIDE.md, section 9): the bank refuses only what the real bank refuses. What is odd but accepted is a " +
-				"client note in the request log (the desktop app's Traffic screen, GET /v1/sandbox/requests/{id}) and, on a 2xx answer that is a JSON " +
+				"client note in the request log (the desktop app's Traffic screen, GET /v1/sandbox/requests/{id}), a Sandbank-Notes header on the answer " +
+				"with their count and that entry's path (on every answer, also an array, an error body or a 204), and, on a 2xx answer that is a JSON " +
 				"object, a WARNING tppMessage. The notes: a body field the bank does not use, or a key given twice; " +
 				"a payment amount sent as a JSON number; a Date header that is not an HTTP date, or more than 5 minutes " +
 				"from the bank's clock; a PSU-IP-Address that is not an IP address; a PSU-Device-ID that is not a UUID; " +
@@ -360,7 +361,7 @@ func (op operation) responses() map[string]any {
 	success := map[string]any{"description": http.StatusText(op.status)}
 	signedHeaders := map[string]any{}
 	if op.who != open {
-		for _, h := range []string{"X-Request-ID", "Date", "Digest", "Signature"} {
+		for _, h := range []string{"X-Request-ID", "Date", "Digest", "Signature", "Sandbank-Notes"} {
 			signedHeaders[h] = ref("headers", h)
 		}
 		success["headers"] = signedHeaders

@@ -269,6 +269,12 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 		h.Set("Cache-Control", "no-store")
 	}
 	h.Set("X-Content-Type-Options", "nosniff")
+	// An answer to a request with client notes says how many and where
+	// they are, whether or not its body has room for them (an array, an
+	// error body, a 204 has none); the signature covers it.
+	if n := st.notes.Len(); n > 0 {
+		h.Set(apierr.NotesHeader, notesValue(n, st.id))
+	}
 	if h.Get("Content-Type") == "" && rec.body.Len() > 0 {
 		h.Set("Content-Type", jsonType)
 	}
@@ -289,6 +295,14 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(rec.body.Bytes())
 	}
+}
+
+// notesValue is the Sandbank-Notes header of an answer to a request with
+// n client notes, whose request log id is id: the count, and the path of
+// the request log entry that lists them, which the TPP that sent the
+// request may read (GET /v1/sandbox/requests/{id}).
+func notesValue(n int, id string) string {
+	return strconv.Itoa(n) + "; " + reqlog.APIPath + "/" + id
 }
 
 // sign adds the bank's Date, Digest and Signature over body to the

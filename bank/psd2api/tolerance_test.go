@@ -341,6 +341,11 @@ func TestTolerance_WarningsAreCapped(t *testing.T) {
 		if len(notes) != apierr.MaxWarnings+1 || notes[apierr.MaxWarnings].Rest() != c.rest {
 			t.Errorf("%s %s: %d client notes in the log", c.method, c.path, len(notes))
 		}
+		// The header and the log's summary count every note.
+		total := apierr.MaxWarnings + c.rest
+		if h := r.Header.Get(apierr.NotesHeader); !strings.HasPrefix(h, fmt.Sprintf("%d; ", total)) || logged(t, b, r).Summary().Notes != total {
+			t.Errorf("%s %s: Sandbank-Notes %q and a summary of %d notes; want %d", c.method, c.path, h, logged(t, b, r).Summary().Notes, total)
+		}
 	}
 	setStrict(t, b, true)
 	defer setStrict(t, b, false)

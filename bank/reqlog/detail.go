@@ -30,7 +30,9 @@ type Summary struct {
 	TPPID      string    `json:"tppId,omitempty"`
 	Signature  string    `json:"signature"`
 	ErrorCode  string    `json:"errorCode,omitempty"`
-	// Notes counts the client notes.
+	// Notes counts the client notes, those past the first
+	// apierr.MaxWarnings too: the count of the answer's Sandbank-Notes
+	// header.
 	Notes int `json:"notes"`
 }
 
@@ -38,7 +40,7 @@ type Summary struct {
 func (e Entry) Summary() Summary {
 	return Summary{
 		ID: e.ID, Time: e.Time, Method: e.Method, Path: e.Path, Status: e.Status, DurationMS: ms(e.Duration),
-		RequestID: e.RequestID, TPPID: e.TPPID, Signature: e.SignatureSummary(), ErrorCode: e.ErrorCode, Notes: len(e.Notes),
+		RequestID: e.RequestID, TPPID: e.TPPID, Signature: e.SignatureSummary(), ErrorCode: e.ErrorCode, Notes: apierr.CountNotes(e.Notes),
 	}
 }
 
