@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"sandbank/app"
+	"sandbank/app/apptest"
 	"sandbank/bank"
 	"sandbank/bank/scenario"
 	"sandbank/storage"
@@ -23,7 +24,11 @@ import (
 
 func open(t *testing.T, cfg app.Config) *app.App {
 	t.Helper()
-	if cfg.DataPath == "" {
+	switch {
+	case cfg.DataPath != "":
+	case cfg.Clock == nil:
+		cfg.DataPath = apptest.DataFile(t)
+	default:
 		cfg.DataPath = filepath.Join(t.TempDir(), "sandbank.db")
 	}
 	a, err := app.Open(cfg)
@@ -282,7 +287,7 @@ func TestScenarios_ListingIsBounded(t *testing.T) {
 	}
 	_ = huge.Close()
 	var files map[string]scenario.File
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		files = map[string]scenario.File{}
 		for _, f := range a.Scenarios() {

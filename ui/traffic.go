@@ -99,7 +99,7 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 func readOnlyText() *widget.Entry {
 	e := widget.NewMultiLineEntry()
 	e.TextStyle = fyne.TextStyle{Monospace: true}
-	e.Wrapping = fyne.TextWrapBreak
+	e.Wrapping = fyne.TextWrapOff
 	e.Disable()
 	return e
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"sandbank/app"
+	"sandbank/app/apptest"
 	"sandbank/bank"
 )
 
@@ -29,7 +29,7 @@ func newHarness(t *testing.T, serve bool) *harness {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
 	a := test.NewTempApp(t)
-	cfg := app.Config{DataPath: filepath.Join(t.TempDir(), "sandbank.db"), WatchScenarios: true}
+	cfg := app.Config{DataPath: apptest.DataFile(t), WatchScenarios: true}
 	if serve {
 		cfg.Addr = "127.0.0.1:0"
 	}

@@ -55,11 +55,16 @@ type Options struct {
 }
 
 // Start runs a bank on 127.0.0.1:0 over a new data file and stops it when
-// the test ends.
+// the test ends. Without a Clock, the new data file is a copy of
+// DataFile's; with one, the bank is made on that clock.
 func Start(tb testing.TB, opts Options) *Bank {
 	tb.Helper()
 	path := opts.DataPath
-	if path == "" {
+	switch {
+	case path != "":
+	case opts.Clock == nil:
+		path = DataFile(tb)
+	default:
 		path = filepath.Join(tb.TempDir(), "sandbank.db")
 	}
 	a, err := app.Open(app.Config{

@@ -24,6 +24,10 @@ type Process struct {
 	done   chan error
 }
 
+// startTimeout bounds how long a binary may take to print its URLs: it is
+// generous, for a race-built binary on 2 busy cores can take a minute.
+const startTimeout = 2 * time.Minute
+
 // StartProcess runs a Sandbank binary with args and extra environment,
 // waits until it has printed the URLs it serves, and stops it when the
 // test ends.
@@ -60,9 +64,9 @@ func StartProcess(tb testing.TB, binary string, env []string, args ...string) *P
 			tb.Fatalf("%s exited before it served:\n%s\n%s", binary, p.Stdout(), p.Stderr())
 		}
 		p.URLs = urls
-	case <-time.After(20 * time.Second):
+	case <-time.After(startTimeout):
 		_ = cmd.Process.Kill()
-		tb.Fatalf("%s printed no URLs in 20 s:\n%s\n%s", binary, p.Stdout(), p.Stderr())
+		tb.Fatalf("%s printed no URLs in %v:\n%s\n%s", binary, startTimeout, p.Stdout(), p.Stderr())
 	}
 	tb.Cleanup(func() { _ = p.Stop(tb) })
 	return p

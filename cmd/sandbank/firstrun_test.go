@@ -201,5 +201,5 @@ func TestApp_WindowBusyHTTPAddressStartsHTTPS(t *testing.T) {
 			t.Errorf("standard error does not say %q:\n%s", want, w.Stderr())
 		}
 	}
-	waitForWindow(t, time.Now(), 20*time.Second)
+	waitForWindow(t, time.Now(), 2*time.Minute)
 }

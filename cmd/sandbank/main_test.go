@@ -153,7 +153,7 @@ func TestApp_WindowServesSignedRequests(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "sandbank.db")
 	start := time.Now()
 	w := startApp(t, data)
-	took := waitForWindow(t, start, 20*time.Second)
+	took := waitForWindow(t, start, 2*time.Minute)
 	t.Logf("window up %s after exec (new data file)", took.Round(time.Millisecond))
 	status, body := signedGet(t, w.URLs[0], "/v1/sandbox/customers")
 	if status != 200 || !bytes.Contains(body, []byte("Test Testperson 1")) {
