@@ -257,13 +257,48 @@ func (s *PSD2) StartConsent(r SCARequest) (Consent, Authorisation, error) {
 	return cn, a, err
 }
 
-// ConsentView is a consent as its TPP reads it: its status now and, while
-// it gives its grant, the accounts and card accounts it covers.
+// ConsentView is a consent as its TPP reads it: its status now, its
+// validUntil and lastActionDate and, while it gives its grant, the
+// accounts and card accounts it covers.
 type ConsentView struct {
 	Consent
 	Status       string
 	Accounts     []Account
 	CardAccounts []CardAccount
+	// Until is the consent's validUntil: the last day of its grant once
+	// the PSU approved it; while its SCA runs, the last day it would have
+	// if the PSU approved now (the bank gives GrantLifetime and ignores a
+	// requested validUntil); for a consent that ended without a grant, the
+	// day it ended.
+	Until Date
+	// LastAction is its lastActionDate: the day of the last event that
+	// changed its status (created, approved, rejected, deleted, replaced,
+	// revoked, expired). Reading accounts with it changes no status and
+	// is no action.
+	LastAction Date
+}
+
+// consentDates returns the validUntil and lastActionDate of a consent
+// whose status at now is status.
+func consentDates(cn Consent, status string, now time.Time) (until, last Date) {
+	switch {
+	case !cn.Granted.IsZero():
+		until = DateOf(cn.ValidUntil())
+	case status == ConsentReceived:
+		until = DateOf(now.Add(GrantLifetime))
+	default:
+		until = DateOf(cn.Ended)
+	}
+	at := cn.Created
+	for _, t := range []time.Time{cn.Granted, cn.Ended} {
+		if t.After(at) {
+			at = t
+		}
+	}
+	if status == ConsentExpired && cn.Ended.IsZero() {
+		at = cn.ValidUntil()
+	}
+	return until, DateOf(at)
 }
 
 // Consent returns a TPP's consent resource. Another TPP's consent, or one
@@ -273,7 +308,9 @@ func (s *PSD2) Consent(tppID, id string) (ConsentView, error) {
 		if v.Consent, err = ownConsent(tx, tppID, id); err != nil {
 			return v, err
 		}
-		v.Status = v.ConsentStatus(s.Now())
+		now := s.Now()
+		v.Status = v.ConsentStatus(now)
+		v.Until, v.LastAction = consentDates(v.Consent, v.Status, now)
 		if v.Status != ConsentValid && v.Status != ConsentExpired {
 			return v, nil
 		}

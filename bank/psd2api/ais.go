@@ -112,12 +112,14 @@ type consentCreated struct {
 }
 
 // created sets the headers of a 201 that creates a resource: its Location
-// and, when it starts SCA, the SCA approach (redirect).
-func created(w http.ResponseWriter, location string, startsSCA bool) {
+// and, when the resource is authorised by SCA (a consent, a payment, a
+// basket, an authorisation), the SCA approach, which is always redirect
+// (Berlin Group: the header is there once the approach is fixed).
+func created(w http.ResponseWriter, location string, scaApproach bool) {
 	if location != "" {
 		w.Header().Set("Location", location)
 	}
-	if startsSCA {
+	if scaApproach {
 		w.Header().Set("ASPSP-SCA-Approach", "REDIRECT")
 	}
 }
@@ -186,8 +188,9 @@ func (h *psd2API) identifyUser(w http.ResponseWriter, r *http.Request) error {
 type consentView struct {
 	Access             consentAccess   `json:"access"`
 	RecurringIndicator bool            `json:"recurringIndicator"`
-	ValidUntil         string          `json:"validUntil,omitempty"`
+	ValidUntil         string          `json:"validUntil"`
 	FrequencyPerDay    int             `json:"frequencyPerDay"`
+	LastActionDate     string          `json:"lastActionDate"`
 	ConsentStatus      string          `json:"consentStatus"`
 	Links              map[string]link `json:"_links"`
 }
@@ -216,10 +219,8 @@ func (h *psd2API) getConsent(w http.ResponseWriter, r *http.Request) error {
 	out := consentView{
 		Access: consentAccess{Accounts: refs, Balances: refs, Transactions: refs}, RecurringIndicator: true,
 		FrequencyPerDay: bank.DailyUses, ConsentStatus: v.Status,
+		ValidUntil: v.Until.String(), LastActionDate: v.LastAction.String(),
 		Links: map[string]link{"self": linkTo(self, "GET", "DELETE"), "status": linkTo(self+"/status", "GET"), "authorisations": linkTo(self+"/authorisations", "GET")},
-	}
-	if !v.Granted.IsZero() {
-		out.ValidUntil = bank.DateOf(v.ValidUntil()).String()
 	}
 	if v.Status == bank.ConsentValid {
 		out.Links["account"] = linkTo("/v1/accounts", "GET")

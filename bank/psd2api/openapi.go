@@ -51,6 +51,9 @@ type operation struct {
 	result           string   // response schema; "" for no body
 	more             []int    // further statuses this operation answers with
 	location         bool     // a 201 with the created resource's Location
+	// approach: the 201 names the SCA approach (ASPSP-SCA-Approach) of a
+	// resource authorised by SCA later; startsSCA implies it.
+	approach bool
 }
 
 const (
@@ -99,7 +102,7 @@ var operations = map[string]operation{
 	"GET /v1/card-accounts/{id}/balances":                {id: "getCardBalances", summary: "A card account's balances", tag: tagAIS, who: ais, params: []string{"x-accept-fix"}, status: 200, result: "CardBalancesResponse"},
 	"GET /v1/card-accounts/{id}/transactions":            {id: "listCardTransactions", summary: "A card account's transactions", tag: tagAIS, who: ais, params: []string{"bookingStatus", "dateFrom", "dateTo", "limit", "offset", "withBalance", "x-accept-fix"}, status: 200, result: "CardTransactionsResponse"},
 
-	"POST /v1/signing-baskets":                                            {id: "createBasket", summary: "Put 1 to 10 single payments in a signing basket", tag: tagBaskets, who: pis, body: "BasketRequest", status: 201, result: "BasketCreated", location: true},
+	"POST /v1/signing-baskets":                                            {id: "createBasket", summary: "Put 1 to 10 single payments in a signing basket", tag: tagBaskets, who: pis, body: "BasketRequest", status: 201, result: "BasketCreated", location: true, approach: true},
 	"GET /v1/signing-baskets/{basketId}":                                  {id: "getBasket", summary: "A signing basket", tag: tagBaskets, who: pis, status: 200, result: "Basket"},
 	"GET /v1/signing-baskets/{basketId}/status":                           {id: "getBasketStatus", summary: "A signing basket's worst-case status", tag: tagBaskets, who: pis, status: 200, result: "BasketStatusResponse"},
 	"DELETE /v1/signing-baskets/{basketId}":                               {id: "deleteBasket", summary: "Delete a basket before its authorisation starts", tag: tagBaskets, who: pis, status: 204},
@@ -368,7 +371,7 @@ func (op operation) responses() map[string]any {
 		if op.location {
 			signedHeaders["Location"] = ref("headers", "Location")
 		}
-		if op.startsSCA {
+		if op.startsSCA || op.approach {
 			signedHeaders["ASPSP-SCA-Approach"] = ref("headers", "ASPSP-SCA-Approach")
 		}
 	}

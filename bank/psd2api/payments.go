@@ -267,7 +267,7 @@ func (h *psd2API) createBasket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	created(w, "/v1/signing-baskets/"+b.ID, false)
+	created(w, "/v1/signing-baskets/"+b.ID, true)
 	writeJSON(w, http.StatusCreated, map[string]any{"basketId": b.ID, "transactionStatus": b.Status, "_links": basketLinks(b.ID)})
 	return nil
 }
