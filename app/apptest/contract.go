@@ -154,7 +154,9 @@ func validateExchange(req *http.Request, reqBody []byte, status int, header http
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		return fmt.Errorf("the response does not match the document: %w", err)
 	}
-	if _, ok := route.Operation.Responses.Map()[fmt.Sprint(status)]; ok && status/100 == 2 {
+	// An operation the bank does not offer succeeds in refusing (405).
+	notOffered := route.Operation.Extensions["x-sandbank-not-offered"] == true && status == http.StatusMethodNotAllowed
+	if _, ok := route.Operation.Responses.Map()[fmt.Sprint(status)]; ok && (status/100 == 2 || notOffered) {
 		contract.mu.Lock()
 		contract.seen[route.Operation.OperationID] = true
 		contract.mu.Unlock()

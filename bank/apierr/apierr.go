@@ -48,6 +48,10 @@ const (
 	CodeExecutionDateInvalid = "EXECUTION_DATE_INVALID"
 	CodeReferenceMixInvalid  = "REFERENCE_MIX_INVALID"
 	CodePaymentFailed        = "PAYMENT_FAILED"
+
+	// CodeServiceInvalid answers a Berlin Group operation that the real
+	// bank does not offer (docs/CONFORMANCE.md).
+	CodeServiceInvalid = "SERVICE_INVALID"
 )
 
 // Codes lists every error code, in the order of the constants above. The
@@ -59,7 +63,7 @@ var Codes = []string{
 	CodeCorporateIDRequired, CodePSUCredentialsInvalid, CodeConsentInvalid, CodeConsentExpired,
 	CodeSCAInvalid, CodeSCAExpired, CodeSCANotFound, CodeAccessExceeded,
 	CodeProductUnknown, CodeProductInvalid, CodeKIDMissing, CodeKIDInvalid, CodeExecutionDateInvalid,
-	CodeReferenceMixInvalid, CodePaymentFailed,
+	CodeReferenceMixInvalid, CodePaymentFailed, CodeServiceInvalid,
 }
 
 // MaxMessageText is the longest text a tppMessage may carry (spec 2.5).

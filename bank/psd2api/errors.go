@@ -41,6 +41,7 @@ var statusOf = map[string]int{
 	apierr.CodeConflict:              http.StatusConflict,
 	apierr.CodeAccessExceeded:        http.StatusTooManyRequests,
 	apierr.CodeSystemError:           http.StatusInternalServerError,
+	apierr.CodeServiceInvalid:        http.StatusMethodNotAllowed,
 }
 
 // StatusOf returns the HTTP status the API answers a bank error with: 503

@@ -38,7 +38,7 @@ var documentedCodes = map[int][]string{
 	401: {apierr.CodePSUCredentialsInvalid, apierr.CodeConsentInvalid, apierr.CodeConsentExpired, apierr.CodeSCAInvalid, apierr.CodeSCAExpired},
 	403: {apierr.CodeForbidden},
 	404: {apierr.CodeNotFound, apierr.CodeResourceUnknown, apierr.CodeProductUnknown, apierr.CodeSCANotFound},
-	405: {apierr.CodeBadRequest},
+	405: {apierr.CodeBadRequest, apierr.CodeServiceInvalid},
 	406: {apierr.CodeBadRequest},
 	409: {apierr.CodeConflict},
 	413: {apierr.CodeBadRequest},

@@ -54,6 +54,9 @@ type operation struct {
 	// approach: the 201 names the SCA approach (ASPSP-SCA-Approach) of a
 	// resource authorised by SCA later; startsSCA implies it.
 	approach bool
+	// notOffered: a Berlin Group operation the real bank does not offer,
+	// which answers 405 SERVICE_INVALID (docs/CONFORMANCE.md).
+	notOffered bool
 }
 
 const (
@@ -107,6 +110,7 @@ var operations = map[string]operation{
 	"GET /v1/signing-baskets/{basketId}/status":                           {id: "getBasketStatus", summary: "A signing basket's worst-case status", tag: tagBaskets, who: pis, status: 200, result: "BasketStatusResponse"},
 	"DELETE /v1/signing-baskets/{basketId}":                               {id: "deleteBasket", summary: "Delete a basket before its authorisation starts", tag: tagBaskets, who: pis, status: 204},
 	"POST /v1/signing-baskets/{basketId}/authorisations":                  {id: "startBasketAuthorisation", summary: "Approve every payment of a basket with one SCA", tag: tagBaskets, who: pis, startsSCA: true, params: []string{"x-accept-fix-required"}, status: 201, result: "ScaStarted", location: true},
+	"GET /v1/signing-baskets/{basketId}/authorisations":                   {id: "listBasketAuthorisations", summary: "The ids of a basket's authorisations, oldest first", tag: tagBaskets, who: pis, status: 200, result: "AuthorisationList"},
 	"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}": {id: "getBasketAuthorisation", summary: "A basket authorisation's SCA status", tag: tagBaskets, who: pis, status: 200, result: "ScaStatusResponse"},
 
 	"GET /v1/sandbox/clock":                        {id: "getClock", summary: "The sandbox clock", tag: tagControl, who: sandbox, status: 200, result: "Clock"},
@@ -174,6 +178,30 @@ var operations = map[string]operation{
 	"DELETE /v1/sandbox/agreements/{mockAgreementId}/engagements/{mockEngagementId}": {id: "deleteEngagement", summary: "Delete an engagement", tag: tagSandbox, who: sandbox, status: 204},
 }
 
+// notOfferedOperations documents the Berlin Group operations the real
+// bank does not offer (routes.go, notoffered.go).
+func notOfferedOperations() map[string]operation {
+	op := func(id, summary string) operation {
+		return operation{id: id, summary: summary + ": not offered by the bank; answers 405 SERVICE_INVALID saying what to do instead (docs/CONFORMANCE.md)", tag: tagService, who: sandbox, status: 405, notOffered: true}
+	}
+	out := map[string]operation{
+		"POST /v1/funds-confirmations":                                        op("checkAvailabilityOfFunds", "Confirmation of funds"),
+		"POST /v1/consents/{consentId}/authorisations":                        op("startConsentAuthorisation", "An explicit start of a consent's authorisation"),
+		"PUT /v1/consents/{consentId}/authorisations/{authorisationId}":       op("updateConsentsPsuData", "The embedded SCA's PSU data for a consent"),
+		"PUT /v1/signing-baskets/{basketId}/authorisations/{authorisationId}": op("updateSigningBasketPsuData", "The embedded SCA's PSU data for a basket"),
+	}
+	for _, service := range bank.Services {
+		one := "/v1/" + service + "/{product}/{paymentId}"
+		name := map[string]string{bank.ServiceSingle: "Payment", bank.ServicePeriodic: "PeriodicPayment", bank.ServiceBulk: "BulkPayment"}[service]
+		out["PUT "+one+"/authorisations/{authorisationId}"] = op("update"+name+"PsuData", "The embedded SCA's PSU data for a payment")
+		out["POST "+one+"/cancellation-authorisations"] = op("start"+name+"CancellationAuthorisation", "A cancellation authorisation")
+		out["GET "+one+"/cancellation-authorisations"] = op("list"+name+"CancellationAuthorisations", "The cancellation authorisations")
+		out["GET "+one+"/cancellation-authorisations/{authorisationId}"] = op("get"+name+"CancellationAuthorisation", "A cancellation authorisation's SCA status")
+		out["PUT "+one+"/cancellation-authorisations/{authorisationId}"] = op("update"+name+"CancellationPsuData", "The embedded SCA's PSU data for a cancellation")
+	}
+	return out
+}
+
 // requestLogFilter lists the filter parameters of the request log's list
 // and export, then more.
 func requestLogFilter(more ...string) []string {
@@ -212,7 +240,8 @@ func operationOf(pattern string) (operation, bool) {
 			return op, true
 		}
 	}
-	return operation{}, false
+	op, ok := notOfferedOperations()[pattern]
+	return op, ok
 }
 
 var pathParam = regexp.MustCompile(`\{([A-Za-z]+)\}`)
@@ -336,6 +365,9 @@ func (op operation) document(path string) map[string]any {
 	case "tpp":
 		out["x-sandbank-caller"] = c
 	}
+	if op.notOffered {
+		out["x-sandbank-not-offered"] = true
+	}
 	if len(params) > 0 {
 		out["parameters"] = params
 	}
@@ -361,6 +393,12 @@ func productsOf(path string) []string {
 // status the operation can answer with.
 func (op operation) responses() map[string]any {
 	out := map[string]any{}
+	if op.notOffered {
+		for _, status := range []int{400, 403, 405, 413, 415, 500, 503} {
+			out[strconv.Itoa(status)] = ref("responses", "Error")
+		}
+		return out
+	}
 	success := map[string]any{"description": http.StatusText(op.status)}
 	signedHeaders := map[string]any{}
 	if op.who != open {

@@ -315,6 +315,18 @@ func (h *psd2API) startBasketAuthorisation(w http.ResponseWriter, r *http.Reques
 	return nil
 }
 
+// listBasketAuthorisations answers GET
+// /v1/signing-baskets/{basketId}/authorisations: the basket's
+// authorisations, oldest first.
+func (h *psd2API) listBasketAuthorisations(w http.ResponseWriter, r *http.Request) error {
+	b, err := h.bank.Basket(callerTPP(r), r.PathValue("basketId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, authorisationList{AuthorisationIDs: append([]string{}, b.Authorisations...)})
+	return nil
+}
+
 func (h *psd2API) getBasketAuthorisation(w http.ResponseWriter, r *http.Request) error {
 	a, err := h.bank.BasketAuthorisation(callerTPP(r), r.PathValue("basketId"), r.PathValue("authorisationId"))
 	if err != nil {

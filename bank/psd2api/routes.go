@@ -53,6 +53,7 @@ func (s *server) routes() []route {
 	ais := func(f handlerFunc) http.Handler { return s.signed(aisTPP, jsonType, MaxBody, s.handle(f)) }
 	pis := func(f handlerFunc) http.Handler { return s.signed(pisTPP, jsonType, MaxBody, s.handle(f)) }
 	operator := func(f handlerFunc) http.Handler { return s.signed(operatorOnly, jsonType, MaxBody, s.handle(f)) }
+	refused := func(f handlerFunc) http.Handler { return s.signed(anyTPP, jsonType, MaxBody, s.handle(f)) }
 	mine := func(operator, tpp handlerFunc) http.Handler {
 		return s.signed(anyTPP, jsonType, MaxBody, s.handle(byCaller(operator, tpp)))
 	}
@@ -86,7 +87,14 @@ func (s *server) routes() []route {
 		{"GET /v1/signing-baskets/{basketId}/status", pis(p.getBasketStatus)},
 		{"DELETE /v1/signing-baskets/{basketId}", pis(p.deleteBasket)},
 		{"POST /v1/signing-baskets/{basketId}/authorisations", pis(p.startBasketAuthorisation)},
+		{"GET /v1/signing-baskets/{basketId}/authorisations", pis(p.listBasketAuthorisations)},
 		{"GET /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", pis(p.getBasketAuthorisation)},
+
+		// What the real bank does not offer (docs/CONFORMANCE.md).
+		{"POST /v1/funds-confirmations", refused(notOffered(offerFunds, ""))},
+		{"POST /v1/consents/{consentId}/authorisations", refused(notOffered(offerConsentStart, "GET"))},
+		{"PUT /v1/consents/{consentId}/authorisations/{authorisationId}", refused(notOffered(offerPSUData, "GET"))},
+		{"PUT /v1/signing-baskets/{basketId}/authorisations/{authorisationId}", refused(notOffered(offerPSUData, "GET"))},
 
 		{"GET /sca/static/sandbank.css", http.HandlerFunc(scaStyle)},
 		{"GET /sca/{id}/{secret}", p.scaPage()},
@@ -174,6 +182,11 @@ func (s *server) routes() []route {
 			route{"POST " + one + "/authorisations", pis(p.startPaymentAuthorisation(service))},
 			route{"GET " + one + "/authorisations", pis(p.listPaymentAuthorisations(service))},
 			route{"GET " + one + "/authorisations/{authorisationId}", pis(p.getPaymentAuthorisation(service))},
+			route{"PUT " + one + "/authorisations/{authorisationId}", refused(notOffered(offerPSUData, "GET"))},
+			route{"POST " + one + "/cancellation-authorisations", refused(notOffered(offerCancellation, ""))},
+			route{"GET " + one + "/cancellation-authorisations", refused(notOffered(offerCancellation, ""))},
+			route{"GET " + one + "/cancellation-authorisations/{authorisationId}", refused(notOffered(offerCancellation, ""))},
+			route{"PUT " + one + "/cancellation-authorisations/{authorisationId}", refused(notOffered(offerCancellation, ""))},
 		)
 	}
 	return routes
