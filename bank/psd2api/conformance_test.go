@@ -107,10 +107,11 @@ func TestNotOffered_EachSaysWhatToDoInstead(t *testing.T) {
 	basket := field(t, r, "basketId")
 	periodic := "/v1/periodic-payments/norwegian-domestic-credit-transfers/" + p.PaymentID
 	before := b.FileSum()
-	for _, n := range []struct {
+	type refusal struct {
 		method, path, allow, instead string
 		body                         any
-	}{
+	}
+	refusals := []refusal{
 		{"POST", "/v1/funds-confirmations", "", "GET /v1/accounts/{id}/balances", map[string]any{"account": map[string]string{"iban": ibanT1Bruk}, "instructedAmount": map[string]string{"currency": "NOK", "amount": "10"}}},
 		{"POST", "/v1/consents/" + c.ConsentID + "/authorisations", "GET", "scaRedirect", nil},
 		{"PUT", "/v1/consents/" + c.ConsentID + "/authorisations/" + c.AuthorisationID, "GET", "scaRedirect", map[string]any{"psuData": map[string]string{"password": "x"}}},
@@ -121,7 +122,19 @@ func TestNotOffered_EachSaysWhatToDoInstead(t *testing.T) {
 		{"GET", ndctPath + "/" + p.PaymentID + "/cancellation-authorisations", "", "DELETE /v1/", nil},
 		{"GET", "/v1/bulk-payments/norwegian-domestic-credit-transfers/x/cancellation-authorisations/y", "", "DELETE /v1/", nil},
 		{"PUT", ndctPath + "/" + p.PaymentID + "/cancellation-authorisations/y", "", "DELETE /v1/", map[string]any{}},
-	} {
+	}
+	// Every payment service, whether the payment exists or not.
+	for _, service := range []string{"payments", "periodic-payments", "bulk-payments"} {
+		one := "/v1/" + service + "/norwegian-domestic-credit-transfers/x"
+		refusals = append(refusals,
+			refusal{"PUT", one + "/authorisations/y", "GET", "redirect", map[string]any{"scaAuthenticationData": "123456"}},
+			refusal{"POST", one + "/cancellation-authorisations", "", "DELETE /v1/", nil},
+			refusal{"GET", one + "/cancellation-authorisations", "", "DELETE /v1/", nil},
+			refusal{"GET", one + "/cancellation-authorisations/y", "", "DELETE /v1/", nil},
+			refusal{"PUT", one + "/cancellation-authorisations/y", "", "DELETE /v1/", map[string]any{}},
+		)
+	}
+	for _, n := range refusals {
 		for _, prefix := range []string{"", "/api"} {
 			r := b.Do(tpp, n.method, prefix+n.path, n.body)
 			e := expect(t, r, http.StatusMethodNotAllowed, "SERVICE_INVALID")
