@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
@@ -164,6 +165,45 @@ func (s *Signer) SignRequest(r *http.Request, body []byte) error {
 	}
 	r.Header.Set("Signature", sig)
 	return nil
+}
+
+// SignRequestOver signs r as a recorded request was signed: over the
+// headers a recorded Signature listed, in that order (ParseSignature's
+// Headers), which r must carry, (request-target) aside. It sets Digest
+// when there is a body, in the algorithm of the Digest r carries
+// (DigestAs), TPP-Signature-Certificate and Signature, and leaves
+// X-Request-ID and Date as r has them: what the recorded request left
+// out stays out, so the bank sees what it saw then, signed anew.
+func (s *Signer) SignRequestOver(r *http.Request, body []byte, headers []string) error {
+	if alg := s.Algorithm(); alg != AlgorithmRSA {
+		return fmt.Errorf("request signatures need an RSA key; the bank refuses %s on a request", alg)
+	}
+	if len(body) > 0 {
+		r.Header.Set("Digest", DigestAs(r.Header.Get("Digest"), body))
+	}
+	r.Header.Set("TPP-Signature-Certificate", s.CertificateHeader())
+	names := make([]string, len(headers))
+	for i, h := range headers {
+		names[i] = strings.ToLower(h)
+	}
+	sig, err := s.sign(r, names)
+	if err != nil {
+		return err
+	}
+	r.Header.Set("Signature", sig)
+	return nil
+}
+
+// DigestAs returns the Digest header value of body in the algorithm a
+// recorded Digest value names: SHA-512=<base64> when it starts with
+// SHA-512 (in any case), else SHA-256=<base64> as Digest writes it.
+func DigestAs(recorded string, body []byte) string {
+	alg, _, _ := strings.Cut(strings.TrimSpace(recorded), "=")
+	if h, ok := digestHash(alg); ok && h == crypto.SHA512 {
+		sum := sha512.Sum512(body)
+		return "SHA-512=" + base64.StdEncoding.EncodeToString(sum[:])
+	}
+	return Digest(body)
 }
 
 // sign returns a Signature header value over the listed headers of r.

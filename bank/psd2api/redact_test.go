@@ -133,6 +133,18 @@ func TestSecurity_TheLogHoldsNoSCASecret(t *testing.T) {
 	if !strings.Contains(string(traffic), "tracker=[redacted]") {
 		t.Error("the logged Cookie header lost its name")
 	}
+	// The form post is logged as the PSU sent it, its token redacted: a
+	// replay of the traffic completes the SCA with what the PSU posted.
+	posted := false
+	for _, e := range b.RequestLog().Entries() {
+		if e.Method == "POST" && strings.HasPrefix(e.Path, "/sca/") {
+			check("the logged form post", string(e.RequestBody))
+			posted = string(e.RequestBody) == "nationalId="+t1Number+"&token=[redacted]"
+		}
+	}
+	if !posted {
+		t.Error("the request log does not hold the SCA page's form post, its token redacted")
+	}
 	check("the debug log", debug.String())
 	if !strings.Contains(debug.String(), "/sca/"+authID+"/[redacted]") {
 		t.Error("the log names no SCA page")

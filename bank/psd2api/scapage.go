@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -76,8 +77,14 @@ func (h *psd2API) scaPage() http.Handler {
 		var view bank.SCAView
 		var err error
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, maxSCAForm)
-			if perr := r.ParseForm(); perr != nil {
+			// The form is read whole first, so that the request log keeps
+			// it, its token redacted as the other secrets are: the PSU's
+			// steps (national id, context, accounts, decision) are what a
+			// replay of the traffic completes the SCA with (bank/replay).
+			form, rerr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSCAForm))
+			stateOf(r).body = form
+			r.Body = io.NopCloser(bytes.NewReader(form))
+			if perr := r.ParseForm(); rerr != nil || perr != nil {
 				h.scaProblem(w, r, apierr.Errorf(apierr.CodeBadRequest, "the form could not be read; go back and try again"))
 				return
 			}
