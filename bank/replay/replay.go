@@ -173,7 +173,7 @@ func (r *run) entry(ctx context.Context, pe planned) (Result, error) {
 		Recorded: &Message{Status: e.Status, Header: e.ResponseHeader, Body: e.ResponseBody}}
 	switch pe.action {
 	case actSkip:
-		res.Verdict, res.Note = VerdictSkipped, "not sent: "+pe.why
+		res.Verdict, res.Note = VerdictSkipped, pe.why
 		return res, nil
 	case actSCAPage:
 		return r.scaPage(ctx, pe, res)

@@ -48,7 +48,8 @@ type Result struct {
 	RecordedStatus int     `json:"recordedStatus,omitempty"`
 	NewStatus      int     `json:"newStatus,omitempty"`
 	Verdict        Verdict `json:"verdict"`
-	// Note says why an entry was not sent.
+	// Note says why an entry was not sent, or what the replay did with it
+	// instead.
 	Note string `json:"note,omitempty"`
 	// Notes are what else the replay says of the entry.
 	Notes       []string     `json:"notes,omitempty"`
@@ -198,7 +199,7 @@ func (rp *Report) WriteTable(w io.Writer) error {
 			fmt.Fprintf(w, "  sent %s\n", x.Sent)
 		}
 		for _, d := range x.Differences {
-			fmt.Fprintf(w, "  %s: recorded %s, new %s\n", d.Path, d.Recorded, d.New)
+			fmt.Fprintf(w, "  %s: recorded %s, new %s\n", d.Path, clip(d.Recorded, 200), clip(d.New, 200))
 			if d.Note != "" {
 				fmt.Fprintf(w, "    %s\n", d.Note)
 			}

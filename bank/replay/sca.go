@@ -139,7 +139,7 @@ func (r *run) scaPage(ctx context.Context, pe planned, res Result) (Result, erro
 		}
 	}
 	if e.Method != http.MethodPost || e.Status != http.StatusSeeOther {
-		res.Verdict, res.Note = VerdictSkipped, "not sent: a step of the SCA page; the replay completes the authorisation through automated SCA at the PSU's last step"
+		res.Verdict, res.Note = VerdictSkipped, "a step of the SCA page; the replay completes the authorisation through automated SCA at the PSU's last step"
 		return res, nil
 	}
 	if a == nil {
@@ -149,7 +149,7 @@ func (r *run) scaPage(ctx context.Context, pe planned, res Result) (Result, erro
 		return res, nil
 	}
 	if a.done {
-		res.Verdict, res.Note = VerdictSkipped, "not sent: the replay completed this authorisation before"
+		res.Verdict, res.Note = VerdictSkipped, "the replay completed this authorisation before"
 		return res, nil
 	}
 	decision := a.form.Get("decision")
@@ -183,7 +183,7 @@ func (r *run) scaReturn(ctx context.Context, pe planned, res Result) (Result, er
 			res.Differences = []Difference{{Path: "sca", Recorded: quote(e.URL.String()), New: absent, Note: "no authorisation of the replay sent the PSU back to the TPP"}}
 			return res, nil
 		}
-		res.Note = "not sent: the PSU's return to the TPP, compared with where the replay's SCA sent the PSU"
+		res.Note = "the PSU's return to the TPP, compared with where the replay's SCA sent the PSU"
 		rec := answer{status: http.StatusOK, body: redirectBody(e.URL.String()), bodyKnown: true}
 		got := answer{status: http.StatusOK, body: redirectBody(a.redirect), bodyKnown: true}
 		r.judge(&res, r.comparer(e).compare(rec, got))

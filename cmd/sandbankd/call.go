@@ -20,11 +20,11 @@ import (
 	"sandbank/bank/pki"
 )
 
-// headerList collects repeated -H flags.
-type headerList []string
+// repeated collects the values of a repeatable flag (-H, --ignore).
+type repeated []string
 
-func (h *headerList) String() string     { return strings.Join(*h, ", ") }
-func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
+func (h *repeated) String() string     { return strings.Join(*h, ", ") }
+func (h *repeated) Set(v string) error { *h = append(*h, v); return nil }
 
 const callUsage = `Sign and send one request to the bank, like curl, and print the status,
 headers and body.
@@ -56,7 +56,7 @@ Flags:
 // callFlags are the flags of sandbankd call besides the bank flags.
 type callFlags struct {
 	bodyFile, outFile     string
-	headers               headerList
+	headers               repeated
 	bodyOnly, failOnError bool
 }
 

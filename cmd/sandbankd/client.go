@@ -123,10 +123,17 @@ func (f *bankFlags) connect(stderr io.Writer, r reach) (*bankClient, error) {
 		}
 		return f.running(stderr, signer)
 	}
-	a, err := app.Open(app.Config{DataPath: *f.data})
+	c, err := openLocal(*f.data, signer)
 	if errors.Is(err, storage.ErrInUse) {
 		return f.running(stderr, signer)
 	}
+	return c, err
+}
+
+// openLocal opens a data file in this process and returns a client of
+// its bank, which signs with signer or, when nil, as the bank's operator.
+func openLocal(data string, signer *httpsig.Signer) (*bankClient, error) {
+	a, err := app.Open(app.Config{DataPath: data})
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +150,7 @@ func (f *bankFlags) connect(stderr io.Writer, r reach) (*bankClient, error) {
 	return &bankClient{
 		base:   localBase,
 		http:   &http.Client{Transport: handlerTransport{a.Handler()}, CheckRedirect: keepRedirect},
-		signer: signer, app: a, where: "the bank in the data file " + *f.data,
+		signer: signer, app: a, where: "the bank in the data file " + data,
 	}, nil
 }
 

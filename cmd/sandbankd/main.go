@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"sandbank/app"
+	"sandbank/bank/replay"
 	"sandbank/storage"
 )
 
@@ -52,6 +53,8 @@ func exitCode(err error) int {
 		return 4
 	case errors.As(err, new(*statusError)):
 		return 22 // as curl --fail
+	case errors.As(err, new(*replay.InputError)):
+		return 2 // a HAR that cannot be replayed
 	}
 	return 1
 }
@@ -65,6 +68,9 @@ Usage:
   sandbankd cert new [...]          issue a TPP test certificate and key
   sandbankd cert ca [...]           print the CA certificate (trust it for HTTPS)
   sandbankd health [--url BASE]     exit 0 when the bank at BASE answers /healthz
+  sandbankd replay FILE.har [...]   send a recorded session (HAR) again and compare
+                                    each answer with the recorded one (--fresh: on
+                                    a new bank); exit 0 when all match, 1 when not
 
 The desktop window's work, for a pipeline or a support engineer:
   sandbankd settings [get KEY | set KEY=VALUE...]   the settings
@@ -96,6 +102,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runCert(ctx, args[1:], stdout, stderr)
 		case "health":
 			return runHealth(ctx, args[1:], stdout, stderr)
+		case "replay":
+			return runReplay(ctx, args[1:], stdout, stderr)
 		case "settings":
 			return runSettings(ctx, args[1:], stdout, stderr)
 		case "scenario":
