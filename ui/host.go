@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"crypto/rsa"
 	"crypto/x509"
 
 	"sandbank/bank"
@@ -58,6 +59,9 @@ type Host interface {
 
 	// CACertPEM returns the local CA's certificate, PEM encoded.
 	CACertPEM() []byte
+	// OperatorCert issues an operator certificate of the local CA: the
+	// window is the bank's operator, also when it replays a HAR.
+	OperatorCert() (*x509.Certificate, *rsa.PrivateKey, error)
 	// IssueTPP issues a TPP test certificate from the local CA and writes
 	// it with its key into dir.
 	IssueTPP(req pki.TPPRequest, operator bool, dir string) (cert *x509.Certificate, certPath, keyPath string, err error)

@@ -46,6 +46,8 @@ type trafficScreen struct {
 	grantBtn  *widget.Button
 	request   *widget.Entry
 	response  *widget.Entry
+	// replay is the open report of Replay HAR…, nil when none is open.
+	replay *replayView
 }
 
 func newTrafficScreen(u *UI) *trafficScreen { return &trafficScreen{u: u} }
@@ -75,7 +77,8 @@ func (s *trafficScreen) build() fyne.CanvasObject {
 	clear := widget.NewButtonWithIcon("Clear", theme.ContentClearIcon(), s.clearLog)
 	exportJSON := widget.NewButtonWithIcon("Export JSON…", theme.DocumentSaveIcon(), func() { s.exportDialog(".json") })
 	exportHAR := widget.NewButtonWithIcon("Export HAR…", theme.DocumentSaveIcon(), func() { s.exportDialog(".har") })
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(s.errorsOnly, clear, exportJSON, exportHAR), s.filter)
+	replayHAR := widget.NewButtonWithIcon("Replay HAR…", theme.MediaReplayIcon(), s.replayDialog)
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(s.errorsOnly, clear, exportJSON, exportHAR, replayHAR), s.filter)
 	s.grantBtn = widget.NewButtonWithIcon("Show the grant", theme.NavigateNextIcon(), func() {
 		if e, ok := s.entry(); ok && e.GrantID != "" {
 			s.u.showGrant(e.GrantID)

@@ -115,9 +115,19 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Report, err
 	}
 	r := &run{target: t, opts: o, rec: rec, ids: newIDs()}
 	r.report = &Report{Bank: t.Base, RecordedWith: rec.Creator, Started: time.Now()}
+	// A cancel while the replay prepares (its route table, its
+	// certificates) ends it before the first entry: nothing was sent.
+	cancelled := func(err error) (*Report, error) {
+		if ctx.Err() != nil {
+			r.report.Cancelled = true
+			r.report.finish(0, 0)
+			return r.report, nil
+		}
+		return nil, err
+	}
 	rs, err := r.routes(ctx)
 	if err != nil {
-		return nil, err
+		return cancelled(err)
 	}
 	r.norm.origins = append(bankOrigins(rec, rs), strings.ToLower(base.Scheme+"://"+base.Host))
 	steps, err := plan(rec, rs, o.NationalID, o.RecordedClock)
@@ -125,12 +135,12 @@ func Run(ctx context.Context, rec *Recording, t Target, o Options) (*Report, err
 		return nil, err
 	}
 	if err := r.prepareSigners(ctx, steps); err != nil {
-		return nil, err
+		return cancelled(err)
 	}
 	var restore int64
 	if o.RecordedClock {
 		if restore, err = r.clockOffset(ctx); err != nil {
-			return nil, err
+			return cancelled(err)
 		}
 	}
 	err = r.replay(ctx, steps)
