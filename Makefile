@@ -46,6 +46,7 @@ bench: deps
 	scripts/bench-prism
 	$(GO) test -run '^$$' -bench BatchRun -benchtime 1x ./bank
 	$(GO) test -run '^$$' -bench Startup -benchtime 20x ./cmd/sandbankd
+	$(GO) test -run '^$$' -bench Replay_1000 -benchtime 2x ./bank/replay
 	scripts/with-display $(GO) test -run '^$$' -bench WindowStartup -benchtime 10x ./cmd/sandbank
 	$(GO) test -run TableReadsOnePageAtATime -v -count=1 ./ui
 

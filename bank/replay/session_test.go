@@ -32,7 +32,7 @@ const (
 
 // walkthrough runs the guide's session against b and returns the TPP
 // that sent it.
-func walkthrough(t *testing.T, b *apptest.Bank) {
+func walkthrough(t testing.TB, b *apptest.Bank) {
 	t.Helper()
 	tpp := b.NewTPP(guideOrg, 0, pki.RoleAI, pki.RolePI)
 	session := "walkthrough-1"
@@ -107,7 +107,7 @@ func walkthrough(t *testing.T, b *apptest.Bank) {
 
 // har exports b's request log as a HAR, as the Traffic screen's Export
 // HAR… writes it.
-func har(t *testing.T, b *apptest.Bank) []byte {
+func har(t testing.TB, b *apptest.Bank) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := reqlog.WriteHAR(&buf, b.RequestLog().Entries(), "test"); err != nil {
