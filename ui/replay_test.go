@@ -167,7 +167,16 @@ func TestTraffic_ReplayCancel(t *testing.T) {
 	})
 	defer unsub()
 	h.u.traffic.runReplay(har, r, replay.Options{})
-	<-third
+	ended := make(chan struct{})
+	go func() {
+		h.u.work.Wait()
+		close(ended)
+	}()
+	select {
+	case <-third:
+	case <-ended:
+		t.Fatalf("the replay ended before the third card accounts read: %+v", h.u.traffic.replay)
+	}
 	h.u.closeTop() // the progress dialog's Cancel, as Escape
 	h.u.work.Wait()
 	v := h.u.traffic.replay
