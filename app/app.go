@@ -94,6 +94,10 @@ type Config struct {
 	// app's Scenarios screen); a bank without a window leaves it alone
 	// unless asked.
 	WatchScenarios bool
+	// Profiler, when set, is a loopback address (CheckProfilerAddr) the
+	// Go profiler (net/http/pprof) is served at, on a listener of its
+	// own, from Open to Close.
+	Profiler string
 	// Timeouts bound the listeners' connections; zero values take
 	// DefaultTimeouts.
 	Timeouts Timeouts
@@ -124,6 +128,7 @@ type App struct {
 	bg       sync.WaitGroup // the scheduler
 	unsub    func()
 	scen     scenarios
+	profiler *profiler // --pprof
 	// policyMu orders the verifier's policy and response signing
 	// updates: each reads the settings after the change it was told of,
 	// so the last one is newest.
@@ -165,6 +170,10 @@ type listener struct {
 // with one that names the missing permission, the owner and what to do
 // (wrapping fs.ErrPermission). An Open that fails removes what it created:
 // a new data file, its folders.
+//
+// With Config.Profiler it serves the Go profiler there from now until
+// Close, whether or not the bank's listeners serve; an address that
+// cannot be bound fails the Open with a *ListenError.
 func Open(cfg Config) (*App, error) {
 	made := footprintOf(cfg)
 	a, err := open(cfg)
@@ -209,6 +218,12 @@ func open(cfg Config) (*App, error) {
 	}
 	if cfg.OperatorCertOut != "" {
 		if _, _, err := a.WriteOperatorFiles(cfg.OperatorCertOut); err != nil {
+			_ = a.Close()
+			return nil, err
+		}
+	}
+	if cfg.Profiler != "" {
+		if a.profiler, err = startProfiler(cfg.Profiler, logger); err != nil {
 			_ = a.Close()
 			return nil, err
 		}
@@ -653,7 +668,7 @@ func (a *App) Close() error {
 		if a.unsub != nil {
 			a.unsub()
 		}
-		a.closeErr = errors.Join(stopErr, a.DB.Close())
+		a.closeErr = errors.Join(stopErr, a.profiler.stop(), a.DB.Close())
 	})
 	return a.closeErr
 }

@@ -32,12 +32,14 @@ type Flags struct {
 	watchScen  *bool
 	logLevel   *string
 	publicURL  *string
+	pprof      *string
 	version    *bool
 }
 
 // AddFlags adds --data, --addr, --tls-addr, --public-url, --trust,
 // --require-signature, --strict, --response-signing, --operator-access,
-// --operator-cert-out, --watch-scenarios, --log-level and --version to fs.
+// --operator-cert-out, --watch-scenarios, --log-level, --pprof and
+// --version to fs.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	def, err := DefaultDataPath()
 	if err != nil {
@@ -57,6 +59,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 		watchScen:  fs.Bool("watch-scenarios", false, "list and watch the scenarios folder next to the data file (the desktop app's window always does)"),
 		logLevel:   fs.String("log-level", "info", "log level: debug (adds the signing string the bank rebuilt for each refused signature), info, warn or error"),
 		publicURL:  fs.String("public-url", "", "the URL TPPs and PSUs reach the bank at, e.g. https://bank.example:8443 behind a proxy or in a container: scaRedirect links use it, and every listener also answers to its host name"),
+		pprof:      fs.String("pprof", "", "serve the Go profiler (net/http/pprof) on this loopback address and port, like 127.0.0.1:6060, on a listener of its own; any other address is refused (docs/BENCHMARKS.md, \"Profiling a running bank\")"),
 		version:    fs.Bool("version", false, "print the version and exit"),
 	}
 }
@@ -100,8 +103,11 @@ func (f *Flags) Config(logOut io.Writer) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	if err := CheckProfilerAddr(*f.pprof); err != nil {
+		return Config{}, err
+	}
 	cfg := Config{
-		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr, WatchScenarios: *f.watchScen, PublicURL: public, OperatorCertOut: *f.opCertOut,
+		DataPath: *f.data, Addr: *f.addr, TLSAddr: *f.tlsAddr, WatchScenarios: *f.watchScen, PublicURL: public, OperatorCertOut: *f.opCertOut, Profiler: *f.pprof,
 		Logger: slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level})),
 	}
 	if f.Given("trust") {
@@ -173,6 +179,9 @@ func (a *App) Banner(w io.Writer) error {
 		access = "operator access any-tpp: every TPP is the operator"
 	}
 	fmt.Fprintf(w, "Sandbank serves %s (trust %s, signatures %s, strict mode %s, %s, %s)\n", a.DB.Path(), st.TrustMode, sig, strict, responses, access)
+	if u := a.ProfilerURL(); u != "" {
+		fmt.Fprintf(w, "  the Go profiler (--pprof): %s\n", u)
+	}
 	urls := a.URLs()
 	for _, u := range urls {
 		fmt.Fprintf(w, "  %s/v1\n", u)

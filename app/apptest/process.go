@@ -37,7 +37,9 @@ func StartProcess(tb testing.TB, binary string, env []string, args ...string) *P
 	cmd.Env = append(cmd.Environ(), env...)
 	p := &Process{Cmd: cmd, done: make(chan error, 1)}
 	pr, pw := io.Pipe()
-	cmd.Stdout = io.MultiWriter(pw, lockedWriter{&p.mu, &p.stdout})
+	// Stdout holds a line before the reader below sees it, so that what
+	// StartProcess returns after has it.
+	cmd.Stdout = io.MultiWriter(lockedWriter{&p.mu, &p.stdout}, pw)
 	cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
