@@ -42,11 +42,11 @@ func (t *txn) Consent(id string) (bank.Consent, error) {
 	if !ok {
 		return bank.Consent{}, bank.ErrNotFound
 	}
-	return getJSON[bank.Consent](t.b(bktConsents), k)
+	return consentMemo.get(t.b(bktConsents), k)
 }
 
 func (t *txn) Consents() ([]bank.Consent, error) {
-	return listJSON[bank.Consent](t.b(bktConsents))
+	return consentMemo.list(t.b(bktConsents))
 }
 
 func (t *txn) PutConsent(c bank.Consent) error {
@@ -99,10 +99,10 @@ func grantKey(tppID, customerID, context string) []byte {
 }
 
 func (t *txn) Grant(tppID, customerID, context string) (bank.Grant, error) {
-	return getJSON[bank.Grant](t.b(bktGrants), grantKey(tppID, customerID, context))
+	return grantMemo.get(t.b(bktGrants), grantKey(tppID, customerID, context))
 }
 
-func (t *txn) Grants() ([]bank.Grant, error) { return listJSON[bank.Grant](t.b(bktGrants)) }
+func (t *txn) Grants() ([]bank.Grant, error) { return grantMemo.list(t.b(bktGrants)) }
 
 func (t *txn) PutGrant(g bank.Grant) error {
 	return putJSON(t.b(bktGrants), grantKey(g.TPPID, g.CustomerID, g.Context), g)
@@ -117,10 +117,10 @@ func sessionKey(tppID, customerID string) []byte {
 }
 
 func (t *txn) Session(tppID, customerID string) (bank.Session, error) {
-	return getJSON[bank.Session](t.b(bktSessions), sessionKey(tppID, customerID))
+	return sessionMemo.get(t.b(bktSessions), sessionKey(tppID, customerID))
 }
 
-func (t *txn) Sessions() ([]bank.Session, error) { return listJSON[bank.Session](t.b(bktSessions)) }
+func (t *txn) Sessions() ([]bank.Session, error) { return sessionMemo.list(t.b(bktSessions)) }
 
 func (t *txn) PutSession(s bank.Session) error {
 	return putJSON(t.b(bktSessions), sessionKey(s.TPPID, s.CustomerID), s)
@@ -134,10 +134,10 @@ func (t *txn) PSU(id string) (bank.PSU, error) {
 	if id == "" {
 		return bank.PSU{}, bank.ErrNotFound
 	}
-	return getJSON[bank.PSU](t.b(bktPSUs), []byte(id))
+	return psuMemo.get(t.b(bktPSUs), []byte(id))
 }
 
-func (t *txn) PSUs() ([]bank.PSU, error) { return listJSON[bank.PSU](t.b(bktPSUs)) }
+func (t *txn) PSUs() ([]bank.PSU, error) { return psuMemo.list(t.b(bktPSUs)) }
 
 func (t *txn) PutPSU(p bank.PSU) error { return putJSON(t.b(bktPSUs), []byte(p.ID), p) }
 

@@ -16,7 +16,7 @@ func (t *txn) Customer(id string) (bank.Customer, error) {
 	if !ok {
 		return bank.Customer{}, bank.ErrNotFound
 	}
-	return getJSON[bank.Customer](t.b(bktCustomers), k)
+	return customerMemo.get(t.b(bktCustomers), k)
 }
 
 func (t *txn) CustomerByNumber(number string) (bank.Customer, error) {
@@ -24,11 +24,11 @@ func (t *txn) CustomerByNumber(number string) (bank.Customer, error) {
 	if k == nil {
 		return bank.Customer{}, bank.ErrNotFound
 	}
-	return getJSON[bank.Customer](t.b(bktCustomers), k)
+	return customerMemo.get(t.b(bktCustomers), k)
 }
 
 func (t *txn) Customers() ([]bank.Customer, error) {
-	return listJSON[bank.Customer](t.b(bktCustomers))
+	return customerMemo.list(t.b(bktCustomers))
 }
 
 func customerIndexes(c bank.Customer, k []byte) ([]indexEntry, error) {
@@ -58,11 +58,11 @@ func (t *txn) Agreement(id string) (bank.Agreement, error) {
 	if !ok {
 		return bank.Agreement{}, bank.ErrNotFound
 	}
-	return getJSON[bank.Agreement](t.b(bktAgreements), k)
+	return agreementMemo.get(t.b(bktAgreements), k)
 }
 
 func (t *txn) Agreements() ([]bank.Agreement, error) {
-	return listJSON[bank.Agreement](t.b(bktAgreements))
+	return agreementMemo.list(t.b(bktAgreements))
 }
 
 func (t *txn) AgreementsByOwner(customerID string) ([]bank.Agreement, error) {
@@ -71,7 +71,7 @@ func (t *txn) AgreementsByOwner(customerID string) ([]bank.Agreement, error) {
 		return []bank.Agreement{}, nil
 	}
 	return listByPrefix(t.b(bktAgreementsByOwner), owner, func(rest []byte) (bank.Agreement, error) {
-		return getJSON[bank.Agreement](t.b(bktAgreements), rest)
+		return agreementMemo.get(t.b(bktAgreements), rest)
 	})
 }
 
@@ -115,11 +115,11 @@ func (t *txn) Engagement(id string) (bank.Engagement, error) {
 	if !ok {
 		return bank.Engagement{}, bank.ErrNotFound
 	}
-	return getJSON[bank.Engagement](t.b(bktEngagements), k)
+	return engagementMemo.get(t.b(bktEngagements), k)
 }
 
 func (t *txn) loadEngagement(key []byte) (bank.Engagement, error) {
-	return getJSON[bank.Engagement](t.b(bktEngagements), key)
+	return engagementMemo.get(t.b(bktEngagements), key)
 }
 
 func (t *txn) EngagementsByAgreement(agreementID string) ([]bank.Engagement, error) {
@@ -190,7 +190,7 @@ func (t *txn) Account(id string) (bank.Account, error) {
 	if !ok {
 		return bank.Account{}, bank.ErrNotFound
 	}
-	return getJSON[bank.Account](t.b(bktAccounts), k)
+	return accountMemo.get(t.b(bktAccounts), k)
 }
 
 func (t *txn) accountBy(index []byte, value string) (bank.Account, error) {
@@ -201,7 +201,7 @@ func (t *txn) accountBy(index []byte, value string) (bank.Account, error) {
 	if k == nil {
 		return bank.Account{}, bank.ErrNotFound
 	}
-	return getJSON[bank.Account](t.b(bktAccounts), k)
+	return accountMemo.get(t.b(bktAccounts), k)
 }
 
 func (t *txn) AccountByIBAN(iban string) (bank.Account, error) {
@@ -213,7 +213,7 @@ func (t *txn) AccountByBBAN(bban string) (bank.Account, error) {
 }
 
 func (t *txn) Accounts() ([]bank.Account, error) {
-	return listJSON[bank.Account](t.b(bktAccounts))
+	return accountMemo.list(t.b(bktAccounts))
 }
 
 func (t *txn) AccountsByOwner(customerID string) ([]bank.Account, error) {
@@ -222,7 +222,7 @@ func (t *txn) AccountsByOwner(customerID string) ([]bank.Account, error) {
 		return []bank.Account{}, nil
 	}
 	return listByPrefix(t.b(bktAccountsByOwner), owner, func(rest []byte) (bank.Account, error) {
-		return getJSON[bank.Account](t.b(bktAccounts), rest)
+		return accountMemo.get(t.b(bktAccounts), rest)
 	})
 }
 

@@ -468,11 +468,38 @@ var allBuckets = append([][]byte{bktSettings, bktTPPContacts}, sandboxBuckets...
 // txn implements bank.Tx on one bbolt transaction.
 type txn struct {
 	tx *bolt.Tx
+	// opened are the buckets a read-only transaction has opened, by name
+	// (bbolt keeps those of a writable one itself): a request of account
+	// information opens six or seven, some more than once, and each
+	// opening is a search of the root.
+	opened [8]openedBucket
+}
+
+// openedBucket is a bucket a read-only transaction opened.
+type openedBucket struct {
+	name   []byte
+	bucket *bolt.Bucket
 }
 
 var _ bank.Tx = (*txn)(nil)
 
-func (t *txn) b(name []byte) *bolt.Bucket { return t.tx.Bucket(name) }
+// b opens the top-level bucket name, one of the bkt names.
+func (t *txn) b(name []byte) *bolt.Bucket {
+	if t.tx.Writable() {
+		return t.tx.Bucket(name)
+	}
+	for i := range t.opened {
+		o := &t.opened[i]
+		if o.name == nil {
+			o.name, o.bucket = name, t.tx.Bucket(name)
+			return o.bucket
+		}
+		if string(o.name) == string(name) {
+			return o.bucket
+		}
+	}
+	return t.tx.Bucket(name)
+}
 
 // u64 encodes v as 8 big-endian bytes, so keys sort like numbers.
 func u64(v uint64) []byte {

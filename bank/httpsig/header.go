@@ -103,14 +103,14 @@ func parseParams(s string) (map[string]string, error) {
 		for i < len(s) && s[i] == ' ' {
 			i++
 		}
-		var val strings.Builder
+		var val string
 		if i < len(s) && s[i] == '"' {
+			// The value is what lies between the quotes, as written.
 			i++
-			closed := false
+			start, closed := i, false
 			for i < len(s) {
 				c := s[i]
 				if c == '\\' && i+1 < len(s) {
-					val.WriteString(s[i : i+2])
 					i += 2
 					continue
 				}
@@ -119,22 +119,22 @@ func parseParams(s string) (map[string]string, error) {
 					closed = true
 					break
 				}
-				val.WriteByte(c)
 			}
 			if !closed {
 				return nil, fmt.Errorf("the Signature header's %s value has no closing quote", name)
 			}
+			val = s[start : i-1]
 		} else {
 			start := i
 			for i < len(s) && s[i] != ',' {
 				i++
 			}
-			val.WriteString(strings.TrimSpace(s[start:i]))
+			val = strings.TrimSpace(s[start:i])
 		}
 		if _, dup := out[name]; dup {
 			return nil, fmt.Errorf("the Signature header has %s twice", name)
 		}
-		out[name] = val.String()
+		out[name] = val
 	}
 }
 

@@ -94,8 +94,11 @@ type Log struct {
 	entries  []Entry
 	max      int
 	maxBytes int
-	seq      uint64
-	changes  hub.Hub[Change]
+	// bytes is what the bodies of entries hold, kept as they come and go,
+	// so that adding an entry costs the same however many are kept.
+	bytes   int
+	seq     uint64
+	changes hub.Hub[Change]
 }
 
 // Change is what a subscriber of the log hears: a new entry, or that the
@@ -120,7 +123,7 @@ func Trim(entries []Entry, maxCount, maxBytes int) []Entry {
 	drop := max(len(entries)-maxCount, 0)
 	bytes := 0
 	for i := len(entries) - 1; i >= drop; i-- {
-		bytes += len(entries[i].RequestBody) + len(entries[i].ResponseBody)
+		bytes += bodyBytes(entries[i])
 		if bytes > maxBytes && i < len(entries)-1 {
 			drop = i + 1
 			break
@@ -136,10 +139,22 @@ func (l *Log) SetLimits(maxCount, maxBytes int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.max, l.maxBytes = maxCount, maxBytes
-	if len(l.entries) > 0 {
-		l.entries = Trim(l.entries, l.max, l.maxBytes)
-	}
+	l.trim()
 }
+
+// trim drops the oldest entries until the bounds hold, as Trim does,
+// keeping the newest entry.
+func (l *Log) trim() {
+	drop := 0
+	for n := len(l.entries); n-drop > 1 && (n-drop > l.max || l.bytes > l.maxBytes); drop++ {
+		l.bytes -= bodyBytes(l.entries[drop])
+	}
+	clear(l.entries[:drop]) // let the dropped bodies go
+	l.entries = l.entries[drop:]
+}
+
+// bodyBytes is what an entry's bodies hold, as the bytes bound counts it.
+func bodyBytes(e Entry) int { return len(e.RequestBody) + len(e.ResponseBody) }
 
 // Limits returns the bounds in force, for the screens that keep a copy of
 // the log and trim it with Trim.
@@ -156,7 +171,9 @@ func (l *Log) Add(e Entry) {
 	l.mu.Lock()
 	l.seq++
 	e.Seq = l.seq
-	l.entries = Trim(append(l.entries, e), l.max, l.maxBytes)
+	l.entries = append(l.entries, e)
+	l.bytes += bodyBytes(e)
+	l.trim()
 	l.mu.Unlock()
 	l.changes.Publish(Change{Entry: e})
 }
@@ -238,7 +255,7 @@ func (l *Log) Clear() {
 	l.publish.Lock()
 	defer l.publish.Unlock()
 	l.mu.Lock()
-	l.entries = nil
+	l.entries, l.bytes = nil, 0
 	l.mu.Unlock()
 	l.changes.Publish(Change{Cleared: true})
 }

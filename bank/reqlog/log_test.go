@@ -1,6 +1,8 @@
 package reqlog_test
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"sandbank/bank/reqlog"
@@ -68,5 +70,40 @@ func TestLog_SetLimitsTrimsAtOnce(t *testing.T) {
 	}
 	if got := l.Entries(); len(got) != 8 {
 		t.Fatalf("with room for 10: %d entries", len(got))
+	}
+}
+
+// The log keeps what Trim keeps of every request added, whatever the
+// order of sizes and limits: it counts its bodies' bytes as entries come
+// and go rather than adding them up again for each request.
+func TestLog_KeepsWhatTrimKeeps(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	l := reqlog.NewLog(50, 64<<10)
+	maxCount, maxBytes := 50, 64<<10
+	var want []reqlog.Entry // Trim after every change
+	for i := range 5000 {
+		switch rng.IntN(100) {
+		case 0:
+			maxCount, maxBytes = 1+rng.IntN(80), 1+rng.IntN(128<<10)
+			l.SetLimits(maxCount, maxBytes)
+		case 1:
+			l.Clear()
+			want = nil
+		default:
+			e := reqlog.Entry{RequestBody: make([]byte, rng.IntN(4<<10)), ResponseBody: make([]byte, rng.IntN(16<<10))}
+			l.Add(e)
+			want = append(slices.Clone(want), e)
+		}
+		want = reqlog.Trim(want, maxCount, maxBytes)
+		got := l.Entries()
+		if len(got) != len(want) {
+			t.Fatalf("step %d: the log keeps %d entries, Trim %d", i, len(got), len(want))
+		}
+		for j := range got {
+			if len(got[j].RequestBody) != len(want[j].RequestBody) || len(got[j].ResponseBody) != len(want[j].ResponseBody) {
+				t.Fatalf("step %d: entry %d differs", i, j)
+			}
+		}
 	}
 }
