@@ -80,7 +80,7 @@ func (m *memo[T]) decode(k, raw []byte, keep bool) (T, error) {
 		}
 		m.mu.Lock()
 		if len(m.kept) >= memoSize || m.kept == nil {
-			m.kept = make(map[string]T, memoSize)
+			m.kept = make(map[string]T) // grown as needed: most kinds hold a few records
 		}
 		m.kept[string(raw)] = v
 		m.mu.Unlock()
