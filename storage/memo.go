@@ -15,21 +15,30 @@ import (
 const memoSize = 1024
 
 // memo remembers the records of one kind decoded from the bytes they are
-// stored as, keyed by those bytes: a record read again, unchanged, is
-// not decoded again. Every signed request of account information reads
-// the PSU, customer, grant, session and account, and decoding their JSON
-// was a tenth of the bank's CPU. The key is the stored value itself, so a
-// memo holds no state of its own to keep up to date: a record written
-// anew has other bytes, and the same bytes always decode to the same
-// record, whichever data file or transaction they come from.
+// stored as: a record read again, unchanged, is not decoded again. Every
+// signed request of account information reads the PSU, customer, grant,
+// session and account, and decoding their JSON was a tenth of the bank's
+// CPU. A memo keeps one entry per record key, with the bytes it was
+// decoded from, and answers from it only when the stored bytes are the
+// same; so it holds no state of its own to keep up to date: a record
+// written anew has other bytes and is decoded again, and the same bytes
+// always decode to the same record, whichever data file or transaction
+// they come from. An account written at every payment takes one entry,
+// not one per version.
 type memo[T any] struct {
 	mu   sync.Mutex
-	kept map[string]T
+	kept map[string]memoEntry[T] // by record key
 	// own makes the copy a caller gets its own: it copies what T shares
 	// through slices (nil: T shares nothing a caller may change). A
 	// decimal.Decimal's number and a time.Time's zone are shared; no code
 	// changes them in place.
 	own func(T) T
+}
+
+// memoEntry is a record a memo keeps and the bytes it was decoded from.
+type memoEntry[T any] struct {
+	raw    string
+	record T
 }
 
 // The memos of the records every request of account information or a
@@ -68,21 +77,24 @@ func (m *memo[T]) get(b *bolt.Bucket, k []byte) (T, error) {
 // decoded, and kept when keep is set.
 func (m *memo[T]) decode(k, raw []byte, keep bool) (T, error) {
 	m.mu.Lock()
-	v, ok := m.kept[string(raw)]
+	e, ok := m.kept[string(k)]
 	m.mu.Unlock()
-	if !ok {
-		if err := json.Unmarshal(raw, &v); err != nil {
+	v := e.record
+	if !ok || e.raw != string(raw) {
+		var fresh T
+		if err := json.Unmarshal(raw, &fresh); err != nil {
 			var zero T
 			return zero, fmt.Errorf("decode record %x: %w", k, err)
 		}
 		if !keep {
-			return v, nil // decoded for this caller alone
+			return fresh, nil // decoded for this caller alone
 		}
+		v = fresh
 		m.mu.Lock()
-		if len(m.kept) >= memoSize || m.kept == nil {
-			m.kept = make(map[string]T) // grown as needed: most kinds hold a few records
+		if _, known := m.kept[string(k)]; m.kept == nil || (len(m.kept) >= memoSize && !known) {
+			m.kept = make(map[string]memoEntry[T]) // grown as needed: most kinds hold a few records
 		}
-		m.kept[string(raw)] = v
+		m.kept[string(k)] = memoEntry[T]{raw: string(raw), record: v}
 		m.mu.Unlock()
 	}
 	if m.own != nil {

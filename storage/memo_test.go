@@ -147,7 +147,7 @@ func TestMemo_ReadsWhatIsStoredNow(t *testing.T) {
 		}
 	}
 	for i := range memoSize + 10 {
-		if _, err := accountMemo.decode(nil, fmt.Appendf(nil, `{"id": "a%d"}`, i), true); err != nil {
+		if _, err := accountMemo.decode(fmt.Appendf(nil, "a%d", i), fmt.Appendf(nil, `{"id": "a%d"}`, i), true); err != nil {
 			t.Fatal(err)
 		}
 		accountMemo.mu.Lock()
@@ -156,5 +156,27 @@ func TestMemo_ReadsWhatIsStoredNow(t *testing.T) {
 		if n > memoSize {
 			t.Fatalf("the memo keeps %d records, over its bound of %d", n, memoSize)
 		}
+	}
+}
+
+// A record written again and again takes one entry of the memo, which
+// answers with its latest version.
+func TestMemo_OneEntryPerRecord(t *testing.T) {
+	t.Parallel()
+	m := &memo[bank.Account]{}
+	for i := range 50 {
+		raw := fmt.Appendf(nil, `{"id": "a1", "balances": {"expected": "%d"}}`, i)
+		for range 2 {
+			got, err := m.decode([]byte("a1"), raw, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Balances.Expected.Equal(decimal.NewFromInt(int64(i))) {
+				t.Fatalf("version %d: read %s", i, got.Balances.Expected)
+			}
+		}
+	}
+	if n := len(m.kept); n != 1 {
+		t.Fatalf("the memo keeps %d entries for one record", n)
 	}
 }
