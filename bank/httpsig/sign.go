@@ -253,10 +253,17 @@ var notesHeader = strings.ToLower(apierr.NotesHeader)
 
 // SignResponse sets Date, Digest and Signature on response headers h for
 // body (README, "Point your TPP at Sandbank"). h must hold X-Request-ID.
-// The signature covers date, digest and x-request-id, and sandbank-notes
-// when h holds it. It builds the signing string in one buffer, as
-// SigningString would over h.
 func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
+	return s.SignResponseDigest(h, Digest(body), now)
+}
+
+// SignResponseDigest is SignResponse for a body whose Digest header value
+// (Digest, DigestReader) is digest: a body too large to hold in memory is
+// digested where it is kept, and signed without being read again. The
+// signature covers date, digest and x-request-id, and sandbank-notes when
+// h holds it. It builds the signing string in one buffer, as
+// SigningString would over h.
+func (s *Signer) SignResponseDigest(h http.Header, digest string, now time.Time) error {
 	ids := h.Values("X-Request-Id")
 	if ids == nil {
 		return errors.New("headers lists x-request-id, but the response has no x-request-id header")
@@ -267,9 +274,7 @@ func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
 	b = now.UTC().AppendFormat(b, http.TimeFormat)
 	date := string(b[start:])
 	b = append(b, "\ndigest: "...)
-	start = len(b)
-	b = appendDigest(b, body)
-	digest := string(b[start:])
+	b = append(b, digest...)
 	b = append(b, "\nx-request-id: "...)
 	for i, id := range ids {
 		if i > 0 {
@@ -301,8 +306,15 @@ func (s *Signer) SignResponse(h http.Header, body []byte, now time.Time) error {
 // of the certificate's key: rsa-sha256 for an RSA key, ecdsa-sha256 (an
 // ASN.1 DER signature) for an ECDSA P-256 key.
 func VerifyResponse(h http.Header, body []byte, bankCert *x509.Certificate) error {
-	if want := Digest(body); h.Get("Digest") != want {
-		return fmt.Errorf("response Digest %q does not match the body (%s)", h.Get("Digest"), want)
+	return VerifyResponseDigest(h, Digest(body), bankCert)
+}
+
+// VerifyResponseDigest is VerifyResponse for a body whose Digest header
+// value is digest: a body too large to hold in memory (a scenario export)
+// is digested as it is read, with DigestReader.
+func VerifyResponseDigest(h http.Header, digest string, bankCert *x509.Certificate) error {
+	if h.Get("Digest") != digest {
+		return fmt.Errorf("response Digest %q does not match the body (%s)", h.Get("Digest"), digest)
 	}
 	p, err := ParseSignature(h.Get("Signature"))
 	if err != nil {

@@ -152,7 +152,16 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "resp.json"), body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	digest := "SHA-256=" + strings.TrimSpace(string(run(t, dir, nil, "sh", "-c", "openssl dgst -sha256 -binary resp.json | openssl base64 -A")))
+	opensslVerifyResponse(t, dir, h, "resp.json", "bank-pub.pem")
+}
+
+// opensslVerifyResponse checks a response of the bank with openssl
+// alone: the Digest of its body, in the file body of dir, and the
+// Signature over the headers it names, with the bank's public key in the
+// file pub of dir.
+func opensslVerifyResponse(t *testing.T, dir string, h http.Header, body, pub string) {
+	t.Helper()
+	digest := "SHA-256=" + strings.TrimSpace(string(run(t, dir, nil, "sh", "-c", "openssl dgst -sha256 -binary "+body+" | openssl base64 -A")))
 	if h.Get("Digest") != digest {
 		t.Fatalf("response Digest %q, openssl computes %q", h.Get("Digest"), digest)
 	}
@@ -171,7 +180,7 @@ func TestOpenSSL_SignsRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, dir, nil, "openssl", "base64", "-d", "-A", "-in", "resp-sig.b64", "-out", "resp-sig.bin")
-	out := run(t, dir, nil, "openssl", "dgst", "-sha256", "-verify", "bank-pub.pem", "-signature", "resp-sig.bin", "resp-signing.txt")
+	out := run(t, dir, nil, "openssl", "dgst", "-sha256", "-verify", pub, "-signature", "resp-sig.bin", "resp-signing.txt")
 	if !bytes.Contains(out, []byte("Verified OK")) {
 		t.Fatalf("openssl does not verify the response signature: %s", out)
 	}

@@ -125,76 +125,19 @@ func (s *server) handle(f handlerFunc) http.Handler {
 // itself, and one that is not an object (an array), is left as it is.
 func withWarnings(body *bytes.Buffer, notes []apierr.Message) {
 	b := bytes.TrimRight(body.Bytes(), " \t\r\n")
-	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' || hasTopLevelKey(b, "tppMessages") {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
 		return
 	}
-	list, err := json.Marshal(notes)
+	scan := keyScan{key: "tppMessages"}
+	if _, _ = scan.Write(b[:len(b)-1]); scan.found {
+		return
+	}
+	add, err := warningsMember(notes, scan.members)
 	if err != nil {
 		return
 	}
-	empty := len(bytes.TrimSpace(b[:len(b)-1])) == 1 // {}
 	body.Truncate(len(b) - 1)
-	if !empty {
-		body.WriteByte(',')
-	}
-	body.WriteString(`"tppMessages":`)
-	body.Write(list)
-	body.WriteString("}\n")
-}
-
-// hasTopLevelKey reports whether a JSON object has key at its top level.
-// It steps over strings and nested values without decoding them, so that
-// a page of transactions costs one pass over its bytes.
-func hasTopLevelKey(object []byte, key string) bool {
-	object = bytes.TrimLeft(object, " \t\r\n")
-	if len(object) == 0 || object[0] != '{' {
-		return false
-	}
-	depth, wantKey := 0, false
-	for i := 0; i < len(object); i++ {
-		switch c := object[i]; c {
-		case '"':
-			end := stringEnd(object, i)
-			if end < 0 {
-				return false
-			}
-			if depth == 1 && wantKey {
-				if isKey(object[i:end+1], key) {
-					return true
-				}
-				wantKey = false
-			}
-			i = end
-		case '{', '[':
-			depth++
-			wantKey = depth == 1
-		case '}', ']':
-			depth--
-		case ',':
-			wantKey = depth == 1
-		}
-	}
-	return false
-}
-
-// stringEnd returns the index of the quote that closes the JSON string
-// whose opening quote is at start, or -1.
-func stringEnd(b []byte, start int) int {
-	for i := start + 1; ; {
-		n := bytes.IndexByte(b[i:], '"')
-		if n < 0 {
-			return -1
-		}
-		end := i + n
-		escapes := 0
-		for j := end - 1; j > start && b[j] == '\\'; j-- {
-			escapes++
-		}
-		if escapes%2 == 0 {
-			return end
-		}
-		i = end + 1
-	}
+	body.Write(add)
 }
 
 // isKey reports whether the JSON string quoted (with its quotes) is key.

@@ -258,6 +258,20 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if reqID == "" {
 		reqID = uuid.NewString()
 	}
+	if rec.header.Get("Content-Type") == "" && rec.size() > 0 {
+		rec.header.Set("Content-Type", jsonType)
+	}
+	if r.Method == http.MethodHead {
+		rec.dropBody() // the answer has no body; its Digest says so
+	}
+	digest, err := s.seal(rec, st)
+	if err != nil {
+		// The temporary file of a large body failed (recorder): the
+		// bank's error answers instead.
+		rec.reset()
+		s.fail(rec, r, err)
+		digest, _ = s.seal(rec, st) // in memory: it cannot fail
+	}
 	h := w.Header()
 	for k, v := range rec.header {
 		h[k] = v
@@ -275,25 +289,16 @@ func (s *server) finish(w http.ResponseWriter, r *http.Request, rec *recorder, s
 	if n := st.notes.Len(); n > 0 {
 		h.Set(apierr.NotesHeader, notesValue(n, st.id))
 	}
-	if h.Get("Content-Type") == "" && rec.body.Len() > 0 {
-		h.Set("Content-Type", jsonType)
-	}
-	if st.notes.Len() > 0 && rec.status < 300 && h.Get("Content-Type") == jsonType {
-		withWarnings(rec.body, st.notes.List())
-	}
-	if r.Method == http.MethodHead {
-		rec.body.Reset() // the answer has no body; its Digest says so
-	}
-	s.sign(h, rec.body.Bytes(), reqID)
+	s.sign(h, digest, reqID)
 	if rec.status != http.StatusNoContent && rec.status != http.StatusNotModified {
-		h.Set("Content-Length", strconv.Itoa(rec.body.Len()))
+		h.Set("Content-Length", strconv.FormatInt(rec.size(), 10))
 	}
 	e := logEntry(r, rec, st, start, reqID, h)
 	s.log(e)
 	s.RequestLog.Add(e)
 	w.WriteHeader(rec.status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(rec.body.Bytes())
+		_ = rec.writeTo(w)
 	}
 }
 
@@ -305,20 +310,40 @@ func notesValue(n int, id string) string {
 	return strconv.Itoa(n) + "; " + reqlog.APIPath + "/" + id
 }
 
-// sign adds the bank's Date, Digest and Signature over body to the
+// seal finishes the recorded body: the request's oddities become WARNING
+// tppMessages of a JSON object answer that succeeded. It returns the
+// body's Digest header value ("" when the bank signs nothing), and fails
+// when the temporary file of a large body (recorder) could not be
+// written or read.
+func (s *server) seal(rec *recorder, st *state) (string, error) {
+	if rec.err != nil {
+		return "", rec.err
+	}
+	if st.notes.Len() > 0 && rec.status < 300 && rec.header.Get("Content-Type") == jsonType {
+		if err := rec.withWarnings(st.notes.List()); err != nil {
+			return "", err
+		}
+	}
+	if s.BankSigner == nil {
+		return "", nil
+	}
+	return rec.digest()
+}
+
+// sign adds the bank's Date, Digest (digest) and Signature to the
 // response headers h, as the responseSigning setting says.
-func (s *server) sign(h http.Header, body []byte, reqID string) {
+func (s *server) sign(h http.Header, digest, reqID string) {
 	if s.BankSigner == nil {
 		return
 	}
 	if signer, sign := s.BankSigner(); sign {
-		if err := signer.SignResponse(h, body, s.Now()); err != nil {
+		if err := signer.SignResponseDigest(h, digest, s.Now()); err != nil {
 			s.Logger.Error("sign response", "err", err, "request_id", reqID)
 		}
 		return
 	}
 	h.Set("Date", s.Now().UTC().Format(http.TimeFormat))
-	h.Set("Digest", httpsig.Digest(body))
+	h.Set("Digest", digest)
 }
 
 // logEntry is the request log's entry of a finished request, its
@@ -328,7 +353,7 @@ func logEntry(r *http.Request, rec *recorder, st *state, start time.Time, reqID 
 		ID: st.id, Time: start, Method: r.Method, Path: r.URL.RequestURI(), Status: rec.status, Duration: time.Since(start),
 		URL: st.url, Proto: r.Proto, RequestID: reqID, Verdict: st.verdict, ErrorCode: st.errCode, Access: st.access, GrantID: st.grantID,
 		Notes: st.notes.List(), RequestHeader: r.Header.Clone(), ResponseHeader: h.Clone(),
-		RequestBodySize: int64(len(st.body)), ResponseBodySize: rec.body.Len(),
+		RequestBodySize: int64(len(st.body)), ResponseBodySize: int(rec.size()),
 	}
 	logged := st.body // a spooled body's first bytes, and its size
 	switch {
@@ -343,7 +368,7 @@ func logEntry(r *http.Request, rec *recorder, st *state, start time.Time, reqID 
 	e.RequestHeader.Set("Host", r.Host)
 	var cut1, cut2 bool
 	e.RequestBody, cut1 = capBody(logged)
-	e.ResponseBody, cut2 = capBody(rec.body.Bytes())
+	e.ResponseBody, cut2 = rec.logged()
 	e.BodiesCut = cut1 || cut2 || (st.spool != nil && st.size > int64(len(logged)))
 	redact(&e, st.secrets)
 	return e
@@ -393,52 +418,6 @@ func (s *server) log(e reqlog.Entry) {
 		debug = append(debug, "digest", v.Digest)
 	}
 	s.Logger.Debug("signature refused", debug...)
-}
-
-// recorder buffers a response so that it can be signed before it is sent.
-type recorder struct {
-	header http.Header
-	status int
-	body   *bytes.Buffer
-	wrote  bool
-}
-
-// bodies are the buffers responses are recorded in, kept for the next
-// response once one is sent: a page of transactions then needs no buffer
-// of its own. Nothing keeps a recorded body: the signature takes its
-// digest, the request log a copy (capBody) and the connection a copy.
-var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// maxPooledBody bounds the buffers kept in bodies: the few larger
-// answers (a scenario export) leave theirs to the garbage collector.
-const maxPooledBody = 1 << 20
-
-// release gives the recorder's buffer back to bodies once the response
-// was written.
-func (r *recorder) release() {
-	if b := r.body; b != nil && b.Cap() <= maxPooledBody {
-		r.body = nil
-		b.Reset()
-		bodies.Put(b)
-	}
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) Write(b []byte) (int, error) {
-	r.wrote = true
-	return r.body.Write(b)
-}
-func (r *recorder) WriteHeader(status int) {
-	if !r.wrote {
-		r.status = status
-		r.wrote = true
-	}
-}
-func (r *recorder) reset() {
-	r.header = http.Header{}
-	r.status = http.StatusOK
-	r.body.Reset()
-	r.wrote = false
 }
 
 // state is what the middleware learns about a request, for the log.
@@ -613,27 +592,36 @@ func (s *server) signed(who caller, produces string, maxBody int64, h http.Handl
 // its size. An error of the file is a *spoolError; another is the
 // client's.
 func spool(body io.Reader, maxBody int64, digest *httpsig.BodyDigest) (f *spoolFile, head []byte, size int64, err error) {
-	file, err := os.CreateTemp("", "sandbank-body-*.json")
+	f, err = newSpoolFile("sandbank-body-*.json")
 	if err != nil {
-		return nil, nil, 0, &spoolError{err}
+		return nil, nil, 0, err
 	}
-	// Removed at once where the system lets an open file go (it stays
-	// until closed), so that a crash leaves nothing behind.
-	f = &spoolFile{File: file, removed: os.Remove(file.Name()) == nil}
 	var first headWriter
-	size, err = io.Copy(io.MultiWriter(fileWriter{file}, digest, &first), io.LimitReader(body, maxBody+1))
+	size, err = io.Copy(io.MultiWriter(fileWriter{f.File}, digest, &first), io.LimitReader(body, maxBody+1))
 	if err == nil {
-		if _, err = file.Seek(0, io.SeekStart); err != nil {
+		if _, err = f.Seek(0, io.SeekStart); err != nil {
 			err = &spoolError{err}
 		}
 	}
 	return f, first.b, size, err
 }
 
-// spoolFile is a body spooled to a temporary file.
+// spoolFile is a body spooled to a temporary file: a request's
+// (spool) or an answer's (recorder).
 type spoolFile struct {
 	*os.File
 	removed bool // its name is gone already
+}
+
+// newSpoolFile creates a temporary file named after pattern. Its name is
+// removed at once where the system lets an open file go (it stays until
+// closed), so that a crash leaves nothing behind.
+func newSpoolFile(pattern string) (*spoolFile, error) {
+	file, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, &spoolError{err}
+	}
+	return &spoolFile{File: file, removed: os.Remove(file.Name()) == nil}, nil
 }
 
 // close closes the file and removes it, unless it was removed at once;
@@ -651,7 +639,7 @@ func (f *spoolFile) close() {
 // spoolError is a failure of the file a body is spooled to: the bank's.
 type spoolError struct{ err error }
 
-func (e *spoolError) Error() string { return "spool the request body: " + e.err.Error() }
+func (e *spoolError) Error() string { return "spool the body to a temporary file: " + e.err.Error() }
 func (e *spoolError) Unwrap() error { return e.err }
 
 // fileWriter writes to a spool file, marking its errors as the bank's.
