@@ -35,7 +35,7 @@ func (s *Sandbox) NewAccountNumber() (bban, iban string, err error) {
 // generationBatch is how many generated transactions one storage
 // transaction stores: small enough to report progress and stop soon when
 // asked, large enough to be fast.
-const generationBatch = 20_000
+const generationBatch = 5_000
 
 // monthsFor spreads count generated transactions over a plausible span.
 func monthsFor(count int) int { return max(6, min(120, count/5000+1)) }
@@ -51,9 +51,12 @@ func (s *Sandbox) GenerateTransactions(ctx context.Context, accountID, profile s
 	if err != nil {
 		return 0, err
 	}
-	return s.generate(ctx, accountID, History{Profile: profile, Count: count}, false, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := AddTransactionsIn(tx, &apierr.Violations{}, a.Account, "", 0, accountHistory(plan, a.Account), nil, today, false)
-		return err
+	return s.generate(ctx, accountID, History{Profile: profile, Count: count}, false, progress, func(plan []generated, _ int, today Date) func(Tx) error {
+		txs := accountHistory(plan, a.Account)
+		return func(tx Tx) error {
+			_, err := AddTransactionsIn(tx, &apierr.Violations{}, a.Account, "", 0, txs, nil, today, false)
+			return err
+		}
 	}, Event{Kind: EventTransactions, ID: accountID})
 }
 
@@ -65,17 +68,22 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 		return 0, err
 	}
 	prefix := fmt.Sprintf("G%x", time.Now().UnixNano()%0xfffff) // ids unique across generations
-	return s.generate(ctx, cardAccountID, History{Profile: "card", Count: count}, true, progress, func(tx Tx, plan []generated, first int, today Date) error {
-		_, err := AddCardTransactionsIn(tx, &apierr.Violations{}, c.CardAccount, "", 0, cardHistory(plan, c.CardAccount, today, prefix, first), today)
-		return err
+	return s.generate(ctx, cardAccountID, History{Profile: "card", Count: count}, true, progress, func(plan []generated, first int, today Date) func(Tx) error {
+		txs := cardHistory(plan, c.CardAccount, today, prefix, first)
+		return func(tx Tx) error {
+			_, err := AddCardTransactionsIn(tx, &apierr.Violations{}, c.CardAccount, "", 0, txs, today)
+			return err
+		}
 	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
 }
 
-// generate plans a history and stores it batch by batch with store, one
-// storage transaction and one event per batch. A history is the bank's
-// own data: it has no oddities to warn about, and what it copies from the
-// account (a maskedPan masked with x) was accepted with the account.
-func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), store func(tx Tx, plan []generated, first int, today Date) error, event Event) (int, error) {
+// generate plans a history and stores it batch by batch, one storage
+// transaction and one event per batch: batch fills in a batch of the plan,
+// from its first'th transaction, and returns the write that stores it.
+// The plan is never held whole (plan). A history is the bank's own data:
+// it has no oddities to warn about, and what it copies from the account
+// (a maskedPan masked with x) was accepted with the account.
+func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), batch func(plan []generated, first int, today Date) func(Tx) error, event Event) (int, error) {
 	var v apierr.Violations
 	h.Months = monthsFor(h.Count)
 	h = CheckHistory(&v, "", h, card)
@@ -86,17 +94,17 @@ func (s *core) generate(ctx context.Context, id string, h History, card bool, pr
 		return 0, err
 	}
 	today := s.Today()
-	plan := planHistory(h, fmt.Sprint(id, time.Now().UnixNano()), today)
+	p := newPlan(h, fmt.Sprint(id, time.Now().UnixNano()), today)
 	done := 0
-	for done < len(plan) {
+	for done < p.n {
 		if err := ctx.Err(); err != nil {
 			return done, err
 		}
-		batch := plan[done:min(len(plan), done+generationBatch)]
-		if err := s.write("generate transactions", func(tx Tx) error { return store(tx, batch, done, today) }, event); err != nil {
+		chunk := p.take(generationBatch)
+		if err := s.write("generate transactions", batch(chunk, done, today), event); err != nil {
 			return done, err
 		}
-		done += len(batch)
+		done += len(chunk)
 		if progress != nil {
 			progress(done)
 		}

@@ -130,38 +130,95 @@ type generated struct {
 	rng  *rand.Rand
 }
 
-// planHistory lays out the dates and events of a history ending yesterday,
-// deterministically from seed.
-func planHistory(h History, seed string, today Date) []generated {
+// planner lays out the dates and events of a history ending yesterday,
+// one at a time (next), deterministically from seed.
+type planner struct {
+	h           History
+	events      []event
+	rng         *rand.Rand
+	first, last Date
+	days        int
+	// i is the next transaction of a history of Count transactions; day
+	// and ev the next day and event of one laid out on the calendar.
+	i   int
+	day Date
+	ev  int
+}
+
+func newPlanner(h History, seed string, today Date) *planner {
 	hash := fnv.New64a()
 	_, _ = hash.Write([]byte(seed + "/" + h.Profile))
-	rng := rand.New(rand.NewPCG(hash.Sum64(), uint64(h.Months)<<32|uint64(h.Count)))
-	events := profiles[h.Profile]
 	first, last := today.AddMonths(-h.Months), today.AddDays(-1)
-	var out []generated
-	if h.Count > 0 {
-		days := int(last.Time().Sub(first.Time()).Hours()/24) + 1
-		for i := 0; i < h.Count; i++ {
-			ev := &events[rng.IntN(len(events))]
-			date := first.AddDays(int(int64(i) * int64(days) / int64(h.Count)))
-			out = append(out, generated{ev, date, rng})
-		}
-		return out
+	return &planner{
+		h: h, events: profiles[h.Profile], rng: rand.New(rand.NewPCG(hash.Sum64(), uint64(h.Months)<<32|uint64(h.Count))),
+		first: first, last: last, days: int(last.Time().Sub(first.Time()).Hours()/24) + 1, day: first,
 	}
-	for d := first; !d.After(last); d = d.AddDays(1) {
-		for i := range events {
-			ev := &events[i]
+}
+
+// next returns the event and the date of the next planned transaction,
+// and false after the last.
+func (p *planner) next() (*event, Date, bool) {
+	if p.h.Count > 0 {
+		if p.i >= p.h.Count {
+			return nil, Date{}, false
+		}
+		ev := &p.events[p.rng.IntN(len(p.events))]
+		date := p.first.AddDays(int(int64(p.i) * int64(p.days) / int64(p.h.Count)))
+		p.i++
+		return ev, date, true
+	}
+	for ; !p.day.After(p.last); p.day, p.ev = p.day.AddDays(1), 0 {
+		for p.ev < len(p.events) {
+			ev := &p.events[p.ev]
+			p.ev++
 			switch {
 			case ev.dayOfMonth > 0:
-				if d.Day == min(ev.dayOfMonth, lastDayOfMonth(d)) {
-					out = append(out, generated{ev, d, rng})
+				if p.day.Day == min(ev.dayOfMonth, lastDayOfMonth(p.day)) {
+					return ev, p.day, true
 				}
-			case rng.Float64() < ev.perWeek/7:
-				out = append(out, generated{ev, d, rng})
+			case p.rng.Float64() < ev.perWeek/7:
+				return ev, p.day, true
 			}
 		}
 	}
-	return out
+	return nil, Date{}, false
+}
+
+// plan hands out a history's planned transactions a chunk at a time, so
+// that a history of millions of transactions is never held whole. It
+// walks the plan twice: once to count it, which leaves the random source
+// where the amounts and texts start drawing, once more to hand it out.
+// The history is the one planning it whole and then filling it in gives.
+type plan struct {
+	next   *planner
+	values *rand.Rand
+	n      int
+	done   int
+	chunk  []generated
+}
+
+func newPlan(h History, seed string, today Date) *plan {
+	count := newPlanner(h, seed, today)
+	n := 0
+	for _, _, ok := count.next(); ok; _, _, ok = count.next() {
+		n++
+	}
+	return &plan{next: newPlanner(h, seed, today), values: count.rng, n: n}
+}
+
+// take returns up to n more planned transactions, in a slice that the
+// next call reuses.
+func (p *plan) take(n int) []generated {
+	p.chunk = p.chunk[:0]
+	for len(p.chunk) < n {
+		ev, date, ok := p.next.next()
+		if !ok {
+			break
+		}
+		p.chunk = append(p.chunk, generated{ev, date, p.values})
+	}
+	p.done += len(p.chunk)
+	return p.chunk
 }
 
 // lastDayOfMonth returns the number of days in d's month.
@@ -304,15 +361,41 @@ func cardHistory(plan []generated, c CardAccount, today Date, prefix string, fir
 	return out
 }
 
+// HistoryStream hands out the transactions a History generates for one
+// account (NewTransaction) or card account (NewCardTransaction), a chunk
+// at a time, so that a history of millions never sits in memory whole.
+type HistoryStream[T any] struct {
+	plan *plan
+	fill func(plan []generated, first int) []T
+}
+
+// Len is how many transactions the history has in all.
+func (s *HistoryStream[T]) Len() int { return s.plan.n }
+
+// Next returns up to n more of the history's transactions, oldest first;
+// none once all were handed out.
+func (s *HistoryStream[T]) Next(n int) []T {
+	first := s.plan.done
+	chunk := s.plan.take(n)
+	if len(chunk) == 0 {
+		return nil
+	}
+	return s.fill(chunk, first)
+}
+
 // AccountHistory returns the transactions history h generates for an
 // account as of today: the same every time for the same account id, day
 // and history.
-func AccountHistory(h History, a Account, today Date) []NewTransaction {
-	return accountHistory(planHistory(h, a.ID, today), a)
+func AccountHistory(h History, a Account, today Date) *HistoryStream[NewTransaction] {
+	return &HistoryStream[NewTransaction]{plan: newPlan(h, a.ID, today), fill: func(plan []generated, _ int) []NewTransaction {
+		return accountHistory(plan, a)
+	}}
 }
 
 // CardHistory returns the card transactions history h generates for a
 // card account as of today, as AccountHistory does for an account.
-func CardHistory(h History, c CardAccount, today Date) []NewCardTransaction {
-	return cardHistory(planHistory(h, c.ID, today), c, today, "CT", 0)
+func CardHistory(h History, c CardAccount, today Date) *HistoryStream[NewCardTransaction] {
+	return &HistoryStream[NewCardTransaction]{plan: newPlan(h, c.ID, today), fill: func(plan []generated, first int) []NewCardTransaction {
+		return cardHistory(plan, c, today, "CT", first)
+	}}
 }

@@ -261,10 +261,10 @@ func (l *loader) account(i int, a Account) (scenarioAccount, error) {
 		return out, err
 	}
 	l.planned = true
-	txs := bank.AccountHistory(h, acct, l.today)
-	out.history = len(txs)
-	for first := 0; first < len(txs); first += chunkRecords {
-		if err := l.put(out, first, txs[first:min(first+chunkRecords, len(txs))], nil); err != nil {
+	history := bank.AccountHistory(h, acct, l.today)
+	out.history = history.Len()
+	for first := 0; first < out.history; first += chunkRecords {
+		if err := l.put(out, first, history.Next(chunkRecords), nil); err != nil {
 			return out, err
 		}
 	}
@@ -339,10 +339,10 @@ func (l *loader) cardAccount(i int, c CardAccount) (scenarioCard, error) {
 		return out, err
 	}
 	l.planned = true
-	txs := bank.CardHistory(h, card, l.today)
-	out.history = len(txs)
-	for first := 0; first < len(txs); first += chunkRecords {
-		if err := l.cardTransactionsAt(out, first, txs[first:min(first+chunkRecords, len(txs))]); err != nil {
+	history := bank.CardHistory(h, card, l.today)
+	out.history = history.Len()
+	for first := 0; first < out.history; first += chunkRecords {
+		if err := l.cardTransactionsAt(out, first, history.Next(chunkRecords)); err != nil {
 			return out, err
 		}
 	}
