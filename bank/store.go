@@ -41,6 +41,13 @@ type Staging interface {
 // Put methods insert or replace and keep every index in step with the
 // record, in the same transaction. Lists are in creation order.
 type Tx interface {
+	// ReleasePages lets go of the memory that the reads of the
+	// transaction so far took in this process (the pages of the data
+	// file), for a long read such as an export of a million
+	// transactions: what is read again is read from the file. It changes
+	// no data.
+	ReleasePages()
+
 	// NextSeq hands out the next sequence number of a kind; numbers are
 	// never handed out twice in one data file, even across Reset.
 	NextSeq(kind Kind) (uint64, error)

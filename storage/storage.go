@@ -129,7 +129,9 @@ func OpenReadOnly(path string, lockWait time.Duration) (*DB, error) {
 			if err := db.inspect(tx); err != nil {
 				return err
 			}
-			return checkStructure(tx, time.Now().Add(checkBudget))
+			err := checkStructure(tx, time.Now().Add(checkBudget))
+			releasePages(tx) // the walk read much of the file
+			return err
 		})
 	})
 	if err != nil {
@@ -500,6 +502,10 @@ func (t *txn) b(name []byte) *bolt.Bucket {
 	}
 	return t.tx.Bucket(name)
 }
+
+// ReleasePages lets go of the memory the transaction's reads of the
+// mapped data file took (releasePages).
+func (t *txn) ReleasePages() { releasePages(t.tx) }
 
 // u64 encodes v as 8 big-endian bytes, so keys sort like numbers.
 func u64(v uint64) []byte {

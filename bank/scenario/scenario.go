@@ -169,8 +169,14 @@ func (sc Scenario) records() int {
 	return n
 }
 
-// exportPage is how many transactions an export reads at a time.
-const exportPage = 1000
+// exportPage is how many transactions an export reads at a time, and
+// releaseEvery after how many pages it lets go of the memory its reads
+// of the data file took (bank.Tx ReleasePages), so that an export of a
+// million transactions does not hold the file in memory.
+const (
+	exportPage   = 1000
+	releaseEvery = 20
+)
 
 // eachTransaction calls fn with each transaction of an account in the
 // order of an export: the booked ones newest first, a page at a time, then
@@ -185,6 +191,9 @@ func eachTransaction(tx bank.Tx, accountID string, fn func(bank.Transaction) err
 			if err := fn(t); err != nil {
 				return err
 			}
+		}
+		if (offset/exportPage)%releaseEvery == releaseEvery-1 {
+			tx.ReleasePages() // the data file's pages read so far
 		}
 		if len(page.Transactions) < exportPage || offset+exportPage >= page.Total {
 			break

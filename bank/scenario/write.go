@@ -62,6 +62,7 @@ func Write(s *bank.Sandbox, w io.Writer, note, indent string) error {
 			_, _ = bw.WriteString("\n" + indent)
 		}
 		_, _ = bw.Write(head[at:])
+		tx.ReleasePages()
 		return bw.Flush()
 	})
 }
