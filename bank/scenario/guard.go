@@ -36,8 +36,9 @@ const (
 	// transaction, a payment, the settings.
 	maxRecord = 24 << 20
 	// maxHeldParts is the most bytes of the parts of version 2 (payments,
-	// baskets, ..., TPP contacts), which the bank holds decoded until the
-	// sandbox data are in.
+	// baskets, ..., TPP contacts) of a document in another order than an
+	// export's, which the bank holds decoded until the sandbox data are
+	// in; in the order of an export they are restored as they are read.
 	maxHeldParts = 32 << 20
 )
 
@@ -251,7 +252,7 @@ func (g *guard) Read(p []byte) (int, error) {
 // heldError is the refusal of a record that reached its hold.
 func (g *guard) heldError() *apierr.Error {
 	if g.endWhat == "parts" {
-		return apierr.Errorf(apierr.CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) are over %d MiB together, more than the bank holds while it restores them; import the sandbox data without them (format %s)", maxHeldParts>>20, FormatV1)
+		return apierr.Errorf(apierr.CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) come in another order than an export writes them and are over %d MiB together, more than the bank holds while it restores them; put them in the order of an export, after the sandbox data, the clock and the settings, or import the sandbox data without them (format %s)", maxHeldParts>>20, FormatV1)
 	}
 	return apierr.PathError(apierr.CodeBadRequest, g.endPath, fmt.Sprintf("is over %d MiB, more than a %s of a scenario may have; the bank reads one record at a time", maxRecord>>20, g.endWhat))
 }

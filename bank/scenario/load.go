@@ -118,7 +118,7 @@ func load(sb *bank.Sandbox, what string, src scenarioSource, fixed bool) (Counts
 // rebuild makes the data of src anew in next.
 func rebuild(sb *bank.Sandbox, next bank.Staging, src scenarioSource, fixed bool, p *bank.ImportProgress) (Counts, bank.Restored, error) {
 	v := apierr.Violations{Strict: sb.Strict()}
-	l := &loader{st: next, tx: next.Tx(), v: &v, fixed: fixed, today: sb.Today(), progress: p}
+	l := &loader{sb: sb, st: next, tx: next.Tx(), v: &v, fixed: fixed, today: sb.Today(), progress: p, seen: map[string]bool{}}
 	rest, err := src.feed(l)
 	if err != nil {
 		return Counts{}, bank.Restored{}, err
@@ -126,18 +126,30 @@ func rebuild(sb *bank.Sandbox, next bank.Staging, src scenarioSource, fixed bool
 	if err := rest.checkVersion(); err != nil {
 		return Counts{}, bank.Restored{}, err
 	}
-	kept, err := sb.RestoreState(l.tx, rest.Clock, rest.Settings)
-	if err != nil {
-		return Counts{}, kept, err
+	if err := l.restoreState(rest.Clock, rest.Settings); err != nil {
+		return Counts{}, l.kept, err
 	}
 	n := l.n
 	if l.restored {
 		if err := l.restore(rest, &n); err != nil {
-			return n, kept, err
+			return n, l.kept, err
 		}
 	}
 	n.Warnings = v.Warnings()
-	return n, kept, nil
+	return n, l.kept, nil
+}
+
+// restoreState restores a version-2 scenario's clock and settings
+// (Sandbox.RestoreState), once: before its other parts, which a stream in
+// the order of an export restores as it reads them.
+func (l *loader) restoreState(clock *bank.ScenarioClock, settings *bank.Settings) error {
+	if l.stateDone {
+		return nil
+	}
+	l.stateDone = true
+	var err error
+	l.kept, err = l.sb.RestoreState(l.tx, clock, settings)
+	return err
 }
 
 // loader creates a scenario's records in the new data of an import, a
@@ -145,6 +157,7 @@ func rebuild(sb *bank.Sandbox, next bank.Staging, src scenarioSource, fixed bool
 // restored is set for a version-2 scenario, whose records the bank made
 // (see restore).
 type loader struct {
+	sb       *bank.Sandbox
 	st       bank.Staging
 	tx       bank.Tx
 	v        *apierr.Violations
@@ -157,6 +170,15 @@ type loader struct {
 	written int
 	// planned is set once a history was generated with today.
 	planned bool
+	// stateDone is set once the clock and settings were restored, with
+	// kept what the bank must know of them (restoreState).
+	stateDone bool
+	kept      bank.Restored
+	// seen holds the keys of the restored records that must be unique
+	// within their part (usage counters, batch runs, TPP contacts), and
+	// basketRefs the restored payments that name a basket (restore).
+	seen       map[string]bool
+	basketRefs []basketRef
 }
 
 // lastDay is the latest date there is.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -151,17 +152,65 @@ func exportRecords(tx bank.Tx, sc *Scenario, clock bank.ScenarioClock, settings 
 	return err
 }
 
-// restore creates the records of a version-2 scenario's parts, after the
-// sandbox data, each checked, in the order their references need, a
-// chunk of them per transaction of the new data (loader.wrote). The
-// first record that breaks a rule stops the import with its findings.
+// restore creates the records of a version-2 scenario's parts that are
+// held in sc, after the sandbox data, each checked, in the order their
+// references need (partSteps), a chunk of them per transaction of the new
+// data (loader.wrote), and then checks what the parts say of each other.
+// The parts of a stream in the order of an export were restored as they
+// were read already (streamSource.part). The first record that breaks a
+// rule stops the import with its findings.
 func (l *loader) restore(sc Scenario, n *Counts) error {
-	steps := []func(Scenario, *Counts) error{
-		l.restorePayments, l.restoreBaskets, l.restoreConsents, l.restoreAuthorisations,
-		l.restoreGrants, l.restoreSessions, l.restorePSUs, l.restoreUsage, l.restoreBatchRuns, l.restoreContacts,
+	parts := reflect.ValueOf(&sc).Elem()
+	for _, step := range l.partSteps() {
+		f, _ := bank.StructField(reflect.TypeFor[Scenario](), step.name)
+		list := parts.FieldByIndex(f.Index)
+		for i := range list.Len() {
+			if err := step.item(i, list.Index(i).Addr().Interface(), n); err != nil {
+				return err
+			}
+		}
 	}
-	for _, step := range steps {
-		if err := step(sc, n); err != nil {
+	return l.checkBasketRefs()
+}
+
+// partStep restores the items of one part of version 2: item restores
+// the i'th, given a pointer to it.
+type partStep struct {
+	name string
+	item func(i int, v any, n *Counts) error
+}
+
+// partSteps lists the parts of version 2 in the order their references
+// need, which is the order export writes them in.
+func (l *loader) partSteps() []partStep {
+	return []partStep{
+		{"payments", func(i int, v any, n *Counts) error { return l.restorePayment(i, *v.(*Payment), n) }},
+		{"baskets", func(i int, v any, n *Counts) error { return l.restoreBasket(i, *v.(*bank.Basket), n) }},
+		{"consents", func(i int, v any, n *Counts) error { return l.restoreConsent(i, *v.(*bank.Consent), n) }},
+		{"authorisations", func(i int, v any, n *Counts) error { return l.restoreAuthorisation(i, *v.(*Authorisation), n) }},
+		{"grants", func(i int, v any, n *Counts) error { return l.restoreGrant(i, *v.(*bank.Grant), n) }},
+		{"sessions", func(i int, v any, n *Counts) error { return l.restoreSession(i, *v.(*bank.Session), n) }},
+		{"psus", func(i int, v any, n *Counts) error { return l.restorePSU(i, *v.(*bank.PSU), n) }},
+		{"usage", func(i int, v any, n *Counts) error { return l.restoreUse(i, *v.(*Use), n) }},
+		{"batchRuns", func(i int, v any, n *Counts) error { return l.restoreBatchRun(i, *v.(*bank.BatchRun), n) }},
+		{"tppContacts", func(i int, v any, n *Counts) error { return l.restoreContact(i, *v.(*bank.TPPContact), n) }},
+	}
+}
+
+// basketRef is a restored payment that names a basket: payments[i].
+type basketRef struct {
+	i                   int
+	paymentID, basketID string
+}
+
+// checkBasketRefs checks, once every part is in, that the basket each
+// restored payment names holds it.
+func (l *loader) checkBasketRefs() error {
+	for _, r := range l.basketRefs {
+		b, err := l.tx.Basket(r.basketID)
+		if errors.Is(err, bank.ErrNotFound) || (err == nil && !slices.Contains(b.PaymentIDs, r.paymentID)) {
+			return apierr.PathError(apierr.CodeFormatError, fmt.Sprintf("payments[%d].basketId", r.i), fmt.Sprintf("basket %s of this scenario does not hold payment %s; list the payment in the basket's paymentIds, or leave basketId out", r.basketID, r.paymentID))
+		} else if err != nil {
 			return err
 		}
 	}
@@ -226,40 +275,38 @@ func checkTPP(v *apierr.Violations, path, id string) {
 	bank.CheckText(v, path, id, 1, 200)
 }
 
-// restorePayments restores the payments with their request bodies, and
+// restorePayment restores payments[i] with its request body, and
 // the index of logical duplicates their creation kept.
-func (l *loader) restorePayments(sc Scenario, n *Counts) error {
-	for i, sp := range sc.Payments {
-		path := fmt.Sprintf("payments[%d]", i)
-		p := sp.Payment
-		p.Request = sp.Body
-		var v apierr.Violations
-		if err := restoredID(l.tx, &v, path, bank.KindPayment, p.ID); err != nil {
-			return err
-		}
-		if err := checkPaymentRecord(l.tx, &v, path, p); err != nil {
-			return err
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if _, err := l.tx.Payment(p.ID); err == nil {
-			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two payments have the id "+p.ID)
-		}
-		if err := l.tx.PutPayment(p); err != nil {
-			return err
-		}
-		if p.Service != bank.ServiceBulk {
-			if err := l.tx.PutDuplicate(bank.DuplicateKey(p), p.ID, p.Created); err != nil {
-				return err
-			}
-		}
-		n.Payments++
-		if err := l.wrote(1); err != nil {
+func (l *loader) restorePayment(i int, sp Payment, n *Counts) error {
+	path := fmt.Sprintf("payments[%d]", i)
+	p := sp.Payment
+	p.Request = sp.Body
+	var v apierr.Violations
+	if err := restoredID(l.tx, &v, path, bank.KindPayment, p.ID); err != nil {
+		return err
+	}
+	if err := checkPaymentRecord(l.tx, &v, path, p); err != nil {
+		return err
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if _, err := l.tx.Payment(p.ID); err == nil {
+		return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two payments have the id "+p.ID)
+	}
+	if err := l.tx.PutPayment(p); err != nil {
+		return err
+	}
+	if p.Service != bank.ServiceBulk {
+		if err := l.tx.PutDuplicate(bank.DuplicateKey(p), p.ID, p.Created); err != nil {
 			return err
 		}
 	}
-	return nil
+	if p.BasketID != "" {
+		l.basketRefs = append(l.basketRefs, basketRef{i, p.ID, p.BasketID})
+	}
+	n.Payments++
+	return l.wrote(1)
 }
 
 // checkPaymentRecord checks a stored payment: its service, product and
@@ -415,37 +462,21 @@ func checkPaymentItem(tx bank.Tx, v *apierr.Violations, path string, p bank.Paym
 	return nil
 }
 
-// restoreBaskets restores the signing baskets, whose payments must be the
+// restoreBasket restores baskets[i], a signing basket, whose payments must be the
 // basket's TPP's payments of the scenario that name the basket back.
-func (l *loader) restoreBaskets(sc Scenario, n *Counts) error {
-	for i, b := range sc.Baskets {
-		path := fmt.Sprintf("baskets[%d]", i)
-		if err := l.checkBasket(path, b); err != nil {
-			return err
-		}
-		if _, err := l.tx.Basket(b.ID); err == nil {
-			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two baskets have the id "+b.ID)
-		}
-		if err := l.tx.PutBasket(b); err != nil {
-			return err
-		}
-		n.Baskets++
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+func (l *loader) restoreBasket(i int, b bank.Basket, n *Counts) error {
+	path := fmt.Sprintf("baskets[%d]", i)
+	if err := l.checkBasket(path, b); err != nil {
+		return err
 	}
-	for i, p := range sc.Payments {
-		if p.BasketID == "" {
-			continue
-		}
-		b, err := l.tx.Basket(p.BasketID)
-		if errors.Is(err, bank.ErrNotFound) || (err == nil && !slices.Contains(b.PaymentIDs, p.ID)) {
-			return apierr.PathError(apierr.CodeFormatError, fmt.Sprintf("payments[%d].basketId", i), fmt.Sprintf("basket %s of this scenario does not hold payment %s; list the payment in the basket's paymentIds, or leave basketId out", p.BasketID, p.ID))
-		} else if err != nil {
-			return err
-		}
+	if _, err := l.tx.Basket(b.ID); err == nil {
+		return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two baskets have the id "+b.ID)
 	}
-	return nil
+	if err := l.tx.PutBasket(b); err != nil {
+		return err
+	}
+	n.Baskets++
+	return l.wrote(1)
 }
 
 // checkBasket checks a restored basket at path: its id, TPP and time, and
@@ -478,80 +509,70 @@ func (l *loader) checkBasket(path string, b bank.Basket) error {
 	return v.Err()
 }
 
-// restoreConsents restores the TPPs' consent resources.
-func (l *loader) restoreConsents(sc Scenario, n *Counts) error {
-	for i, c := range sc.Consents {
-		path := fmt.Sprintf("consents[%d]", i)
-		f := func(field string) string { return apierr.JoinPath(path, field) }
-		var v apierr.Violations
-		if err := restoredID(l.tx, &v, path, bank.KindConsent, c.ID); err != nil {
-			return err
-		}
-		checkTPP(&v, f("tppId"), c.TPPID)
-		checkTime(&v, f("created"), c.Created)
-		bank.CheckOneOf(&v, f("status"), c.Status, consentStatuses)
-		for j, id := range c.AuthorisationIDs {
-			checkIDRef(&v, f(fmt.Sprintf("authorisationIds[%d]", j)), bank.KindAuthorisation, id, true)
-		}
-		granted := c.Status != bank.ConsentReceived && c.Status != bank.ConsentRejected && c.GrantID != ""
-		checkIDRef(&v, f("grantId"), bank.KindGrant, c.GrantID, c.Status == bank.ConsentValid)
-		checkIDRef(&v, f("customerId"), bank.KindCustomer, c.CustomerID, granted)
-		checkContext(&v, f("context"), c.Context, granted)
-		for j, id := range c.Accounts {
-			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
-		}
-		if granted {
-			checkTime(&v, f("granted"), c.Granted)
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if _, err := l.tx.Consent(c.ID); err == nil {
-			return apierr.PathError(apierr.CodeConflict, f("id"), "two consents have the id "+c.ID)
-		}
-		if err := l.tx.PutConsent(c); err != nil {
-			return err
-		}
-		n.Consents++
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+// restoreConsent restores consents[i], a TPP's consent resource.
+func (l *loader) restoreConsent(i int, c bank.Consent, n *Counts) error {
+	path := fmt.Sprintf("consents[%d]", i)
+	f := func(field string) string { return apierr.JoinPath(path, field) }
+	var v apierr.Violations
+	if err := restoredID(l.tx, &v, path, bank.KindConsent, c.ID); err != nil {
+		return err
 	}
-	return nil
+	checkTPP(&v, f("tppId"), c.TPPID)
+	checkTime(&v, f("created"), c.Created)
+	bank.CheckOneOf(&v, f("status"), c.Status, consentStatuses)
+	for j, id := range c.AuthorisationIDs {
+		checkIDRef(&v, f(fmt.Sprintf("authorisationIds[%d]", j)), bank.KindAuthorisation, id, true)
+	}
+	granted := c.Status != bank.ConsentReceived && c.Status != bank.ConsentRejected && c.GrantID != ""
+	checkIDRef(&v, f("grantId"), bank.KindGrant, c.GrantID, c.Status == bank.ConsentValid)
+	checkIDRef(&v, f("customerId"), bank.KindCustomer, c.CustomerID, granted)
+	checkContext(&v, f("context"), c.Context, granted)
+	for j, id := range c.Accounts {
+		checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
+	}
+	if granted {
+		checkTime(&v, f("granted"), c.Granted)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if _, err := l.tx.Consent(c.ID); err == nil {
+		return apierr.PathError(apierr.CodeConflict, f("id"), "two consents have the id "+c.ID)
+	}
+	if err := l.tx.PutConsent(c); err != nil {
+		return err
+	}
+	n.Consents++
+	return l.wrote(1)
 }
 
-// restoreAuthorisations restores the authorisations, each with a new
+// restoreAuthorisation restores authorisations[i], with a new
 // secret and new form tokens, and unbound: the page of an open one binds
 // to the first browser that opens it. Their redirect URIs are checked as when a
 // TPP starts SCA, so a scenario sends no PSU anywhere a TPP could not.
-func (l *loader) restoreAuthorisations(sc Scenario, n *Counts) error {
-	for i, sa := range sc.Authorisations {
-		a := sa.Authorisation
-		path := fmt.Sprintf("authorisations[%d]", i)
-		var v apierr.Violations
-		if err := restoredID(l.tx, &v, path, bank.KindAuthorisation, a.ID); err != nil {
-			return err
-		}
-		checkRestoredAuthorisation(&v, path, a)
-		if err := checkAuthorisationObjects(l.tx, &v, path, a); err != nil {
-			return err
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if _, err := l.tx.Authorisation(a.ID); err == nil {
-			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two authorisations have the id "+a.ID)
-		}
-		a.Secret, a.Token, a.Cookie = bank.NewToken(), bank.NewToken(), bank.NewToken()
-		if err := l.tx.PutAuthorisation(a); err != nil {
-			return err
-		}
-		n.Authorisations++
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+func (l *loader) restoreAuthorisation(i int, sa Authorisation, n *Counts) error {
+	a := sa.Authorisation
+	path := fmt.Sprintf("authorisations[%d]", i)
+	var v apierr.Violations
+	if err := restoredID(l.tx, &v, path, bank.KindAuthorisation, a.ID); err != nil {
+		return err
 	}
-	return nil
+	checkRestoredAuthorisation(&v, path, a)
+	if err := checkAuthorisationObjects(l.tx, &v, path, a); err != nil {
+		return err
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if _, err := l.tx.Authorisation(a.ID); err == nil {
+		return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "id"), "two authorisations have the id "+a.ID)
+	}
+	a.Secret, a.Token, a.Cookie = bank.NewToken(), bank.NewToken(), bank.NewToken()
+	if err := l.tx.PutAuthorisation(a); err != nil {
+		return err
+	}
+	n.Authorisations++
+	return l.wrote(1)
 }
 
 // checkRestoredAuthorisation checks the fields of an authorisation of a
@@ -627,44 +648,39 @@ func checkAuthorisationObjects(tx bank.Tx, v *apierr.Violations, path string, a 
 	return nil
 }
 
-// restoreGrants restores the grants: one per TPP, PSU and context, for a
+// restoreGrant restores grants[i]: one per TPP, PSU and context, for a
 // customer of the scenario (deleting a customer deletes their grants).
-func (l *loader) restoreGrants(sc Scenario, n *Counts) error {
-	for i, g := range sc.Grants {
-		path := fmt.Sprintf("grants[%d]", i)
-		f := func(field string) string { return apierr.JoinPath(path, field) }
-		var v apierr.Violations
-		if err := restoredID(l.tx, &v, path, bank.KindGrant, g.ID); err != nil {
-			return err
-		}
-		checkTPP(&v, f("tppId"), g.TPPID)
-		if err := checkCustomer(l.tx, &v, f("customerId"), g.CustomerID); err != nil {
-			return err
-		}
-		checkContext(&v, f("context"), g.Context, true)
-		if len(g.Accounts) == 0 {
-			v.Format(f("accounts"), "is required: the granted accounts, at least one")
-		}
-		for j, id := range g.Accounts {
-			checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
-		}
-		checkTime(&v, f("created"), g.Created)
-		checkIDRef(&v, f("consentId"), bank.KindConsent, g.ConsentID, false)
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if old, err := l.tx.Grant(g.TPPID, g.CustomerID, g.Context); err == nil {
-			return apierr.PathError(apierr.CodeConflict, path, fmt.Sprintf("grant %s is for the same TPP, PSU and context already; a TPP holds one grant per PSU and context", old.ID))
-		}
-		if err := l.tx.PutGrant(g); err != nil {
-			return err
-		}
-		n.Grants++
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+func (l *loader) restoreGrant(i int, g bank.Grant, n *Counts) error {
+	path := fmt.Sprintf("grants[%d]", i)
+	f := func(field string) string { return apierr.JoinPath(path, field) }
+	var v apierr.Violations
+	if err := restoredID(l.tx, &v, path, bank.KindGrant, g.ID); err != nil {
+		return err
 	}
-	return nil
+	checkTPP(&v, f("tppId"), g.TPPID)
+	if err := checkCustomer(l.tx, &v, f("customerId"), g.CustomerID); err != nil {
+		return err
+	}
+	checkContext(&v, f("context"), g.Context, true)
+	if len(g.Accounts) == 0 {
+		v.Format(f("accounts"), "is required: the granted accounts, at least one")
+	}
+	for j, id := range g.Accounts {
+		checkAccountIDRef(&v, f(fmt.Sprintf("accounts[%d]", j)), id)
+	}
+	checkTime(&v, f("created"), g.Created)
+	checkIDRef(&v, f("consentId"), bank.KindConsent, g.ConsentID, false)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if old, err := l.tx.Grant(g.TPPID, g.CustomerID, g.Context); err == nil {
+		return apierr.PathError(apierr.CodeConflict, path, fmt.Sprintf("grant %s is for the same TPP, PSU and context already; a TPP holds one grant per PSU and context", old.ID))
+	}
+	if err := l.tx.PutGrant(g); err != nil {
+		return err
+	}
+	n.Grants++
+	return l.wrote(1)
 }
 
 // checkCustomer checks a required reference to a customer of the
@@ -681,168 +697,140 @@ func checkCustomer(tx bank.Tx, v *apierr.Violations, path, id string) error {
 	return nil
 }
 
-// restoreSessions restores the SCA sessions: one per TPP and PSU, for a
+// restoreSession restores sessions[i], an SCA session: one per TPP and PSU, for a
 // customer of the scenario.
-func (l *loader) restoreSessions(sc Scenario, _ *Counts) error {
-	for i, ss := range sc.Sessions {
-		path := fmt.Sprintf("sessions[%d]", i)
-		f := func(field string) string { return apierr.JoinPath(path, field) }
-		var v apierr.Violations
-		checkTPP(&v, f("tppId"), ss.TPPID)
-		if err := checkCustomer(l.tx, &v, f("customerId"), ss.CustomerID); err != nil {
-			return err
-		}
-		bank.CheckText(&v, f("sessionId"), ss.SessionID, 1, 200)
-		checkTime(&v, f("expires"), ss.Expires)
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if _, err := l.tx.Session(ss.TPPID, ss.CustomerID); err == nil {
-			return apierr.PathError(apierr.CodeConflict, path, "two sessions are for the same TPP and PSU; a TPP holds one SCA session per PSU")
-		}
-		if err := l.tx.PutSession(ss); err != nil {
-			return err
-		}
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+func (l *loader) restoreSession(i int, ss bank.Session, _ *Counts) error {
+	path := fmt.Sprintf("sessions[%d]", i)
+	f := func(field string) string { return apierr.JoinPath(path, field) }
+	var v apierr.Violations
+	checkTPP(&v, f("tppId"), ss.TPPID)
+	if err := checkCustomer(l.tx, &v, f("customerId"), ss.CustomerID); err != nil {
+		return err
 	}
-	return nil
+	bank.CheckText(&v, f("sessionId"), ss.SessionID, 1, 200)
+	checkTime(&v, f("expires"), ss.Expires)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if _, err := l.tx.Session(ss.TPPID, ss.CustomerID); err == nil {
+		return apierr.PathError(apierr.CodeConflict, path, "two sessions are for the same TPP and PSU; a TPP holds one SCA session per PSU")
+	}
+	if err := l.tx.PutSession(ss); err != nil {
+		return err
+	}
+	return l.wrote(1)
 }
 
-// restorePSUs restores the PSU ids given to TPPs. An id is the one the bank
+// restorePSU restores psus[i], a PSU id given to a TPP. An id is the one the bank
 // derives from the TPP, the customer and the agreement (PSUID,
 // CorporateID); the customer may have been deleted since.
-func (l *loader) restorePSUs(sc Scenario, _ *Counts) error {
-	for i, p := range sc.PSUs {
-		path := fmt.Sprintf("psus[%d]", i)
-		f := func(field string) string { return apierr.JoinPath(path, field) }
-		var v apierr.Violations
-		checkTPP(&v, f("tppId"), p.TPPID)
-		checkIDRef(&v, f("customerId"), bank.KindCustomer, p.CustomerID, true)
-		want := bank.PSUID(p.TPPID, p.CustomerID)
-		if p.AgreementID != "" && checkIDRef(&v, f("agreementId"), bank.KindAgreement, p.AgreementID, true) {
-			want = bank.CorporateID(p.TPPID, p.CustomerID, p.AgreementID)
-		}
-		if p.ID != want {
-			v.Format(f("id"), "%q is not the id the bank gives this TPP for this customer%s: that is %s", apierr.Clip(p.ID), map[bool]string{true: " and agreement"}[p.AgreementID != ""], want)
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if _, err := l.tx.PSU(p.ID); err == nil {
-			return apierr.PathError(apierr.CodeConflict, f("id"), "two PSU ids are "+p.ID)
-		}
-		if err := l.tx.PutPSU(p); err != nil {
-			return err
-		}
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+func (l *loader) restorePSU(i int, p bank.PSU, _ *Counts) error {
+	path := fmt.Sprintf("psus[%d]", i)
+	f := func(field string) string { return apierr.JoinPath(path, field) }
+	var v apierr.Violations
+	checkTPP(&v, f("tppId"), p.TPPID)
+	checkIDRef(&v, f("customerId"), bank.KindCustomer, p.CustomerID, true)
+	want := bank.PSUID(p.TPPID, p.CustomerID)
+	if p.AgreementID != "" && checkIDRef(&v, f("agreementId"), bank.KindAgreement, p.AgreementID, true) {
+		want = bank.CorporateID(p.TPPID, p.CustomerID, p.AgreementID)
 	}
-	return nil
+	if p.ID != want {
+		v.Format(f("id"), "%q is not the id the bank gives this TPP for this customer%s: that is %s", apierr.Clip(p.ID), map[bool]string{true: " and agreement"}[p.AgreementID != ""], want)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if _, err := l.tx.PSU(p.ID); err == nil {
+		return apierr.PathError(apierr.CodeConflict, f("id"), "two PSU ids are "+p.ID)
+	}
+	if err := l.tx.PutPSU(p); err != nil {
+		return err
+	}
+	return l.wrote(1)
 }
 
-// restoreUsage restores the usage counters of PSU-not-present calls.
-func (l *loader) restoreUsage(sc Scenario, _ *Counts) error {
-	seen := map[string]bool{}
-	for i, u := range sc.Usage {
-		path := fmt.Sprintf("usage[%d]", i)
-		f := func(field string) string { return apierr.JoinPath(path, field) }
-		var v apierr.Violations
-		if u.Day.IsZero() {
-			v.Format(f("day"), "is required: the day of the calls, YYYY-MM-DD")
-		}
-		checkTPP(&v, f("tppId"), u.TPPID)
-		checkIDRef(&v, f("customerId"), bank.KindCustomer, u.CustomerID, true)
-		checkAccountIDRef(&v, f("accountId"), u.AccountID)
-		bank.CheckOneOf(&v, f("kind"), u.Kind, useKinds)
-		if u.Count < 1 {
-			v.Format(f("count"), "must be 1 or more")
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		key := bank.UseKey(u.TPPID, u.CustomerID, u.AccountID, u.Kind)
-		if seen[u.Day.String()+key] {
-			return apierr.PathError(apierr.CodeConflict, path, "two counters are for the same day, TPP, PSU, account and kind")
-		}
-		seen[u.Day.String()+key] = true
-		if err := l.tx.PutUse(bank.UseCount{Day: u.Day, Key: key, Count: u.Count}); err != nil {
-			return err
-		}
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+// restoreUse restores usage[i], a usage counter of PSU-not-present calls.
+func (l *loader) restoreUse(i int, u Use, _ *Counts) error {
+	path := fmt.Sprintf("usage[%d]", i)
+	f := func(field string) string { return apierr.JoinPath(path, field) }
+	var v apierr.Violations
+	if u.Day.IsZero() {
+		v.Format(f("day"), "is required: the day of the calls, YYYY-MM-DD")
 	}
-	return nil
+	checkTPP(&v, f("tppId"), u.TPPID)
+	checkIDRef(&v, f("customerId"), bank.KindCustomer, u.CustomerID, true)
+	checkAccountIDRef(&v, f("accountId"), u.AccountID)
+	bank.CheckOneOf(&v, f("kind"), u.Kind, useKinds)
+	if u.Count < 1 {
+		v.Format(f("count"), "must be 1 or more")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	key := bank.UseKey(u.TPPID, u.CustomerID, u.AccountID, u.Kind)
+	if l.seen["usage\x00"+u.Day.String()+key] {
+		return apierr.PathError(apierr.CodeConflict, path, "two counters are for the same day, TPP, PSU, account and kind")
+	}
+	l.seen["usage\x00"+u.Day.String()+key] = true
+	if err := l.tx.PutUse(bank.UseCount{Day: u.Day, Key: key, Count: u.Count}); err != nil {
+		return err
+	}
+	return l.wrote(1)
 }
 
-// restoreBatchRuns restores the batch run reports, oldest first; the data
+// restoreBatchRun restores batchRuns[i], a batch run report (oldest first); the data
 // file keeps the newest MaxBatchRunsKept.
-func (l *loader) restoreBatchRuns(sc Scenario, _ *Counts) error {
-	seen := map[string]bool{}
-	for i, r := range sc.BatchRuns {
-		path := fmt.Sprintf("batchRuns[%d]", i)
-		f := func(field string) string { return apierr.JoinPath(path, field) }
-		var v apierr.Violations
-		if err := restoredID(l.tx, &v, path, bank.KindBatchRun, r.ID); err != nil {
-			return err
-		}
-		checkTime(&v, f("time"), r.Time)
-		bank.CheckOneOf(&v, f("trigger"), r.Trigger, batchTriggers)
-		if r.Duration < 0 {
-			v.Format(f("duration"), "must not be negative")
-		}
-		for status, count := range r.Counts {
-			if !slices.Contains(bank.PaymentStatuses, status) || count < 0 {
-				v.Format(f("counts."+apierr.Clip(status)), "must be a payment status with a count of 0 or more")
-			}
-		}
-		for j, o := range r.Outcomes {
-			checkIDRef(&v, f(fmt.Sprintf("outcomes[%d].paymentId", j)), bank.KindPayment, o.PaymentID, true)
-			bank.CheckOneOf(&v, f(fmt.Sprintf("outcomes[%d].to", j)), o.To, bank.PaymentStatuses)
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if seen[r.ID] {
-			return apierr.PathError(apierr.CodeConflict, f("id"), "two batch runs have the id "+r.ID)
-		}
-		seen[r.ID] = true
-		if err := l.tx.PutBatchRun(r); err != nil {
-			return err
-		}
-		if err := l.wrote(1); err != nil {
-			return err
+func (l *loader) restoreBatchRun(i int, r bank.BatchRun, _ *Counts) error {
+	path := fmt.Sprintf("batchRuns[%d]", i)
+	f := func(field string) string { return apierr.JoinPath(path, field) }
+	var v apierr.Violations
+	if err := restoredID(l.tx, &v, path, bank.KindBatchRun, r.ID); err != nil {
+		return err
+	}
+	checkTime(&v, f("time"), r.Time)
+	bank.CheckOneOf(&v, f("trigger"), r.Trigger, batchTriggers)
+	if r.Duration < 0 {
+		v.Format(f("duration"), "must not be negative")
+	}
+	for status, count := range r.Counts {
+		if !slices.Contains(bank.PaymentStatuses, status) || count < 0 {
+			v.Format(f("counts."+apierr.Clip(status)), "must be a payment status with a count of 0 or more")
 		}
 	}
-	return nil
+	for j, o := range r.Outcomes {
+		checkIDRef(&v, f(fmt.Sprintf("outcomes[%d].paymentId", j)), bank.KindPayment, o.PaymentID, true)
+		bank.CheckOneOf(&v, f(fmt.Sprintf("outcomes[%d].to", j)), o.To, bank.PaymentStatuses)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if l.seen["batchRuns\x00"+r.ID] {
+		return apierr.PathError(apierr.CodeConflict, f("id"), "two batch runs have the id "+r.ID)
+	}
+	l.seen["batchRuns\x00"+r.ID] = true
+	if err := l.tx.PutBatchRun(r); err != nil {
+		return err
+	}
+	return l.wrote(1)
 }
 
-// restoreContacts restores the TPPs' contact addresses. A TPP the scenario
+// restoreContact restores tppContacts[i], a TPP's contact address. A TPP the scenario
 // does not name keeps its own: contacts, like certificates, belong to the
 // TPP rather than to the test data.
-func (l *loader) restoreContacts(sc Scenario, _ *Counts) error {
-	seen := map[string]bool{}
-	for i, c := range sc.TPPContacts {
-		path := fmt.Sprintf("tppContacts[%d]", i)
-		var v apierr.Violations
-		checkTPP(&v, apierr.JoinPath(path, "tppId"), c.TPPID)
-		bank.CheckEmail(&v, apierr.JoinPath(path, "email"), c.Email)
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if seen[c.TPPID] {
-			return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "tppId"), "two contacts are for TPP "+c.TPPID)
-		}
-		seen[c.TPPID] = true
-		if err := l.tx.PutTPPContact(c); err != nil {
-			return err
-		}
-		if err := l.wrote(1); err != nil {
-			return err
-		}
+func (l *loader) restoreContact(i int, c bank.TPPContact, _ *Counts) error {
+	path := fmt.Sprintf("tppContacts[%d]", i)
+	var v apierr.Violations
+	checkTPP(&v, apierr.JoinPath(path, "tppId"), c.TPPID)
+	bank.CheckEmail(&v, apierr.JoinPath(path, "email"), c.Email)
+	if err := v.Err(); err != nil {
+		return err
 	}
-	return nil
+	if l.seen["tppContacts\x00"+c.TPPID] {
+		return apierr.PathError(apierr.CodeConflict, apierr.JoinPath(path, "tppId"), "two contacts are for TPP "+c.TPPID)
+	}
+	l.seen["tppContacts\x00"+c.TPPID] = true
+	if err := l.tx.PutTPPContact(c); err != nil {
+		return err
+	}
+	return l.wrote(1)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -33,9 +34,11 @@ import (
 // What the bank holds at once is bounded whatever the document (see
 // guard): a string longer than its field may be, the value of an unknown
 // field over 64 KiB and a record over maxRecord (24 MiB) are refused as
-// they are read, at their paths, and the parts of version 2, which are
-// held until the sandbox data are in, may have maxHeldParts (32 MiB)
-// together.
+// they are read, at their paths. The parts of version 2 are restored
+// record by record as they are read when they come, as an export writes
+// them, after the sandbox data, the clock and the settings and in the
+// order their references need; in another order they are held until the
+// document is read, and may have maxHeldParts (32 MiB) together.
 //
 // A document read best in one pass has format as its first key and an
 // account's (or card account's) fields before its transactions, as export
@@ -72,6 +75,12 @@ type streamSource struct {
 	hist   *history
 	// held is how many bytes of the parts of version 2 may still come.
 	held int64
+	// seen holds the top-level fields read so far; live is the index in
+	// partSteps of the last part restored as it was read (-1: none), and
+	// holding is set once a part is held instead (restoreAsRead).
+	seen    map[string]bool
+	live    int
+	holding bool
 	// syntax is the stream's JSON syntax error, if any.
 	syntax *json.SyntaxError
 }
@@ -157,6 +166,7 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 	}
 	s.p.ReadAgain()
 	s.l, s.rest, s.notes, s.held = l, Scenario{}, apierr.Warnings{}, maxHeldParts
+	s.seen, s.live, s.holding = map[string]bool{}, -1, false
 	s.guard = newGuard(&countingReader{r: s.r, p: s.p}, reflect.TypeFor[Scenario]())
 	s.hist = &history{r: &utf8Reader{r: s.guard}}
 	s.dec = json.NewDecoder(s.hist)
@@ -187,7 +197,7 @@ func (s *streamSource) document() error {
 	if tok != json.Delim('{') {
 		return errReadWhole
 	}
-	seen := map[string]bool{}
+	seen := s.seen
 	for first := true; s.dec.More(); first = false {
 		key, err := s.key()
 		if err != nil {
@@ -263,14 +273,27 @@ func (s *streamSource) part(key, name string) error {
 	case "":
 		return s.unknown(key)
 	}
-	// The note, the settings and the parts of version 2, which the loader
-	// restores after the sandbox data: the parts item by item, within
-	// maxHeldParts together.
+	// The note, the clock, the settings and the parts of version 2, which
+	// the loader restores after the sandbox data: as they are read, in the
+	// order of an export (restoreAsRead); otherwise held, within
+	// maxHeldParts together, and restored once the document is read.
 	f, _ := bank.StructField(reflect.TypeFor[Scenario](), name)
 	field := reflect.ValueOf(&s.rest).Elem().FieldByIndex(f.Index)
 	if field.Kind() != reflect.Slice {
 		return s.record(name, field.Addr().Interface())
 	}
+	if step, ok, err := s.restoreAsRead(name); err != nil {
+		return err
+	} else if ok {
+		return s.items(name, func(i int, path string) error {
+			item := reflect.New(field.Type().Elem())
+			if err := s.record(path, item.Interface()); err != nil {
+				return err
+			}
+			return step.item(i, item.Interface(), &l.n)
+		})
+	}
+	s.holding = true
 	return s.items(name, func(_ int, path string) error {
 		start := s.dec.InputOffset()
 		item := reflect.New(field.Type().Elem())
@@ -281,6 +304,33 @@ func (s *streamSource) part(key, name string) error {
 		field.Set(reflect.Append(field, item.Elem()))
 		return nil
 	})
+}
+
+// restoreAsRead returns the restore of the part of version 2 name, and
+// true, when its items may be restored as they are read: those of a
+// version-2 document in the order of an export, whose sandbox data, clock
+// and settings came before its parts, and whose parts come in the order
+// their references need, none held. A part that comes out of that order
+// after one was restored as read makes the document one to read whole.
+func (s *streamSource) restoreAsRead(name string) (partStep, bool, error) {
+	steps := s.l.partSteps()
+	k := slices.IndexFunc(steps, func(p partStep) bool { return p.name == name })
+	if s.live >= 0 && k <= s.live {
+		return partStep{}, false, errReadWhole
+	}
+	for _, before := range []string{"customers", "accounts", "cardAccounts", "agreements", "clock", "settings"} {
+		if !s.seen[before] {
+			return partStep{}, false, nil
+		}
+	}
+	if !s.l.restored || s.holding {
+		return partStep{}, false, nil
+	}
+	if err := s.l.restoreState(s.rest.Clock, s.rest.Settings); err != nil {
+		return partStep{}, false, err
+	}
+	s.live = k
+	return steps[k], true, nil
 }
 
 // account reads accounts[i]: its fields, then its transactions one by
