@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -19,22 +18,6 @@ import (
 	"sandbank/bank/reqlog"
 	"sandbank/bank/scenario"
 )
-
-// streamedTransactions is how many transactions the streamed-export test
-// adds to the known state: 200,000 (a scenario of about 100 MB), or
-// SANDBANK_EXPORT_TRANSACTIONS (1000000 for the run of
-// docs/BENCHMARKS.md).
-func streamedTransactions(t *testing.T) int {
-	t.Helper()
-	n := 200_000
-	if v := os.Getenv("SANDBANK_EXPORT_TRANSACTIONS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1 {
-			t.Fatalf("SANDBANK_EXPORT_TRANSACTIONS=%q: give a number of transactions", v)
-		}
-	}
-	return n
-}
 
 // knownStateTransactions counts the transactions of the known state, as
 // a new bank exports them.
@@ -50,14 +33,14 @@ func knownStateTransactions(t *testing.T) int {
 }
 
 // TestScenarioExport_StreamsASignedAnswerItNeverHolds exports a bank with
-// 200,000 transactions more than the known state through HTTP, in this
-// process, reading the answer as it comes into a file: the heap never
-// grows by a quarter of the answer, the answer is signed (Digest and
+// 200,000 transactions more than the known state (apptest.Scaled) through
+// HTTP, in this process, reading the answer as it comes into a file: the
+// heap never grows by a quarter of the answer (apptest.HeapBudget), the answer is signed (Digest and
 // Signature) and verifies with the project's verifier and with openssl,
 // the request log keeps its first 64 KiB, and the temporary file the
 // answer was signed in is gone.
 func TestScenarioExport_StreamsASignedAnswerItNeverHolds(t *testing.T) {
-	n := streamedTransactions(t)
+	n := apptest.Scaled(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
 	known := knownStateTransactions(t)
 	b := apptest.Start(t, apptest.Options{DataPath: apptest.BigFixture(t, n)})
 	op := b.Operator()
@@ -91,7 +74,7 @@ func TestScenarioExport_StreamsASignedAnswerItNeverHolds(t *testing.T) {
 		t.Fatalf("export: %d, Content-Length %d, %d bytes read", resp.StatusCode, resp.ContentLength, size)
 	}
 	t.Logf("%d bytes streamed; heap %d MiB before, at most %d MiB during", size, base>>20, peak>>20)
-	if grew := int64(peak) - int64(base); grew > size/4 {
+	if grew := int64(peak) - int64(base); grew > apptest.HeapBudget(size) {
 		t.Errorf("the heap grew by %d MiB while the bank exported %d MiB: it holds the answer", grew>>20, size>>20)
 	}
 

@@ -3,7 +3,6 @@ package scenario_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"strconv"
 	"testing"
 
@@ -13,34 +12,19 @@ import (
 	"sandbank/bank/scenario"
 )
 
-// historyCount is how many transactions the generated-history tests ask
-// for: 200,000, or SANDBANK_HISTORY_TRANSACTIONS (1000000 for the run of
-// docs/BENCHMARKS.md).
-func historyCount(t *testing.T) int {
-	t.Helper()
-	n := 200_000
-	if v := os.Getenv("SANDBANK_HISTORY_TRANSACTIONS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > bank.MaxHistoryCount {
-			t.Fatalf("SANDBANK_HISTORY_TRANSACTIONS=%q: give a number of transactions up to %d", v, bank.MaxHistoryCount)
-		}
-	}
-	return n
-}
-
 // historyBytes is what a generated transaction takes at least in a
-// scenario export (about 460 bytes), the measure the heap is held to: the
-// heap may grow by half of what the history takes in that form, which
-// leaves room for the batch being stored (about 22 MiB at any count) and
-// none for the history held whole (above 1 KiB a transaction).
+// scenario export (about 460 bytes), the measure the heap is held to
+// (apptest.HeapBudget): a history held whole takes above 1 KiB a
+// transaction.
 const historyBytes = 400
 
 // TestHistory_ScenarioGeneratesInFlatMemory loads the example scenario
 // whose account asks for a generated history, with 200,000 transactions
-// instead of 100,000: they are generated and stored a chunk at a time,
-// and the heap never grows by half of what they take in an export.
+// instead of 100,000 (apptest.Scaled): they are generated and stored a chunk at a time,
+// and the heap never grows by a quarter of what they take in an export
+// (apptest.HeapBudget).
 func TestHistory_ScenarioGeneratesInFlatMemory(t *testing.T) {
-	n := historyCount(t)
+	n := apptest.Scaled(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
 	doc, err := assets.Scenarios.ReadFile("scenarios/account-100k-transactions.json")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +41,7 @@ func TestHistory_ScenarioGeneratesInFlatMemory(t *testing.T) {
 		t.Fatalf("%d transactions generated, want %d", counts.Transactions, n)
 	}
 	t.Logf("%d transactions generated; heap %d MiB before, at most %d MiB during", n, base>>20, peak>>20)
-	if grew := int64(peak) - int64(base); grew > int64(n)*historyBytes/2 {
+	if grew := int64(peak) - int64(base); grew > apptest.HeapBudget(int64(n)*historyBytes) {
 		t.Errorf("the heap grew by %d MiB for a history of %d transactions: it holds the history", grew>>20, n)
 	}
 }
@@ -66,7 +50,7 @@ func TestHistory_ScenarioGeneratesInFlatMemory(t *testing.T) {
 // as the window's Generate does (Sandbox.GenerateTransactions), with the
 // same bound on the heap.
 func TestHistory_GenerateInFlatMemory(t *testing.T) {
-	n := historyCount(t)
+	n := apptest.Scaled(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
 	s, _ := newBank(t)
 	accounts, err := s.Sandbox.Accounts()
 	if err != nil {
@@ -80,7 +64,7 @@ func TestHistory_GenerateInFlatMemory(t *testing.T) {
 		t.Fatalf("generated %d of %d (progress %v): %v", done, n, reported, err)
 	}
 	t.Logf("%d transactions generated; heap %d MiB before, at most %d MiB during", n, base>>20, peak>>20)
-	if grew := int64(peak) - int64(base); grew > int64(n)*historyBytes/2 {
+	if grew := int64(peak) - int64(base); grew > apptest.HeapBudget(int64(n)*historyBytes) {
 		t.Errorf("the heap grew by %d MiB for %d generated transactions: it holds them", grew>>20, n)
 	}
 	page, err := s.Sandbox.Transactions(accounts[0].ID, bank.TxQuery{Limit: 1})
