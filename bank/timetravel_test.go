@@ -84,7 +84,7 @@ func changedPages(a, b []byte) int {
 // A jump of 100 years does work in proportion to the payments that come
 // due, not to the days passed, and saves where the schedule stands, so a
 // restart after it has nothing to catch up and writes almost nothing.
-// The limits are generous: the figures are in docs/BENCHMARKS.md
+// The limits are generous, for 2 busy cores: the figures are in docs/BENCHMARKS.md
 // (BenchmarkBatch_CenturyJump).
 func TestBatch_CenturyJumpIsCheapAndNotRepeatedAtRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sandbank.db")
@@ -102,7 +102,9 @@ func TestBatch_CenturyJumpIsCheapAndNotRepeatedAtRestart(t *testing.T) {
 		t.Fatalf("%d payments settled, want 1000", list.Total)
 	}
 	t.Logf("a jump of 100 years with 1,000 pending payments and a daily standing order took %s", took)
-	if took > 30*time.Second {
+	// Only a guard against a jump that does work for each day passed
+	// (hours even on a free core); what it costs is the benchmark's.
+	if took > 5*time.Minute {
 		t.Fatalf("the jump took %s", took)
 	}
 	if err := db.Close(); err != nil {
