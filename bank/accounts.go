@@ -8,6 +8,12 @@ import (
 	"sandbank/bank/validate"
 )
 
+// BankBIC is the BIC of the sandbox bank, the agent of every sandbox
+// account on the transactions of its payments. It is a test BIC: the 0 in
+// the second place of its location code marks one (ISO 9362), so it names
+// no real bank.
+const BankBIC = "SANDNOK0"
+
 // NewAccount is the body of an account creation (spec 2.10). Sandbank
 // derives a Norwegian IBAN from an 11-digit BBAN, or the BBAN from a NO
 // IBAN, when only one of them is given. KIDRequired and Status are

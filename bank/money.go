@@ -179,6 +179,23 @@ func convert(fx map[string]decimal.Decimal, amount decimal.Decimal, from, to str
 	return amount.Mul(fx[from]).Div(fx[to]).Round(int32(minor)), nil
 }
 
+// exchangeRate is the conversion convert makes from one currency to
+// another with the FX table, as a transaction reports it (Berlin Group's
+// reportExchangeRate): none when the currencies are the same or the table
+// lacks one, else the price of one unit of from in to, at most 10
+// decimals, quoted on day.
+func exchangeRate(fx map[string]decimal.Decimal, from, to string, day Date) []ExchangeRate {
+	rateFrom, okFrom := fx[from]
+	rateTo, okTo := fx[to]
+	if from == to || !okFrom || !okTo || !rateTo.IsPositive() {
+		return nil
+	}
+	return []ExchangeRate{{
+		SourceCurrency: from, ExchangeRate: rateFrom.DivRound(rateTo, 10).String(),
+		UnitCurrency: from, TargetCurrency: to, QuotationDate: day,
+	}}
+}
+
 // Available is what the account has available: its expected balance plus
 // its credit line (the interimAvailable balance of account information).
 // Cover for a payment is checked against it.

@@ -87,10 +87,12 @@ type AddressIn struct {
 	Country        string `json:"country"`
 }
 
-// StructuredRemittance is a structured reference such as a KID.
+// StructuredRemittance is a structured reference such as a KID, in
+// Berlin Group's remittance: the reference, its type (KID, OCR, SCOR, ...)
+// and who issued it.
 type StructuredRemittance struct {
 	Reference       string `json:"reference"`
-	ReferenceType   string `json:"referenceType"`
+	ReferenceType   string `json:"referenceType,omitempty"`
 	ReferenceIssuer string `json:"referenceIssuer,omitempty"`
 }
 
@@ -110,6 +112,9 @@ type PaymentRequest struct {
 	EndToEndIdentification               string                 `json:"endToEndIdentification,omitempty"`
 	RemittanceInformationUnstructured    *string                `json:"remittanceInformationUnstructured,omitempty"`
 	RemittanceInformationStructuredArray []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	// RemittanceInformationUnstructuredArray is Berlin Group's list of
+	// remittance lines, which the settled transaction carries.
+	RemittanceInformationUnstructuredArray []string `json:"remittanceInformationUnstructuredArray,omitempty"`
 	// RemittanceInformationStructured was removed on 2024-09-05; a request
 	// that still sends it is told to use the array.
 	RemittanceInformationStructured json.RawMessage `json:"remittanceInformationStructured,omitempty"`
@@ -208,6 +213,7 @@ func singleOnly(r PaymentRequest) []string {
 		{"instructedAmount", r.InstructedAmount != nil},
 		{"remittanceInformationStructuredArray", r.RemittanceInformationStructuredArray != nil},
 		{"remittanceInformationUnstructured", r.RemittanceInformationUnstructured != nil},
+		{"remittanceInformationUnstructuredArray", r.RemittanceInformationUnstructuredArray != nil},
 	})
 }
 
@@ -345,28 +351,19 @@ func checkItem(v *apierr.Violations, path, product string, r PaymentRequest, fx 
 		if len(r.RemittanceInformationStructuredArray) == 0 {
 			v.Format(f("remittanceInformationStructuredArray"), "is empty; leave it out or give one reference")
 		}
-		for i, s := range r.RemittanceInformationStructuredArray {
-			p := f(fmt.Sprintf("remittanceInformationStructuredArray[%d]", i))
-			CheckText(v, apierr.JoinPath(p, "reference"), s.Reference, 1, 35)
-			CheckText(v, apierr.JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
-			switch {
-			case s.ReferenceType == "":
-				v.Format(apierr.JoinPath(p, "referenceType"), "is required, e.g. KID")
-			case !checkChars(v, apierr.JoinPath(p, "referenceType"), s.ReferenceType): // reported
-			case slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)):
-				if err := validate.KID(s.Reference); err != nil {
-					v.Add(apierr.CodeKIDInvalid, apierr.JoinPath(p, "reference"), err.Error())
-				} else {
-					it.KID = s.Reference
-				}
-			}
-			if it.Remittance == "" {
-				it.Remittance = s.Reference
-			}
+		it.KID = checkReferences(v, f("remittanceInformationStructuredArray"), r.RemittanceInformationStructuredArray, func(path string, err error) {
+			v.Add(apierr.CodeKIDInvalid, path, err.Error())
+		})
+		it.Structured = r.RemittanceInformationStructuredArray
+		if it.Remittance == "" && len(it.Structured) > 0 {
+			it.Remittance = it.Structured[0].Reference
 		}
 	}
+	it.Lines = checkRemittanceLines(v, f("remittanceInformationUnstructuredArray"), r.RemittanceInformationUnstructuredArray)
+	it.UltimateDebtor, it.UltimateCreditor = r.UltimateDebtor, r.UltimateCreditor
 	if product == ProductNCBCT {
 		checkCrossBorder(v, path, r, it, fx, warnings)
+		it.CreditorAgent, it.PurposeCode = r.CreditorAgent, r.PurposeCode
 	} else {
 		for _, name := range present([]field{
 			{"creditorAgent", r.CreditorAgent != ""}, {"purposeCode", r.PurposeCode != ""},
@@ -376,6 +373,46 @@ func checkItem(v *apierr.Violations, path, product string, r PaymentRequest, fx 
 		}
 	}
 	return it
+}
+
+// checkReferences checks structured remittance references (Berlin Group's
+// remittance) at path: each a reference of 1 to 35 characters, a
+// referenceType of at most 35 and an optional referenceIssuer of at most
+// 35. A reference of a KID type (KID, OCR, SCOR) must pass its check
+// digit; badKID reports one that does not. It returns the last valid KID.
+func checkReferences(v *apierr.Violations, path string, refs []StructuredRemittance, badKID func(path string, err error)) string {
+	kid := ""
+	for i, s := range refs {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		CheckText(v, apierr.JoinPath(p, "reference"), s.Reference, 1, 35)
+		CheckText(v, apierr.JoinPath(p, "referenceIssuer"), s.ReferenceIssuer, 0, 35)
+		switch {
+		case s.ReferenceType == "":
+			v.Format(apierr.JoinPath(p, "referenceType"), "is required, e.g. KID")
+		case !checkLength(v, apierr.JoinPath(p, "referenceType"), s.ReferenceType, 1, 35): // reported
+		case !checkChars(v, apierr.JoinPath(p, "referenceType"), s.ReferenceType): // reported
+		case slices.Contains(kidTypes, strings.ToUpper(s.ReferenceType)):
+			if err := validate.KID(s.Reference); err != nil {
+				badKID(apierr.JoinPath(p, "reference"), err)
+			} else {
+				kid = s.Reference
+			}
+		}
+	}
+	return kid
+}
+
+// checkRemittanceLines checks remittance lines (Berlin Group's
+// remittanceInformationUnstructuredArray): each 1 to 140 characters. An
+// empty list is none.
+func checkRemittanceLines(v *apierr.Violations, path string, lines []string) []string {
+	for i, l := range lines {
+		CheckText(v, fmt.Sprintf("%s[%d]", path, i), l, 1, 140)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return lines
 }
 
 // nokThreshold is the amount from which a cross-border transfer needs

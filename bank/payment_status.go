@@ -445,15 +445,19 @@ func hold(l *ledger, p *Payment, it *PaymentItem, debtor *Account) (held bool, w
 	if err != nil {
 		return false, "", err
 	}
+	st, err := l.settings()
+	if err != nil {
+		return false, "", err
+	}
 	owner := l.customer(debtor.OwnerID)
-	t := debitTransaction(*p, *it, *debtor, owner, debit.Neg(), p.ExecutionDate)
+	t := debitTransaction(*p, *it, *debtor, owner, debit.Neg(), p.ExecutionDate, st.FX)
 	if t.ID, err = l.newTxID(*debtor); err != nil {
 		return false, "", err
 	}
 	t.Pending = true
 	txs := []Transaction{t}
 	if fee.IsPositive() {
-		f := feeTransaction(*p, *debtor, owner, fee.Neg(), p.ExecutionDate)
+		f := feeTransaction(*p, *debtor, owner, fee.Neg(), p.ExecutionDate, st.FX)
 		if f.ID, err = l.newTxID(*debtor); err != nil {
 			return false, "", err
 		}
@@ -513,8 +517,12 @@ func book(l *ledger, p *Payment, it *PaymentItem, debtor *Account, day Date) err
 	if err != nil {
 		return err
 	}
+	st, err := l.settings()
+	if err != nil {
+		return err
+	}
 	owner := l.customer(debtor.OwnerID)
-	t := debitTransaction(*p, *it, *debtor, owner, debit.Neg(), day)
+	t := debitTransaction(*p, *it, *debtor, owner, debit.Neg(), day, st.FX)
 	if t.ID = it.PendingTxID; t.ID == "" {
 		if t.ID, err = l.newTxID(*debtor); err != nil {
 			return err
@@ -522,7 +530,7 @@ func book(l *ledger, p *Payment, it *PaymentItem, debtor *Account, day Date) err
 	}
 	txs := []Transaction{t}
 	if fee.IsPositive() {
-		f := feeTransaction(*p, *debtor, owner, fee.Neg(), day)
+		f := feeTransaction(*p, *debtor, owner, fee.Neg(), day, st.FX)
 		if f.ID = it.PendingFeeTxID; f.ID == "" {
 			if f.ID, err = l.newTxID(*debtor); err != nil {
 				return err
@@ -548,21 +556,16 @@ func book(l *ledger, p *Payment, it *PaymentItem, debtor *Account, day Date) err
 	} else if err != nil {
 		return err
 	}
-	st, err := l.settings()
-	if err != nil {
-		return err
-	}
 	credit, err := convert(st.FX, it.Amount, it.Currency, creditor.Currency)
 	if err != nil {
 		return err
 	}
-	ct := Transaction{
-		Amount: credit, Currency: creditor.Currency, BookingDate: day, ValueDate: day,
-		RemittanceInformationUnstructured: t.RemittanceInformationUnstructured, CreditorName: it.CreditorName,
-		CreditorAccount: AccountRef{IBAN: creditor.IBAN, BBAN: creditor.BBAN}, DebtorName: owner.Name,
-		DebtorAccount: AccountRef{IBAN: debtor.IBAN, BBAN: debtor.BBAN}, EndToEndID: it.EndToEndID,
-		BankTransactionCode: "PMNT-RCDT-DMCT", ProprietaryBankTransactionCode: "Innbetaling",
-	}
+	ct := t // what the payment knew, on the creditor's side
+	ct.Amount, ct.Currency = credit, creditor.Currency
+	ct.CreditorAccount = AccountRef{IBAN: creditor.IBAN, BBAN: creditor.BBAN}
+	ct.CreditorAgent, ct.PurposeCode = BankBIC, ""
+	ct.BankTransactionCode, ct.ProprietaryBankTransactionCode = "PMNT-RCDT-DMCT", "Innbetaling"
+	ct.CurrencyExchange = exchangeRate(st.FX, it.Currency, creditor.Currency, day)
 	if ct.ID, err = l.newTxID(*creditor); err != nil {
 		return err
 	}
@@ -576,32 +579,59 @@ func book(l *ledger, p *Payment, it *PaymentItem, debtor *Account, day Date) err
 	return nil
 }
 
-// debitTransaction is the debtor account's side of a payment item.
-func debitTransaction(p Payment, it PaymentItem, acct Account, owner Customer, amount decimal.Decimal, date Date) Transaction {
+// debitTransaction is the debtor account's side of a payment item: with
+// what the payment knew of it (docs/PAYMENTS.md, "What a settled payment's
+// transaction carries"): its remittance, structured references (a KID)
+// instead of a text, the ultimate parties, the agents known (this bank's
+// BIC for a sandbox account), and the conversion from the item's currency
+// to the account's with the FX table fx.
+func debitTransaction(p Payment, it PaymentItem, acct Account, owner Customer, amount decimal.Decimal, date Date, fx map[string]decimal.Decimal) Transaction {
 	t := Transaction{
 		Amount: amount, Currency: acct.Currency, BookingDate: date, ValueDate: date,
 		RemittanceInformationUnstructured: it.Remittance, CreditorName: it.CreditorName, CreditorAccount: it.CreditorAccount,
+		UltimateCreditor: it.UltimateCreditor, CreditorAgent: it.CreditorAgent,
 		DebtorName: owner.Name, DebtorAccount: AccountRef{IBAN: acct.IBAN, BBAN: acct.BBAN},
+		UltimateDebtor: it.UltimateDebtor, DebtorAgent: BankBIC, PurposeCode: it.PurposeCode,
 		EndToEndID: it.EndToEndID, BankTransactionCode: "PMNT-ICDT-DMCT", ProprietaryBankTransactionCode: "Nettbetaling",
+		RemittanceInformationUnstructuredArray: it.Lines, RemittanceInformationStructuredArray: it.references(),
+		CurrencyExchange: exchangeRate(fx, it.Currency, acct.Currency, date),
 	}
 	if p.Product == ProductNCBCT {
 		t.BankTransactionCode, t.ProprietaryBankTransactionCode = "PMNT-ICDT-XBCT", "Utlandsbetaling"
-		t.PurposeCode, t.CreditorAgent = p.Request.PurposeCode, p.Request.CreditorAgent
 	}
-	if it.KID != "" {
-		t.RemittanceInformationUnstructured = "KID " + it.KID
+	if t.CreditorAgent == "" && it.CreditorAccountID != "" {
+		t.CreditorAgent = BankBIC
+	}
+	if len(t.RemittanceInformationStructuredArray) > 0 {
+		// A payment takes a structured reference or a text, not both: the
+		// item's Remittance is then the reference.
+		t.RemittanceInformationUnstructured = ""
 	}
 	return t
 }
 
+// references returns the item's structured references: as the request
+// gave them, or, for a payment stored before they were kept, its KID.
+func (it PaymentItem) references() []StructuredRemittance {
+	switch {
+	case len(it.Structured) > 0:
+		return it.Structured
+	case it.KID != "":
+		return []StructuredRemittance{{Reference: it.KID, ReferenceType: "KID"}}
+	}
+	return nil
+}
+
 // feeTransaction is the fee of a cross-border transfer on the debtor
-// account.
-func feeTransaction(p Payment, acct Account, owner Customer, amount decimal.Decimal, date Date) Transaction {
+// account: in NOK, converted with the FX table fx for an account in
+// another currency.
+func feeTransaction(p Payment, acct Account, owner Customer, amount decimal.Decimal, date Date, fx map[string]decimal.Decimal) Transaction {
 	return Transaction{
 		Amount: amount, Currency: acct.Currency, BookingDate: date, ValueDate: date,
-		RemittanceInformationUnstructured: "Gebyr utenlandsbetaling " + p.ID, CreditorName: "Sandbank",
-		DebtorName: owner.Name, DebtorAccount: AccountRef{IBAN: acct.IBAN, BBAN: acct.BBAN},
+		RemittanceInformationUnstructured: "Gebyr utenlandsbetaling " + p.ID, CreditorName: "Sandbank", CreditorAgent: BankBIC,
+		DebtorName: owner.Name, DebtorAccount: AccountRef{IBAN: acct.IBAN, BBAN: acct.BBAN}, DebtorAgent: BankBIC,
 		BankTransactionCode: "ACMT-MDOP-CHRG", ProprietaryBankTransactionCode: "Gebyr",
+		CurrencyExchange: exchangeRate(fx, "NOK", acct.Currency, date),
 	}
 }
 

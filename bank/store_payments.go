@@ -46,6 +46,17 @@ type PaymentItem struct {
 	Remittance      string          `json:"remittance,omitempty"`
 	KID             string          `json:"kid,omitempty"`
 	EndToEndID      string          `json:"endToEndId,omitempty"`
+	// Structured is the item's remittanceInformationStructuredArray and
+	// Lines its remittanceInformationUnstructuredArray, as the request gave
+	// them; the ultimate parties, the creditor's agent (a BIC) and the
+	// purpose code likewise. The settled transaction carries them
+	// (docs/PAYMENTS.md).
+	Structured       []StructuredRemittance `json:"structured,omitempty"`
+	Lines            []string               `json:"lines,omitempty"`
+	UltimateDebtor   string                 `json:"ultimateDebtor,omitempty"`
+	UltimateCreditor string                 `json:"ultimateCreditor,omitempty"`
+	CreditorAgent    string                 `json:"creditorAgent,omitempty"`
+	PurposeCode      string                 `json:"purposeCode,omitempty"`
 	// CreditorAccountID is the sandbox account the creditor account names,
 	// if any: settlement credits it.
 	CreditorAccountID string `json:"creditorAccountId,omitempty"`

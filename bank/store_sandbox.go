@@ -184,6 +184,26 @@ type Transaction struct {
 	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
 	// Pending marks a transaction that is not booked yet.
 	Pending bool `json:"pending,omitempty"`
+	// RemittanceInformationUnstructuredArray holds remittance lines beside
+	// RemittanceInformationUnstructured; RemittanceInformationStructuredArray
+	// the structured references (a KID); CurrencyExchange the conversions
+	// the amount went through. Transaction details show them.
+	RemittanceInformationUnstructuredArray []string               `json:"remittanceInformationUnstructuredArray,omitempty"`
+	RemittanceInformationStructuredArray   []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	CurrencyExchange                       []ExchangeRate         `json:"currencyExchange,omitempty"`
+}
+
+// ExchangeRate is a currency exchange a transaction went through, in
+// Berlin Group's reportExchangeRate: ExchangeRate units of TargetCurrency
+// for one UnitCurrency, converting from SourceCurrency, quoted on
+// QuotationDate.
+type ExchangeRate struct {
+	SourceCurrency         string `json:"sourceCurrency"`
+	ExchangeRate           string `json:"exchangeRate"`
+	UnitCurrency           string `json:"unitCurrency"`
+	TargetCurrency         string `json:"targetCurrency"`
+	QuotationDate          Date   `json:"quotationDate"`
+	ContractIdentification string `json:"contractIdentification,omitempty"`
 }
 
 // Statuses of accounts and card accounts (spec 2.12, Berlin Group).

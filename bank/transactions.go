@@ -38,8 +38,26 @@ type NewTransaction struct {
 	CreditorAgent                     string      `json:"creditorAgent,omitempty"`
 	DebtorAgent                       string      `json:"debtorAgent,omitempty"`
 	ProprietaryBankTransactionCode    string      `json:"proprietaryBankTransactionCode,omitempty"`
+	// RemittanceInformationUnstructuredArray, RemittanceInformationStructuredArray
+	// and CurrencyExchange are optional extensions in Berlin Group's
+	// shapes that transaction details show: remittance lines, structured
+	// references such as a KID, and the conversions the amount went through.
+	RemittanceInformationUnstructuredArray []string               `json:"remittanceInformationUnstructuredArray,omitempty"`
+	RemittanceInformationStructuredArray   []StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	CurrencyExchange                       []NewExchangeRate      `json:"currencyExchange,omitempty"`
 	// BookingStatus is booked (the default) or pending.
 	BookingStatus string `json:"bookingStatus,omitempty"`
+}
+
+// NewExchangeRate is a currency exchange of a sandbox transaction, in
+// Berlin Group's reportExchangeRate; contractIdentification is optional.
+type NewExchangeRate struct {
+	SourceCurrency         string `json:"sourceCurrency"`
+	ExchangeRate           string `json:"exchangeRate"`
+	UnitCurrency           string `json:"unitCurrency"`
+	TargetCurrency         string `json:"targetCurrency"`
+	QuotationDate          string `json:"quotationDate"`
+	ContractIdentification string `json:"contractIdentification,omitempty"`
 }
 
 // Transaction listing limits of the sandbox API.
@@ -173,6 +191,14 @@ func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTr
 	}
 	CheckText(v, f("endToEndId"), in.EndToEndID, 0, 35)
 	CheckText(v, f("proprietaryBankTransactionCode"), in.ProprietaryBankTransactionCode, 0, 35)
+	t.RemittanceInformationUnstructuredArray = checkRemittanceLines(v, f("remittanceInformationUnstructuredArray"), in.RemittanceInformationUnstructuredArray)
+	checkReferences(v, f("remittanceInformationStructuredArray"), in.RemittanceInformationStructuredArray, func(path string, err error) {
+		v.Odd(apierr.CodeKIDInvalid, path, fmt.Sprintf("%v; a payment with it would be refused, the transaction keeps it as given", err))
+	})
+	if len(in.RemittanceInformationStructuredArray) > 0 {
+		t.RemittanceInformationStructuredArray = in.RemittanceInformationStructuredArray
+	}
+	t.CurrencyExchange = checkExchangeRates(v, f("currencyExchange"), in.CurrencyExchange, today)
 	for _, agent := range []struct{ field, value string }{{"creditorAgent", in.CreditorAgent}, {"debtorAgent", in.DebtorAgent}} {
 		if agent.value != "" {
 			if err := validate.BIC(agent.value); err != nil {
@@ -227,6 +253,33 @@ func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTr
 	}
 	t.Amount = amount
 	return t
+}
+
+// checkExchangeRates checks the currency exchanges of a sandbox
+// transaction: three ISO 4217 currencies, a rate written as a decimal
+// string and a quotation date that has begun, each; a
+// contractIdentification of at most 35 characters.
+func checkExchangeRates(v *apierr.Violations, path string, in []NewExchangeRate, today Date) []ExchangeRate {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]ExchangeRate, len(in))
+	for i, x := range in {
+		f := func(field string) string { return apierr.JoinPath(fmt.Sprintf("%s[%d]", path, i), field) }
+		for _, c := range []struct{ field, value string }{{"sourceCurrency", x.SourceCurrency}, {"unitCurrency", x.UnitCurrency}, {"targetCurrency", x.TargetCurrency}} {
+			CheckCurrency(v, f(c.field), c.value)
+		}
+		if !ratePattern.MatchString(x.ExchangeRate) {
+			v.Format(f("exchangeRate"), "must be a decimal number as a string, e.g. \"11.7025\"")
+		}
+		CheckText(v, f("contractIdentification"), x.ContractIdentification, 0, 35)
+		out[i] = ExchangeRate{
+			SourceCurrency: x.SourceCurrency, ExchangeRate: x.ExchangeRate, UnitCurrency: x.UnitCurrency, TargetCurrency: x.TargetCurrency,
+			QuotationDate: checkDate(v, f("quotationDate"), x.QuotationDate), ContractIdentification: x.ContractIdentification,
+		}
+		checkPast(v, f("quotationDate"), out[i].QuotationDate, today)
+	}
+	return out
 }
 
 // checkPurposeCode checks the required purposeCode of a sandbox

@@ -40,6 +40,34 @@ func encodeTransaction(t bank.Transaction) []byte {
 	} {
 		b = appendString(b, s)
 	}
+	return appendDetails(b, t)
+}
+
+// appendDetails appends the fields added in the codec's first revision,
+// when a transaction has any: the remittance lines, the structured
+// references and the currency exchanges, each list as a uvarint count
+// and its items' strings (a quotation date as its YYYYMMDD uvarint). A
+// transaction without them is stored as before, byte for byte.
+func appendDetails(b []byte, t bank.Transaction) []byte {
+	if len(t.RemittanceInformationUnstructuredArray) == 0 && len(t.RemittanceInformationStructuredArray) == 0 && len(t.CurrencyExchange) == 0 {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.RemittanceInformationUnstructuredArray)))
+	for _, line := range t.RemittanceInformationUnstructuredArray {
+		b = appendString(b, line)
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.RemittanceInformationStructuredArray)))
+	for _, r := range t.RemittanceInformationStructuredArray {
+		b = appendString(appendString(appendString(b, r.Reference), r.ReferenceType), r.ReferenceIssuer)
+	}
+	b = binary.AppendUvarint(b, uint64(len(t.CurrencyExchange)))
+	for _, x := range t.CurrencyExchange {
+		for _, s := range []string{x.SourceCurrency, x.ExchangeRate, x.UnitCurrency, x.TargetCurrency} {
+			b = appendString(b, s)
+		}
+		b = binary.AppendUvarint(b, uint64(x.QuotationDate.Key()))
+		b = appendString(b, x.ContractIdentification)
+	}
 	return b
 }
 
@@ -98,6 +126,9 @@ func decodeTransaction(data []byte) (bank.Transaction, error) {
 	} {
 		*p = r.string()
 	}
+	if len(r.b) > 0 {
+		readDetails(r, &t)
+	}
 	if r.err != nil {
 		return t, r.err
 	}
@@ -106,4 +137,43 @@ func decodeTransaction(data []byte) (bank.Transaction, error) {
 		return t, fmt.Errorf("amount %q: %w", amount, err)
 	}
 	return t, nil
+}
+
+// count reads a list's length: each item takes a byte at least, so a
+// count larger than what is left is a damaged record.
+func (r *reader) count() int {
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.b)) {
+		r.err = errShortRecord
+	}
+	if r.err != nil {
+		return 0
+	}
+	return int(n)
+}
+
+// readDetails reads what appendDetails wrote.
+func readDetails(r *reader, t *bank.Transaction) {
+	if n := r.count(); n > 0 {
+		t.RemittanceInformationUnstructuredArray = make([]string, n)
+		for i := range n {
+			t.RemittanceInformationUnstructuredArray[i] = r.string()
+		}
+	}
+	if n := r.count(); n > 0 {
+		t.RemittanceInformationStructuredArray = make([]bank.StructuredRemittance, n)
+		for i := range n {
+			ref := &t.RemittanceInformationStructuredArray[i]
+			ref.Reference, ref.ReferenceType, ref.ReferenceIssuer = r.string(), r.string(), r.string()
+		}
+	}
+	if n := r.count(); n > 0 {
+		t.CurrencyExchange = make([]bank.ExchangeRate, n)
+		for i := range n {
+			x := &t.CurrencyExchange[i]
+			x.SourceCurrency, x.ExchangeRate, x.UnitCurrency, x.TargetCurrency = r.string(), r.string(), r.string(), r.string()
+			x.QuotationDate = bank.DateFromKey(uint32(r.uvarint()))
+			x.ContractIdentification = r.string()
+		}
+	}
 }

@@ -21,6 +21,16 @@ func TestTransactionCodec_RoundTrip(t *testing.T) {
 			PurposeCode: "SALA", BankTransactionCode: "PMNT-RCDT-ESCT", EndToEndID: "E2E", CreditorAgent: "DNBANOKK",
 			DebtorAgent: "COBADEFF", ProprietaryBankTransactionCode: "P",
 		},
+		{
+			Amount: decimal.RequireFromString("-98.20"), Currency: "NOK",
+			RemittanceInformationUnstructuredArray: []string{"Faktura 1", "Ordre 2"},
+			RemittanceInformationStructuredArray:   []bank.StructuredRemittance{{Reference: "1234567897", ReferenceType: "KID"}, {Reference: "RF18539007547034", ReferenceType: "SCOR", ReferenceIssuer: "ISO"}},
+			CurrencyExchange: []bank.ExchangeRate{{
+				SourceCurrency: "EUR", ExchangeRate: "11.7", UnitCurrency: "EUR", TargetCurrency: "NOK",
+				QuotationDate: bank.Date{Year: 2026, Month: 3, Day: 1}, ContractIdentification: "FX-1",
+			}},
+		},
+		{Amount: decimal.NewFromInt(1), Currency: "NOK", CurrencyExchange: []bank.ExchangeRate{{SourceCurrency: "USD", ExchangeRate: "10.65", UnitCurrency: "USD", TargetCurrency: "NOK"}}},
 	} {
 		got, err := decodeTransaction(encodeTransaction(tx))
 		if err != nil {
@@ -42,6 +52,16 @@ func TestTransactionCodec_DamagedRecords(t *testing.T) {
 		if _, err := decodeTransaction(full[:i]); err == nil {
 			t.Errorf("a record cut to %d bytes decodes", i)
 		}
+	}
+	details := encodeTransaction(bank.Transaction{Amount: decimal.NewFromInt(5), Currency: "NOK", RemittanceInformationUnstructuredArray: []string{"linje"}})
+	for i := len(full) + 1; i < len(details); i++ {
+		if _, err := decodeTransaction(details[:i]); err == nil {
+			t.Errorf("a record with details cut to %d bytes of %d decodes", i, len(details))
+		}
+	}
+	huge := append(append([]byte{}, full...), 0xff, 0xff, 0xff, 0xff, 0x0f) // a count of 4 billion lines
+	if _, err := decodeTransaction(huge); err == nil {
+		t.Error("a record whose count exceeds what it holds decodes")
 	}
 	bad := append([]byte{txCodecVersion}, encodeTransaction(bank.Transaction{})[1:]...)
 	bad[2] = 'x' // the amount "0" becomes "x"

@@ -22,7 +22,11 @@ Values come in three forms:
     fixed order (remittance information, creditor, debtor, codes, agents);
     each string is a uvarint byte length and its UTF-8 bytes. The id is in
     the key, booked or pending is the sub-bucket. Fields added later go at
-    the end. Card transactions are JSON.
+    the end: a transaction that has remittance lines, structured references
+    or currency exchanges adds the three lists, each a uvarint count and its
+    items' strings (an exchange's quotation date as a YYYYMMDD uvarint); one
+    without them ends after the sixteen strings, as before. Card
+    transactions are JSON.
   - Index entries, counters and the schema record are fixed-size big-endian
     numbers, 4-byte statuses, or empty.
 

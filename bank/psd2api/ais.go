@@ -624,10 +624,16 @@ type aisDetailsView struct {
 	DebtorAccount                     *accountRefView `json:"debtorAccount,omitempty"`
 	DebtorAgent                       string          `json:"debtorAgent,omitempty"`
 	RemittanceInformationUnstructured string          `json:"remittanceInformationUnstructured,omitempty"`
-	PurposeCode                       string          `json:"purposeCode,omitempty"`
-	BankTransactionCode               string          `json:"bankTransactionCode,omitempty"`
-	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
-	Links                             map[string]link `json:"_links,omitempty"`
+	// RemittanceInformationUnstructuredArray, RemittanceInformationStructuredArray
+	// and CurrencyExchange are Berlin Group's, in its shapes (remittance,
+	// reportExchangeRate).
+	RemittanceInformationUnstructuredArray []string                    `json:"remittanceInformationUnstructuredArray,omitempty"`
+	RemittanceInformationStructuredArray   []bank.StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	CurrencyExchange                       []bank.ExchangeRate         `json:"currencyExchange,omitempty"`
+	PurposeCode                            string                      `json:"purposeCode,omitempty"`
+	BankTransactionCode                    string                      `json:"bankTransactionCode,omitempty"`
+	ProprietaryBankTransactionCode         string                      `json:"proprietaryBankTransactionCode,omitempty"`
+	Links                                  map[string]link             `json:"_links,omitempty"`
 }
 
 func (h *psd2API) getAISTransaction(w http.ResponseWriter, r *http.Request) error {
@@ -646,8 +652,12 @@ func (h *psd2API) getAISTransaction(w http.ResponseWriter, r *http.Request) erro
 		CreditorID: t.CreditorID, CreditorName: f.Name(t.CreditorName), UltimateCreditor: t.UltimateCreditor,
 		CreditorAccount: refOf(t.CreditorAccount), CreditorAgent: t.CreditorAgent,
 		DebtorName: f.Name(t.DebtorName), UltimateDebtor: t.UltimateDebtor, DebtorAccount: refOf(t.DebtorAccount), DebtorAgent: t.DebtorAgent,
-		RemittanceInformationUnstructured: t.RemittanceInformationUnstructured, PurposeCode: t.PurposeCode,
-		BankTransactionCode: t.BankTransactionCode, ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
+		RemittanceInformationUnstructured:      t.RemittanceInformationUnstructured,
+		RemittanceInformationUnstructuredArray: t.RemittanceInformationUnstructuredArray,
+		RemittanceInformationStructuredArray:   t.RemittanceInformationStructuredArray,
+		CurrencyExchange:                       t.CurrencyExchange,
+		PurposeCode:                            t.PurposeCode,
+		BankTransactionCode:                    t.BankTransactionCode, ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
 	}
 	if !t.Pending {
 		d := t.BookingDate

@@ -145,7 +145,11 @@ type transactionView struct {
 	CreditorAgent                     string          `json:"creditorAgent,omitempty"`
 	DebtorAgent                       string          `json:"debtorAgent,omitempty"`
 	ProprietaryBankTransactionCode    string          `json:"proprietaryBankTransactionCode,omitempty"`
-	Links                             selfLink        `json:"_links"`
+	// The extensions in Berlin Group's shapes, when set.
+	RemittanceInformationUnstructuredArray []string                    `json:"remittanceInformationUnstructuredArray,omitempty"`
+	RemittanceInformationStructuredArray   []bank.StructuredRemittance `json:"remittanceInformationStructuredArray,omitempty"`
+	CurrencyExchange                       []bank.ExchangeRate         `json:"currencyExchange,omitempty"`
+	Links                                  selfLink                    `json:"_links"`
 }
 
 // selfLink is a _links object with only self (a struct, not a map: lists
@@ -162,8 +166,11 @@ func transactionOf(accountID string, t bank.Transaction) transactionView {
 		DebtorName: t.DebtorName, DebtorAccount: t.DebtorAccount, BankTransactionCode: t.BankTransactionCode,
 		UltimateDebtor: t.UltimateDebtor, UltimateCreditor: t.UltimateCreditor, PurposeCode: t.PurposeCode,
 		EndToEndID: t.EndToEndID, CreditorAgent: t.CreditorAgent, DebtorAgent: t.DebtorAgent,
-		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
-		Links:                          selfLink{getLink("/v1/sandbox/accounts/" + accountID + "/transactions/" + t.ID)},
+		ProprietaryBankTransactionCode:         t.ProprietaryBankTransactionCode,
+		RemittanceInformationUnstructuredArray: t.RemittanceInformationUnstructuredArray,
+		RemittanceInformationStructuredArray:   t.RemittanceInformationStructuredArray,
+		CurrencyExchange:                       t.CurrencyExchange,
+		Links:                                  selfLink{getLink("/v1/sandbox/accounts/" + accountID + "/transactions/" + t.ID)},
 	}
 }
 

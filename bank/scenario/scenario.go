@@ -337,9 +337,26 @@ func exportTransaction(t bank.Transaction) bank.NewTransaction {
 		UltimateCreditor: s(t.UltimateCreditor), DebtorName: s(t.DebtorName), DebtorAccount: &debtor,
 		UltimateDebtor: s(t.UltimateDebtor), PurposeCode: s(t.PurposeCode), BankTransactionCode: t.BankTransactionCode,
 		EndToEndID: t.EndToEndID, CreditorAgent: t.CreditorAgent, DebtorAgent: t.DebtorAgent,
-		ProprietaryBankTransactionCode: t.ProprietaryBankTransactionCode,
-		BookingStatus:                  map[bool]string{true: "pending"}[t.Pending],
+		ProprietaryBankTransactionCode:         t.ProprietaryBankTransactionCode,
+		RemittanceInformationUnstructuredArray: t.RemittanceInformationUnstructuredArray,
+		RemittanceInformationStructuredArray:   t.RemittanceInformationStructuredArray,
+		CurrencyExchange:                       exportExchangeRates(t.CurrencyExchange),
+		BookingStatus:                          map[bool]string{true: "pending"}[t.Pending],
 	}
+}
+
+func exportExchangeRates(list []bank.ExchangeRate) []bank.NewExchangeRate {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]bank.NewExchangeRate, len(list))
+	for i, x := range list {
+		out[i] = bank.NewExchangeRate{
+			SourceCurrency: x.SourceCurrency, ExchangeRate: x.ExchangeRate, UnitCurrency: x.UnitCurrency, TargetCurrency: x.TargetCurrency,
+			QuotationDate: x.QuotationDate.String(), ContractIdentification: x.ContractIdentification,
+		}
+	}
+	return out
 }
 
 func exportCard(c bank.CardAccount, owner string) bank.NewCardAccount {
