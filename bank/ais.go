@@ -454,7 +454,8 @@ type AISCardPage struct {
 }
 
 // CardTransactions returns a page of a card account's transactions and
-// every pending one, under the same rules as Transactions.
+// the pending ones within the page's dates (pendingIn), under the same
+// rules as Transactions.
 func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPage, Access, error) {
 	var page AISCardPage
 	from, a, err := s.transactionPage(r, id, "card transactions", q, func(tx Tx) (err error) {
@@ -465,6 +466,7 @@ func (s *PSD2) CardTransactions(r AISRequest, id string, q AISQuery) (AISCardPag
 		if page.CardTxPage, err = tx.CardTransactions(id, q.TxQuery); err != nil {
 			return err
 		}
+		page.Pending = pendingIn(page.Pending, q.TxQuery)
 		if q.Status == "booked" {
 			page.Pending = nil
 		}

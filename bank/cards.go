@@ -352,17 +352,20 @@ func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransact
 			return res, apierr.PathError(apierr.CodeFormatError, "", "send an array of at least one card transaction")
 		}
 		v := s.violations()
-		res, err = AddCardTransactionsIn(tx, &v, c, "", 0, in, s.Today())
+		res, err = AddCardTransactionsIn(tx, &v, c, "", 0, in, s.Today(), false)
 		res.Warnings = v.Warnings()
 		return res, err
-	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
+	}, Event{Kind: EventCardTransactions, ID: cardAccountID}, Event{Kind: EventCardAccounts, ID: cardAccountID})
 }
 
 // AddCardTransactionsIn checks and stores card transactions on card account
 // c; v gathers the findings and oddities of the request they are part of,
 // and first is the position of in's first item in the list the paths count
-// in.
-func AddCardTransactionsIn(tx Tx, v *apierr.Violations, c CardAccount, path string, first int, in []NewCardTransaction, today Date) (CardPostResult, error) {
+// in. A pending card transaction is a reservation: it moves the card
+// account's expected balance by its amount, so that expected stays
+// closingBooked plus the pending items; restored ones (of a version-2
+// scenario, whose balances hold them already) do not.
+func AddCardTransactionsIn(tx Tx, v *apierr.Violations, c CardAccount, path string, first int, in []NewCardTransaction, today Date, restored bool) (CardPostResult, error) {
 	res := CardPostResult{MaskedPan: c.MaskedPan, Booked: []CardTransaction{}, Pending: []string{}}
 	list := make([]CardTransaction, 0, len(in))
 	seen := map[string]bool{}
@@ -394,7 +397,34 @@ func AddCardTransactionsIn(tx Tx, v *apierr.Violations, c CardAccount, path stri
 			res.Booked = append(res.Booked, t)
 		}
 	}
-	return res, tx.PutCardTransactions(c.ID, list)
+	if err := tx.PutCardTransactions(c.ID, list); err != nil || restored {
+		return res, err
+	}
+	return res, reserveCard(tx, c.ID, list, false)
+}
+
+// reserveCard moves a card account's expected balance by the pending
+// transactions of list: down by a purchase, up by a refund, as they are
+// stored; the other way round when release is set, as they are removed.
+func reserveCard(tx Tx, id string, list []CardTransaction, release bool) error {
+	var held decimal.Decimal
+	for _, t := range list {
+		if t.Pending() {
+			held = held.Add(t.TransactionAmount.Amount)
+		}
+	}
+	if held.IsZero() {
+		return nil
+	}
+	c, err := tx.CardAccount(id)
+	if err != nil {
+		return err
+	}
+	if release {
+		held = held.Neg()
+	}
+	c.Balances.Expected = c.Balances.Expected.Add(held)
+	return tx.PutCardAccount(c)
 }
 
 func checkCardTransaction(v *apierr.Violations, p string, c CardAccount, in NewCardTransaction, today Date) CardTransaction {
@@ -551,8 +581,23 @@ func checkMarkup(v *apierr.Violations, feePath, pctPath string, fee *AmountInput
 	return &m, pct
 }
 
+// pendingIn keeps the pending card transactions made within the query's
+// dates: unlike an account's pending items, which come whole, a card
+// account's are selected by dateFrom and dateTo like its booked ones
+// (spec 8), by their transactionDate. Paging stays with the booked ones.
+func pendingIn(list []CardTransaction, q TxQuery) []CardTransaction {
+	out := list[:0:0]
+	for _, t := range list {
+		if (q.From.IsZero() || !t.TransactionDate.Before(q.From)) && (q.To.IsZero() || !t.TransactionDate.After(q.To)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // CardTransactions returns a page of a card account's booked transactions,
-// newest first, and all pending ones. A zero Limit means DefaultPageSize.
+// newest first, and the pending ones within the query's dates (pendingIn).
+// A zero Limit means DefaultPageSize.
 func (s *Sandbox) CardTransactions(cardAccountID string, q TxQuery) (CardAccount, CardTxPage, error) {
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
@@ -568,17 +613,26 @@ func (s *Sandbox) CardTransactions(cardAccountID string, q TxQuery) (CardAccount
 			return found(err, "card account", cardAccountID)
 		}
 		page, err = tx.CardTransactions(cardAccountID, q)
+		page.Pending = pendingIn(page.Pending, q)
 		return err
 	})
 	return c, page, err
 }
 
-// DeleteCardTransactions deletes every transaction of a card account.
+// DeleteCardTransactions deletes every transaction of a card account. The
+// pending ones release what they held of its expected balance.
 func (s *Sandbox) DeleteCardTransactions(cardAccountID string) error {
 	return s.write("delete card transactions", func(tx Tx) error {
 		if _, err := tx.CardAccount(cardAccountID); err != nil {
 			return found(err, "card account", cardAccountID)
 		}
+		page, err := tx.CardTransactions(cardAccountID, TxQuery{Limit: 1})
+		if err != nil {
+			return err
+		}
+		if err := reserveCard(tx, cardAccountID, page.Pending, true); err != nil {
+			return err
+		}
 		return tx.DeleteCardTransactions(cardAccountID)
-	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
+	}, Event{Kind: EventCardTransactions, ID: cardAccountID}, Event{Kind: EventCardAccounts, ID: cardAccountID})
 }

@@ -71,10 +71,10 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 	return s.generate(ctx, cardAccountID, History{Profile: "card", Count: count}, true, progress, func(plan []generated, first int, today Date) func(Tx) error {
 		txs := cardHistory(plan, c.CardAccount, today, prefix, first)
 		return func(tx Tx) error {
-			_, err := AddCardTransactionsIn(tx, &apierr.Violations{}, c.CardAccount, "", 0, txs, today)
+			_, err := AddCardTransactionsIn(tx, &apierr.Violations{}, c.CardAccount, "", 0, txs, today, false)
 			return err
 		}
-	}, Event{Kind: EventCardTransactions, ID: cardAccountID})
+	}, Event{Kind: EventCardTransactions, ID: cardAccountID}, Event{Kind: EventCardAccounts, ID: cardAccountID})
 }
 
 // generate plans a history and stores it batch by batch, one storage
@@ -83,7 +83,7 @@ func (s *Sandbox) GenerateCardTransactions(ctx context.Context, cardAccountID st
 // The plan is never held whole (plan). A history is the bank's own data:
 // it has no oddities to warn about, and what it copies from the account
 // (a maskedPan masked with x) was accepted with the account.
-func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), batch func(plan []generated, first int, today Date) func(Tx) error, event Event) (int, error) {
+func (s *core) generate(ctx context.Context, id string, h History, card bool, progress func(int), batch func(plan []generated, first int, today Date) func(Tx) error, events ...Event) (int, error) {
 	var v apierr.Violations
 	h.Months = monthsFor(h.Count)
 	h = CheckHistory(&v, "", h, card)
@@ -101,7 +101,7 @@ func (s *core) generate(ctx context.Context, id string, h History, card bool, pr
 			return done, err
 		}
 		chunk := p.take(generationBatch)
-		if err := s.write("generate transactions", batch(chunk, done, today), event); err != nil {
+		if err := s.write("generate transactions", batch(chunk, done, today), events...); err != nil {
 			return done, err
 		}
 		done += len(chunk)

@@ -1,6 +1,7 @@
 package bank_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -444,6 +445,45 @@ func (m *moneyRun) check(after string) {
 	for _, h := range byItem {
 		if !h.seen.Equal(h.amount) {
 			m.t.Fatalf("after %s: payment %s item %d holds %s, but its pending items sum to %s", after, h.payment, h.item, h.amount, h.seen)
+		}
+	}
+}
+
+// cardRuleHolds checks that a card account's expected balance is its
+// closingBooked plus its pending card transactions, and returns how many
+// are pending.
+func cardRuleHolds(t *testing.T, sb *bank.Sandbox, id, after string) int {
+	t.Helper()
+	c, page, err := sb.CardTransactions(id, bank.TxQuery{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := decimal.Zero
+	for _, p := range page.Pending {
+		sum = sum.Add(p.TransactionAmount.Amount)
+	}
+	if !c.Balances.Expected.Equal(c.Balances.ClosingBooked.Add(sum)) {
+		t.Errorf("%s: card %s has expected %s, closingBooked %s and %d pending items of %s", after, id, c.Balances.Expected, c.Balances.ClosingBooked, len(page.Pending), sum)
+	}
+	return len(page.Pending)
+}
+
+// The window's Generate keeps a card account's money rule: the pending
+// card transactions it makes move the expected balance, on the known
+// state's cards (which keep it already) as on a new card without any.
+func TestMoney_GeneratedCardHistoryKeepsTheRule(t *testing.T) {
+	s, _ := newBank(t)
+	cards, err := s.Sandbox.CardAccounts()
+	if err != nil || len(cards) != 2 {
+		t.Fatalf("card accounts %v %v", cards, err)
+	}
+	for _, c := range cards {
+		cardRuleHolds(t, s.Sandbox, c.ID, "the known state")
+		if _, err := s.Sandbox.GenerateCardTransactions(context.Background(), c.ID, 2000, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n := cardRuleHolds(t, s.Sandbox, c.ID, "a generated history"); n == 0 {
+			t.Errorf("card %s: 2,000 generated transactions over six months left none pending to check the rule with", c.ID)
 		}
 	}
 }

@@ -364,7 +364,7 @@ func (l *loader) cardAccount(i int, c CardAccount) (scenarioCard, error) {
 	history := bank.CardHistory(h, card, l.today)
 	out.history = history.Len()
 	for first := 0; first < out.history; first += chunkRecords {
-		if err := l.cardTransactionsAt(out, first, history.Next(chunkRecords)); err != nil {
+		if err := l.cardTransactionsAt(out, first, history.Next(chunkRecords), false); err != nil {
 			return out, err
 		}
 	}
@@ -374,13 +374,16 @@ func (l *loader) cardAccount(i int, c CardAccount) (scenarioCard, error) {
 // cardTransactions creates listed transactions of a card account, from
 // the first'th of its list.
 func (l *loader) cardTransactions(c scenarioCard, first int, list []bank.NewCardTransaction) error {
-	return l.cardTransactionsAt(c, c.history+first, list)
+	return l.cardTransactionsAt(c, c.history+first, list, l.restored)
 }
 
 // cardTransactionsAt stores card transactions at position first of the
-// card account's list (its history and its listed transactions).
-func (l *loader) cardTransactionsAt(c scenarioCard, first int, txs []bank.NewCardTransaction) error {
-	if _, err := bank.AddCardTransactionsIn(l.tx, l.v, c.CardAccount, apierr.JoinPath(c.path, "transactions"), first, txs, l.latest()); err != nil {
+// card account's list (its history and its listed transactions). Unless
+// restored, their pending ones move the card account's expected balance
+// (bank.AddCardTransactionsIn): a generated history's always, a listed
+// one's unless the scenario is a version-2 one, whose balances hold them.
+func (l *loader) cardTransactionsAt(c scenarioCard, first int, txs []bank.NewCardTransaction, restored bool) error {
+	if _, err := bank.AddCardTransactionsIn(l.tx, l.v, c.CardAccount, apierr.JoinPath(c.path, "transactions"), first, txs, l.latest(), restored); err != nil {
 		return err
 	}
 	l.n.CardTransactions += len(txs)
