@@ -66,15 +66,23 @@ type event struct {
 	mcc              string // card events
 	foreign          string // card events: the merchant's currency
 	counterIBAN      string // a fixed counterparty account, else a generated Norwegian one
+	// The optional Berlin Group fields a TPP's parser should meet: a bill
+	// paid with a KID instead of a text, the ultimate debtor a salary is
+	// paid for, the counterparty's BIC (and this bank's on the own side),
+	// and a second remittance line with the customer number.
+	kid            bool
+	ultimateDebtor string
+	agent          string
+	lines          bool
 }
 
 var profiles = map[string][]event{
 	"everyday": {
-		{name: "Arbeidsgiver AS", remittance: "Lønn %s", min: 3_850_000, max: 5_200_000, dayOfMonth: 25, btc: "PMNT-RCDT-ESCT", purpose: "SALA"},
+		{name: "Arbeidsgiver AS", remittance: "Lønn %s", min: 3_850_000, max: 5_200_000, dayOfMonth: 25, btc: "PMNT-RCDT-ESCT", purpose: "SALA", ultimateDebtor: "Arbeidsgiver Drift AS"},
 		{name: "Husleie Grünerløkka AS", remittance: "Husleie %s", min: -1_450_000, max: -1_450_000, dayOfMonth: 1, btc: "PMNT-ICDT-ESCT"},
-		{name: "Fjordkraft AS", remittance: "Strøm %s", min: -220_000, max: -60_000, dayOfMonth: 15, btc: "PMNT-RDDT-ESDD"},
-		{name: "Telia Norge AS", remittance: "Mobil %s", min: -39_900, max: -39_900, dayOfMonth: 20, btc: "PMNT-RDDT-ESDD"},
-		{name: "Gjensidige Forsikring", remittance: "Forsikring %s", min: -124_500, max: -124_500, dayOfMonth: 5, btc: "PMNT-RDDT-ESDD"},
+		{name: "Fjordkraft AS", remittance: "Strøm %s", min: -220_000, max: -60_000, dayOfMonth: 15, btc: "PMNT-RDDT-ESDD", kid: true},
+		{name: "Telia Norge AS", remittance: "Mobil %s", min: -39_900, max: -39_900, dayOfMonth: 20, btc: "PMNT-RDDT-ESDD", kid: true},
+		{name: "Gjensidige Forsikring", remittance: "Forsikring %s", min: -124_500, max: -124_500, dayOfMonth: 5, btc: "PMNT-RDDT-ESDD", kid: true},
 		{name: "Mastercard", remittance: "Kortfaktura %s", min: -800_000, max: -250_000, dayOfMonth: 10, btc: "PMNT-ICDT-ESCT"},
 		{name: "REMA 1000", remittance: "Varekjøp", min: -120_000, max: -8_900, perWeek: 2.5, btc: "PMNT-CCRD-POSD"},
 		{name: "KIWI", remittance: "Varekjøp", min: -90_000, max: -4_900, perWeek: 1.2, btc: "PMNT-CCRD-POSD"},
@@ -90,16 +98,16 @@ var profiles = map[string][]event{
 	},
 	"business": {
 		{name: "Kunde AS", remittance: "Faktura %d", min: 500_000, max: 12_000_000, perWeek: 2.5, btc: "PMNT-RCDT-ESCT"},
-		{name: "Leverandør AS", remittance: "Faktura %d", min: -6_000_000, max: -300_000, perWeek: 2, btc: "PMNT-ICDT-ESCT"},
+		{name: "Leverandør AS", remittance: "Faktura %d", min: -6_000_000, max: -300_000, perWeek: 2, btc: "PMNT-ICDT-ESCT", lines: true},
 		{name: "Ansatte", remittance: "Lønn ansatte %s", min: -28_000_000, max: -24_000_000, dayOfMonth: 25, btc: "PMNT-ICDT-ESCT", purpose: "SALA"},
 		{name: "Næringsbygg Eiendom AS", remittance: "Husleie kontor %s", min: -4_200_000, max: -4_200_000, dayOfMonth: 1, btc: "PMNT-ICDT-ESCT"},
 		{name: "Skatteetaten", remittance: "MVA-termin", min: -9_000_000, max: -3_000_000, dayOfMonth: 10, btc: "PMNT-ICDT-ESCT", purpose: "TAXS"},
 		{name: "Banken", remittance: "Gebyrer %s", min: -45_000, max: -12_000, dayOfMonth: 28, btc: "ACMT-MDOP-FEES"},
 	},
 	"currency": {
-		{name: "Deutsche Kunde GmbH", remittance: "Invoice %d", min: 250_000, max: 4_500_000, perWeek: 1, btc: "PMNT-RCDT-XBCT", counterIBAN: "DE89370400440532013000"},
-		{name: "Svensk Kund AB", remittance: "Invoice %d", min: 150_000, max: 2_000_000, perWeek: 0.5, btc: "PMNT-RCDT-XBCT", counterIBAN: "SE4550000000058398257466"},
-		{name: "Fournisseur SARL", remittance: "Facture %d", min: -1_800_000, max: -120_000, perWeek: 0.8, btc: "PMNT-ICDT-XBCT", counterIBAN: "FR1420041010050500013M02606"},
+		{name: "Deutsche Kunde GmbH", remittance: "Invoice %d", min: 250_000, max: 4_500_000, perWeek: 1, btc: "PMNT-RCDT-XBCT", counterIBAN: "DE89370400440532013000", agent: "COBADEFFXXX"},
+		{name: "Svensk Kund AB", remittance: "Invoice %d", min: 150_000, max: 2_000_000, perWeek: 0.5, btc: "PMNT-RCDT-XBCT", counterIBAN: "SE4550000000058398257466", agent: "ESSESESSXXX"},
+		{name: "Fournisseur SARL", remittance: "Facture %d", min: -1_800_000, max: -120_000, perWeek: 0.8, btc: "PMNT-ICDT-XBCT", counterIBAN: "FR1420041010050500013M02606", agent: "PSSTFRPPXXX"},
 		{name: "Banken", remittance: "Gebyrer %s", min: -4_000, max: -1_500, dayOfMonth: 28, btc: "ACMT-MDOP-FEES"},
 	},
 	"tax": {
@@ -117,8 +125,12 @@ var profiles = map[string][]event{
 	},
 }
 
-// historyFX are the rough NOK rates the card history converts with.
-var historyFX = map[string]decimal.Decimal{"USD": decimal.RequireFromString("10.65"), "EUR": decimal.RequireFromString("11.70")}
+// historyFX are the rough NOK rates the card history converts with, and
+// historyMarkup the card's fee on a purchase abroad, in percent.
+var (
+	historyFX     = map[string]decimal.Decimal{"USD": decimal.RequireFromString("10.65"), "EUR": decimal.RequireFromString("11.70")}
+	historyMarkup = decimal.RequireFromString("1.75")
+)
 
 // norwegianMonths names the months in remittance texts.
 var norwegianMonths = [...]string{"januar", "februar", "mars", "april", "mai", "juni", "juli", "august", "september", "oktober", "november", "desember"}
@@ -263,6 +275,21 @@ func (g generated) counterparty() AccountRef {
 	return AccountRef{IBAN: iban, BBAN: bban}
 }
 
+// customerNumber is the number the event's counterparty knows the
+// account holder by: six digits of its name and the account's id.
+func (g generated) customerNumber(accountID string) string {
+	hash := fnv.New32a()
+	_, _ = hash.Write([]byte(g.ev.name + "/" + accountID))
+	return fmt.Sprintf("%06d", hash.Sum32()%1_000_000)
+}
+
+// kid is the KID of a bill: the customer number, the year and month, and
+// a MOD10 check digit. It draws nothing from the plan's random source, so
+// the rest of the history stays as it was.
+func (g generated) kid(accountID string) string {
+	return validate.CompleteKID(fmt.Sprintf("%s%04d%02d", g.customerNumber(accountID), g.date.Year, int(g.date.Month)))
+}
+
 // norwegianBBAN completes ten digits with a valid MOD11 check digit,
 // stepping the number up until one exists.
 func norwegianBBAN(ten string) string {
@@ -300,12 +327,30 @@ func accountHistory(plan []generated, a Account) []NewTransaction {
 			EndToEndID:                        fmt.Sprintf("E2E%s%06d", g.date.Time().Format("20060102"), g.rng.IntN(1_000_000)),
 		}
 		owner := a.Name
+		ownAgent, otherAgent := "", g.ev.agent
+		if otherAgent != "" {
+			ownAgent = BankBIC
+		}
 		if amount.IsNegative() {
 			t.DebtorAccount, t.CreditorAccount = &own, &other
 			t.DebtorName, t.CreditorName = &owner, &name
+			t.DebtorAgent, t.CreditorAgent = ownAgent, otherAgent
 		} else {
 			t.DebtorAccount, t.CreditorAccount = &other, &own
 			t.DebtorName, t.CreditorName = &name, &owner
+			t.DebtorAgent, t.CreditorAgent = otherAgent, ownAgent
+		}
+		if g.ev.kid {
+			// A KID bill carries its reference, not a text.
+			t.RemittanceInformationUnstructured = &empty
+			t.RemittanceInformationStructuredArray = []StructuredRemittance{{Reference: g.kid(a.ID), ReferenceType: "KID", ReferenceIssuer: g.ev.name}}
+		}
+		if g.ev.ultimateDebtor != "" {
+			ultimate := g.ev.ultimateDebtor
+			t.UltimateDebtor = &ultimate
+		}
+		if g.ev.lines {
+			t.RemittanceInformationUnstructuredArray = []string{remittance, "Kundenummer " + g.customerNumber(a.ID)}
 		}
 		out = append(out, t)
 	}
@@ -327,6 +372,11 @@ func cardHistory(plan []generated, c CardAccount, today Date, prefix string, fir
 			exchange = &NewCurrencyExchange{
 				SourceCurrency: g.ev.foreign, TargetCurrency: c.Currency, UnitCurrency: g.ev.foreign,
 				ExchangeRate: rate.String(), QuotationDate: g.date.String(),
+			}
+			if amount.IsNegative() { // a purchase abroad, not a refund
+				fee := amount.Neg().Mul(historyMarkup).Div(decimal.NewFromInt(100)).Round(2)
+				exchange.MarkupFee = &AmountInput{Amount: NumberOf(fee), Currency: c.Currency}
+				exchange.MarkupFeePercentage = historyMarkup.String()
 			}
 		}
 		terminal, acceptor := fmt.Sprintf("T%07d", g.rng.IntN(10_000_000)), fmt.Sprintf("%09d", g.rng.IntN(1_000_000_000))

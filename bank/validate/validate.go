@@ -239,6 +239,12 @@ func BBANFromNorwegianIBAN(s string) (bban string, ok bool) {
 	return s[4:], true
 }
 
+// CompleteKID returns payload, 1 to 24 ASCII digits, with its MOD10 (Luhn)
+// check digit appended: a KID that KID accepts.
+func CompleteKID(payload string) string {
+	return payload + strconv.Itoa(kidLuhn(payload))
+}
+
 // kidLuhn returns the MOD10 (Luhn) check digit for the digits in payload.
 func kidLuhn(payload string) int {
 	sum := 0

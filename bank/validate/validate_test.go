@@ -468,6 +468,17 @@ func TestKID_Valid(t *testing.T) {
 	}
 }
 
+func TestCompleteKID(t *testing.T) {
+	for _, c := range []struct{ payload, want string }{
+		{"123456789", "1234567897"}, {"7992739871", "79927398713"}, {"1", "18"}, {"000000000", "0000000000"},
+	} {
+		got := CompleteKID(c.payload)
+		if got != c.want || KID(got) != nil {
+			t.Errorf("CompleteKID(%q) = %q (KID: %v), want %q", c.payload, got, KID(got), c.want)
+		}
+	}
+}
+
 func TestKID_Invalid(t *testing.T) {
 	tests := []struct{ name, in, wantErr string }{
 		{"empty", "", "must not be empty; a KID has 2 to 25 digits"},
