@@ -442,7 +442,7 @@ func checkEngagementLimit(v *apierr.Violations, path string, n *Number, currency
 }
 
 func checkLimit(v *apierr.Violations, path string, n *Number, currency string) decimal.Decimal {
-	d, ok := checkSandboxAmount(v, path, n, currency)
+	d, ok := checkSandboxInt(v, path, n, currency)
 	if ok && d.IsNegative() {
 		v.Format(path, "must not be negative")
 	}

@@ -49,8 +49,8 @@ const (
 // calls a TPP may make per PSU, account and day without the PSU present.
 const DailyUses = 4
 
-// consentMissing is the 401 that a new SCA cures.
-func consentMissing(code, format string, args ...any) *apierr.Error {
+// scaCures is the 401 that a new SCA cures.
+func scaCures(code, format string, args ...any) *apierr.Error {
 	e := apierr.Errorf(code, format, args...)
 	e.NeedSCA = true
 	return e
@@ -65,9 +65,9 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 	}
 	var a Access
 	if r.PSUID == "" {
-		return a, consentMissing(apierr.CodeConsentInvalid, "the request names no PSU (PSU-ID) and no consent (Consent-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
+		return a, scaCures(apierr.CodeConsentInvalid, "the request names no PSU (PSU-ID) and no consent (Consent-ID); complete SCA at the scaRedirect link and send the psu-id it gives back")
 	}
-	c, err := psuOf(tx, r)
+	c, err := knownPSU(tx, r.TPPID, r.PSUID, apierr.CodeConsentInvalid)
 	if err != nil {
 		return a, err
 	}
@@ -75,7 +75,7 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 	if r.CorporateID != "" {
 		corp, err := tx.PSU(r.CorporateID)
 		if err != nil || corp.TPPID != r.TPPID || corp.CustomerID != c.ID || corp.AgreementID == "" {
-			return a, consentMissing(apierr.CodeConsentInvalid, "PSU-Corporate-ID %s is not a corporate context of this PSU for this TPP", r.CorporateID)
+			return a, scaCures(apierr.CodeConsentInvalid, "PSU-Corporate-ID %s is not a corporate context of this PSU for this TPP", r.CorporateID)
 		}
 		a.Context = corp.AgreementID
 	}
@@ -88,64 +88,76 @@ func (s *core) access(tx Tx, r AISRequest) (Access, error) {
 				return a, apierr.PathError(apierr.CodeCorporateIDRequired, "PSU-Corporate-ID", "this PSU's consent is for a corporate context; send the psu-corporate-id of the SCA redirect as PSU-Corporate-ID")
 			}
 		}
-		return a, consentMissing(apierr.CodeConsentInvalid, "there is no consent for this PSU in this context; complete SCA at the scaRedirect link")
+		return a, scaCures(apierr.CodeConsentInvalid, "there is no consent for this PSU in this context; complete SCA at the scaRedirect link")
 	} else if err != nil {
 		return a, err
 	}
 	return a, s.grantValid(tx, r, &a)
 }
 
-// psuOf is the customer a request's PSU-ID stands for.
-func psuOf(tx Tx, r AISRequest) (Customer, error) {
-	if _, err := uuid.Parse(r.PSUID); err != nil {
+// knownPSU is the customer a PSU-ID stands for: a PSU id this bank gave
+// the TPP at SCA (spec 5.8). One that is not a UUID is 400 FORMAT_ERROR,
+// since it can never be valid. One the bank never gave this TPP (unknown,
+// another TPP's, a PSU-Corporate-ID) or whose customer is gone is a 401
+// with code, which a new SCA cures: account information answers
+// CONSENT_INVALID (there is no consent for it), a signing basket
+// PSU_CREDENTIALS_INVALID (the PSU-ID cannot be matched). Another TPP's
+// PSU-ID looks like one that does not exist, so no TPP learns which ids
+// exist.
+func knownPSU(tx Tx, tppID, psuID, code string) (Customer, error) {
+	if _, err := uuid.Parse(psuID); err != nil {
 		return Customer{}, apierr.PathError(apierr.CodeFormatError, "PSU-ID", "must be the UUID the SCA redirect gave as psu-id")
 	}
-	psu, err := tx.PSU(r.PSUID)
-	if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != r.TPPID || psu.AgreementID != "")) {
-		return Customer{}, consentMissing(apierr.CodeConsentInvalid, "PSU-ID %s is not a PSU of this TPP; complete SCA to get one", r.PSUID)
+	psu, err := tx.PSU(psuID)
+	if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != tppID || psu.AgreementID != "")) {
+		return Customer{}, scaCures(code, "PSU-ID %s is not a PSU of this TPP; complete SCA to get one", psuID)
 	} else if err != nil {
 		return Customer{}, err
 	}
 	c, err := tx.Customer(psu.CustomerID)
 	if errors.Is(err, ErrNotFound) {
-		return c, consentMissing(apierr.CodeConsentInvalid, "the PSU of PSU-ID %s no longer exists in the sandbox", r.PSUID)
+		return c, scaCures(code, "the PSU of PSU-ID %s no longer exists in the sandbox", psuID)
 	}
 	return c, err
 }
 
 // consentAccess is the access of a request that names its consent
 // (Consent-ID): the consent's PSU, context and grant. A PSU-ID or
-// PSU-Corporate-ID sent beside it must name the same.
+// PSU-Corporate-ID sent beside it must name the same. A Consent-ID the
+// bank never gave this TPP is 403 CONSENT_UNKNOWN, as Berlin Group maps
+// it: another TPP's consent is unknown to the caller alike, so no TPP
+// learns which ids exist. A consent of the TPP that cannot be used is 401
+// CONSENT_INVALID or CONSENT_EXPIRED, which a new SCA cures.
 func (s *core) consentAccess(tx Tx, r AISRequest) (Access, error) {
 	var a Access
 	cn, err := tx.Consent(r.ConsentID)
 	if errors.Is(err, ErrNotFound) || (err == nil && cn.TPPID != r.TPPID) {
-		return a, consentMissing(apierr.CodeConsentInvalid, "Consent-ID %s is not a consent of your TPP; start one with POST /v1/consents", apierr.Clip(r.ConsentID))
+		return a, apierr.PathError(apierr.CodeConsentUnknown, "Consent-ID", fmt.Sprintf("%s is no consent this bank gave your TPP; send the consentId of your own POST /v1/consents, or start one", apierr.Clip(r.ConsentID)))
 	} else if err != nil {
 		return a, err
 	}
 	switch st := cn.ConsentStatus(s.Now()); st {
 	case ConsentValid:
 	case ConsentExpired:
-		return a, consentMissing(apierr.CodeConsentExpired, "consent %s expired on %s (180 days); renew it with SCA at the scaRedirect link", cn.ID, cn.ValidUntil().In(Oslo).Format("2006-01-02"))
+		return a, scaCures(apierr.CodeConsentExpired, "consent %s expired on %s (180 days); renew it with SCA at the scaRedirect link", cn.ID, cn.ValidUntil().In(Oslo).Format("2006-01-02"))
 	default:
-		return a, consentMissing(apierr.CodeConsentInvalid, "consent %s is %s, not valid; start a new one with POST /v1/consents", cn.ID, st)
+		return a, scaCures(apierr.CodeConsentInvalid, "consent %s is %s, not valid; start a new one with POST /v1/consents", cn.ID, st)
 	}
 	if r.PSUID != "" && r.PSUID != PSUID(r.TPPID, cn.CustomerID) {
-		return a, consentMissing(apierr.CodeConsentInvalid, "PSU-ID %s is not the PSU of consent %s; send the psu-id of that consent's SCA, or leave PSU-ID out", apierr.Clip(r.PSUID), cn.ID)
+		return a, scaCures(apierr.CodeConsentInvalid, "PSU-ID %s is not the PSU of consent %s; send the psu-id of that consent's SCA, or leave PSU-ID out", apierr.Clip(r.PSUID), cn.ID)
 	}
 	if r.CorporateID != "" && (cn.Context == ContextPrivate || r.CorporateID != CorporateID(r.TPPID, cn.CustomerID, cn.Context)) {
-		return a, consentMissing(apierr.CodeConsentInvalid, "PSU-Corporate-ID %s is not the corporate context of consent %s", apierr.Clip(r.CorporateID), cn.ID)
+		return a, scaCures(apierr.CodeConsentInvalid, "PSU-Corporate-ID %s is not the corporate context of consent %s", apierr.Clip(r.CorporateID), cn.ID)
 	}
 	if a.Customer, err = tx.Customer(cn.CustomerID); errors.Is(err, ErrNotFound) {
-		return a, consentMissing(apierr.CodeConsentInvalid, "the PSU of consent %s no longer exists in the sandbox", cn.ID)
+		return a, scaCures(apierr.CodeConsentInvalid, "the PSU of consent %s no longer exists in the sandbox", cn.ID)
 	} else if err != nil {
 		return a, err
 	}
 	a.Context = cn.Context
 	a.Grant, err = tx.Grant(r.TPPID, cn.CustomerID, cn.Context)
 	if errors.Is(err, ErrNotFound) || (err == nil && a.Grant.ID != cn.GrantID) {
-		return a, consentMissing(apierr.CodeConsentInvalid, "the grant of consent %s is gone; start a new consent", cn.ID)
+		return a, scaCures(apierr.CodeConsentInvalid, "the grant of consent %s is gone; start a new consent", cn.ID)
 	} else if err != nil {
 		return a, err
 	}
@@ -157,7 +169,7 @@ func (s *core) consentAccess(tx Tx, r AISRequest) (Access, error) {
 func (s *core) grantValid(tx Tx, r AISRequest, a *Access) error {
 	now := s.Now()
 	if now.After(a.Grant.Expires()) {
-		return consentMissing(apierr.CodeConsentExpired, "the consent of %s expired on %s (180 days); renew it with SCA at the scaRedirect link", a.Grant.Created.Format("2006-01-02"), a.Grant.Expires().Format("2006-01-02"))
+		return scaCures(apierr.CodeConsentExpired, "the consent of %s expired on %s (180 days); renew it with SCA at the scaRedirect link", a.Grant.Created.Format("2006-01-02"), a.Grant.Expires().Format("2006-01-02"))
 	}
 	if sess, err := tx.Session(r.TPPID, a.Customer.ID); err == nil {
 		a.SessionValid = r.SessionID != "" && sess.SessionID == r.SessionID && now.Before(sess.Expires)
@@ -374,7 +386,7 @@ func (s *core) historyFrom(q *AISQuery, a Access) error {
 		return nil
 	}
 	if q.From.Before(limit) {
-		return consentMissing(apierr.CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID. Complete SCA at the scaRedirect link, or start at %s", q.From, limit)
+		return scaCures(apierr.CodeSCAInvalid, "dateFrom %s is more than 90 days back; that needs an SCA session valid now under this TPP-Session-ID. Complete SCA at the scaRedirect link, or start at %s", q.From, limit)
 	}
 	return nil
 }
@@ -394,7 +406,7 @@ func (s *PSD2) Transaction(r AISRequest, accountID, txID string) (Account, Trans
 			return found(err, "account", accountID)
 		}
 		if !r.PSUPresent && s.Now().After(a.Grant.Created.Add(DetailsGrantAge)) {
-			return consentMissing(apierr.CodeConsentExpired, "without the PSU present (no PSU-IP-Address) transaction details need a consent at most 90 days old; this one is from %s. Renew it with SCA", a.Grant.Created.Format("2006-01-02"))
+			return scaCures(apierr.CodeConsentExpired, "without the PSU present (no PSU-IP-Address) transaction details need a consent at most 90 days old; this one is from %s. Renew it with SCA", a.Grant.Created.Format("2006-01-02"))
 		}
 		if err := s.use(tx, r, a, accountID, UseDetails); err != nil {
 			return err

@@ -44,7 +44,11 @@ func BasketStatus(payments []Payment) string {
 }
 
 // CreateBasket puts 1 to 10 of a TPP's RCVD single payments in a basket.
-func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
+// A PSU-ID sent with it (psuID, empty for none) must be one the bank gave
+// the TPP at SCA: one it never gave the TPP is 401 PSU_CREDENTIALS_INVALID,
+// answered with a new SCA (spec 4.2 E1, status rule 3), as account
+// information answers an unknown PSU-ID.
+func (s *PSD2) CreateBasket(tppID, psuID string, ids []string) (BasketView, error) {
 	var out BasketView
 	var v apierr.Violations
 	switch {
@@ -64,6 +68,11 @@ func (s *PSD2) CreateBasket(tppID string, ids []string) (BasketView, error) {
 		return out, err
 	}
 	err := s.write("create basket", func(tx Tx) error {
+		if psuID != "" {
+			if _, err := knownPSU(tx, tppID, psuID, apierr.CodePSUCredentialsInvalid); err != nil {
+				return err
+			}
+		}
 		var payments []Payment
 		for i, id := range ids {
 			path := fmt.Sprintf("paymentIds[%d]", i)

@@ -280,7 +280,7 @@ func dueAt(tx Tx, p Payment) (time.Time, error) {
 			}
 		}
 		return first, nil
-	case p.Status == StatusACCP: // on its execution date
+	case p.Status == StatusACCP || p.Status == StatusACWC: // on its execution date
 		d := p.ExecutionDate
 		return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, Oslo), nil
 	}
@@ -292,7 +292,7 @@ func dueAt(tx Tx, p Payment) (time.Time, error) {
 // that are authorised and not settled.
 func duePayments(tx Tx) ([]string, error) {
 	var ids []string
-	for _, status := range []string{StatusRCVD, StatusACCP, StatusACTC, StatusACSP, StatusPDNG} {
+	for _, status := range []string{StatusRCVD, StatusACCP, StatusACTC, StatusACWC, StatusACSP, StatusPDNG} {
 		list, err := tx.PaymentIDs(status)
 		if err != nil {
 			return nil, err

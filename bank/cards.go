@@ -178,7 +178,7 @@ func checkCardBalances(v *apierr.Violations, path string, in []CardBalanceInput,
 	}
 	out := base
 	var from map[string]int
-	out.Balances, from = checkBalances(v, path, plain, currency, base.Balances, fillOther)
+	out.Balances, from = checkBalances(v, path, plain, currency, base.Balances, fillOther, checkSandboxInt)
 	if i, ok := from[BalanceClosingBooked]; ok {
 		out.ClosingBookedDetail = details[i]
 	}
@@ -530,7 +530,7 @@ func sameDecimal(a, b string) bool {
 
 func checkCardMoney(v *apierr.Violations, path string, in *AmountInput) Money {
 	CheckCurrency(v, apierr.JoinPath(path, "currency"), in.Currency)
-	amount, ok := checkSandboxAmount(v, apierr.JoinPath(path, "amount"), in.Amount, in.Currency)
+	amount, ok := checkSandboxInt(v, apierr.JoinPath(path, "amount"), in.Amount, in.Currency)
 	if ok && amount.IsZero() {
 		v.Format(apierr.JoinPath(path, "amount"), "must not be zero; a purchase is negative, a refund positive")
 	}

@@ -360,7 +360,7 @@ func sandboxBodies(f *testing.F, b fuzzBank) []body {
 			if err != nil {
 				return err
 			}
-			c, err := b.PSD2.SetTPPContact(tpp, tpp, in.Email)
+			c, _, err := b.PSD2.SetTPPContact(tpp, tpp, in.Email)
 			if err == nil {
 				if got, err := b.PSD2.TPPContact(tpp, tpp); err != nil || got.Email != in.Email || c.Email != in.Email {
 					t.Fatalf("set %q, reads back %+v, %v", in.Email, got, err)

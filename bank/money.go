@@ -98,6 +98,9 @@ type Number struct {
 	// quoted is set for a number sent as a JSON string ("1.00"), as
 	// Berlin Group amounts are: accepted with a warning.
 	quoted bool
+	// sent is set for a number read from a request body (UnmarshalJSON),
+	// not made by the bank (NumberOf: the window's forms, scenarios).
+	sent bool
 }
 
 // NumberOf returns a Number holding d.
@@ -119,7 +122,7 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	if len(text) > 0 && len(text) <= maxNumberText && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9')) {
 		d, err := decimal.NewFromString(string(text))
 		if err == nil {
-			*n = Number{Value: d, quoted: quoted}
+			*n = Number{Value: d, quoted: quoted, sent: true}
 			return nil
 		}
 	}
@@ -155,6 +158,22 @@ func checkSandboxAmount(v *apierr.Violations, path string, n *Number, currency s
 		return n.Value, true
 	}
 	return decimal.Decimal{}, false
+}
+
+// checkSandboxInt checks a sandbox number that the spec types as int32,
+// as checkSandboxAmount does: an account transaction's amount
+// (spec 2.11), creditLine (2.10), a card account's credit limit and
+// balances and a card transaction's amounts (2.12), an engagement's
+// limits (2.13). A fraction sent in a request body is odd: a bank that
+// reads the field as int32 loses it. Sandbank keeps it, to the currency's
+// minor units, and says so; strict mode refuses it. The window's forms
+// and scenarios are not the spec's JSON and keep fractions without a word.
+func checkSandboxInt(v *apierr.Violations, path string, n *Number, currency string) (decimal.Decimal, bool) {
+	d, ok := checkSandboxAmount(v, path, n, currency)
+	if ok && n.sent && !d.IsInteger() {
+		v.Odd(apierr.CodeFormatError, path, fmt.Sprintf("is %s, which has a fraction, where the spec types the field as int32 (whole units); Sandbank keeps %s as sent, but a bank that reads it as int32 truncates it to %s. Send whole units if your tests must hold against that bank", d, d, d.Truncate(0)))
+	}
+	return d, ok
 }
 
 // errNoRate is the error of a conversion the FX table has no rate for.

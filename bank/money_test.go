@@ -45,7 +45,7 @@ func TestMoney_ThreeViewsAgree(t *testing.T) {
 	}
 	// The walks went everywhere: a rule checked on states never reached
 	// proves nothing.
-	for _, st := range []string{bank.StatusRCVD, bank.StatusPATC, bank.StatusACCP, bank.StatusACTC, bank.StatusACSP, bank.StatusPDNG, bank.StatusACSC, bank.StatusRJCT, bank.StatusCANC} {
+	for _, st := range []string{bank.StatusRCVD, bank.StatusPATC, bank.StatusACCP, bank.StatusACTC, bank.StatusACWC, bank.StatusACSP, bank.StatusPDNG, bank.StatusACSC, bank.StatusRJCT, bank.StatusCANC} {
 		if seen[st] == 0 {
 			t.Errorf("no walk saw a payment in %s; change the mix of steps", st)
 		}
@@ -299,7 +299,7 @@ func (m *moneyRun) batch() string {
 		if !ok || was.Periodic() || was.ExecutionDate.After(today) {
 			continue
 		}
-		held := (was.Status == bank.StatusACTC || was.Status == bank.StatusACCP) && *was.FundsAvailable
+		held := (was.Status == bank.StatusACTC || was.Status == bank.StatusACCP || was.Status == bank.StatusACWC) && *was.FundsAvailable
 		switch {
 		case held && was.Product == bank.ProductNCBCT && p.Status != bank.StatusACSP:
 			m.t.Fatalf("payment %s held its money at %s but is %s after a run, not ACSP", p.ID, was.Status, p.Status)
@@ -376,13 +376,13 @@ func (m *moneyRun) check(after string) {
 				holds[it.PendingFeeTxID] = h
 			}
 			switch {
-			case p.Periodic() || !slices.Contains([]string{bank.StatusACCP, bank.StatusACTC, bank.StatusACSP}, p.Status):
+			case p.Periodic() || !slices.Contains([]string{bank.StatusACCP, bank.StatusACTC, bank.StatusACWC, bank.StatusACSP}, p.Status):
 				m.t.Fatalf("after %s: payment %s is %s and holds money", after, p.ID, p.Status)
 			case !it.Reserved.IsPositive():
 				m.t.Fatalf("after %s: payment %s item %d is pending but holds %s", after, p.ID, i, it.Reserved)
 			}
 		}
-		authorised := !p.Periodic() && slices.Contains([]string{bank.StatusACCP, bank.StatusACTC, bank.StatusACSP, bank.StatusPDNG}, p.Status)
+		authorised := !p.Periodic() && slices.Contains([]string{bank.StatusACCP, bank.StatusACTC, bank.StatusACWC, bank.StatusACSP, bank.StatusPDNG}, p.Status)
 		if !authorised {
 			continue
 		}

@@ -183,7 +183,7 @@ func paymentContexts(tx Tx, a Authorisation, c Customer) ([]Option, error) {
 // ForcePaymentStatus sets a payment's status by hand, for support staff who
 // reproduce a customer's case. The history marks it as forced, with the
 // note (at most MaxForceNote characters). No money is booked: forcing ACSC
-// books nothing; forcing a final status (ACSC, RJCT, CANC, PART) releases
+// books nothing; forcing a final status (ACSC, ACWP, RJCT, CANC, PART) releases
 // the payment's reservations. An unknown payment is RESOURCE_UNKNOWN; a
 // status that is none of PaymentStatuses, or a bad note, a FORMAT_ERROR.
 func (s *Ops) ForcePaymentStatus(id, status, note string) (PaymentDetail, error) {

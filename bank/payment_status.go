@@ -17,19 +17,25 @@ import (
 // will not settle, and the booking when it settles.
 //
 //	from        event                                           moved by             to
-//	RCVD        a PSU approves, within their limits              SCA (payments)       ACCP, or ACTC when due
+//	RCVD        a PSU approves, within their limits              SCA (payments)       ACCP, or ACTC when due; ACWC (a)
 //	RCVD        a PSU approves, over their approval limit        SCA (payments)       PATC
 //	RCVD        the PSU rejects, may not pay, or SCA fails       SCA (payments)       RJCT
-//	RCVD        the exemption policy lets it through             PSD2.CreatePayment   ACCP, ACTC
-//	PATC        a second approver with enough limit approves     SCA (payments)       ACCP, ACTC
-//	RCVD..ACTC  DELETE (and any standing order)                  PSD2.CancelPayment   CANC
-//	ACCP, ACTC  a batch run on or after the date, with cover     batch run            ACSC (NCBCT: ACSP)
+//	RCVD        the exemption policy lets it through             PSD2.CreatePayment   ACCP, ACTC; ACWC (a)
+//	PATC        a second approver with enough limit approves     SCA (payments)       ACCP, ACTC; ACWC (a)
+//	RCVD..ACWC  DELETE (and any standing order)                  PSD2.CancelPayment   CANC
+//	ACCP..ACWC  a batch run on or after the date, with cover     batch run            ACSC (NCBCT: ACSP)
 //	ACSP        the next batch run, with cover                   batch run            ACSC
-//	ACTC        authorised on a banking day, batchMode immediate authorise            ACSC (NCBCT: ACSP, ACSC), PDNG
+//	ACTC, ACWC  authorised when due on a banking day,            authorise            ACSC (NCBCT: ACSP, ACSC), PDNG
+//	            batchMode immediate
 //	ACCP..ACSP  a batch run without cover                        batch run            PDNG
 //	PDNG        a batch run with cover                           batch run            ACSC, PART (bulk)
 //	PDNG        a batch run after the cover retry days           batch run            RJCT, PART (bulk)
-//	any         support forces a status                          Ops.ForcePaymentStatus  any
+//	any         support forces a status                          Ops.ForcePaymentStatus  any (ACWP only so)
+//
+// (a) A payment whose requested execution date the bank moved to the next
+// banking day (Payment.RequestedDate) is ACWC, accepted with change, in
+// place of ACCP or ACTC: a batch run settles it on its date as it would
+// either.
 //
 // Money (docs/PAYMENTS.md "Balances, pending items and fundsAvailable"):
 // an account's expected balance is its closingBooked balance plus its
@@ -48,15 +54,20 @@ func setStatus(p *Payment, to, by, reason string, at time.Time) {
 }
 
 // authorise moves an approved payment on: ACCP when its execution date is
-// in the future, else ACTC; a standing order stays ACTC (the sandbox batch
-// skips it). Each item the debtor account covers is reserved. In batch
-// mode immediate, a payment that is due settles at once.
+// in the future, else ACTC; ACWC, whatever the date, when the bank moved
+// its requested execution date; a standing order stays ACTC (the sandbox
+// batch skips it). Each item the debtor account covers is reserved. In
+// batch mode immediate, a payment that is due settles at once.
 func authorise(l *ledger, p *Payment, now time.Time, by string) error {
-	to := StatusACTC
-	if !p.Periodic() && p.ExecutionDate.After(DateOf(now)) {
+	to, reason := StatusACTC, "authorised"
+	switch {
+	case p.Periodic():
+	case !p.RequestedDate.IsZero():
+		to, reason = StatusACWC, fmt.Sprintf("authorised with a change: the requested execution date %s is no banking day, so it executes on %s", p.RequestedDate, p.ExecutionDate)
+	case p.ExecutionDate.After(DateOf(now)):
 		to = StatusACCP
 	}
-	setStatus(p, to, by, "authorised", now)
+	setStatus(p, to, by, reason, now)
 	if p.Periodic() {
 		return nil
 	}
@@ -67,18 +78,19 @@ func authorise(l *ledger, p *Payment, now time.Time, by string) error {
 }
 
 // settleAtOnce settles a payment that was just authorised and is due
-// (ACTC), when the batch mode is immediate and today is a banking day: the
-// steps of a batch run, at once. A cross-border transfer is picked up and
-// settled; without cover the payment waits (PDNG) and the batch runs retry
-// it, as always.
+// (ACTC, or ACWC on its date), when the batch mode is immediate and today
+// is a banking day: the steps of a batch run, at once. A cross-border
+// transfer is picked up and settled; without cover the payment waits
+// (PDNG) and the batch runs retry it, as always.
 func settleAtOnce(l *ledger, p *Payment, now time.Time) error {
+	day := DateOf(now)
 	st, err := l.settings()
-	if err != nil || st.BatchMode != BatchImmediate || p.Status != StatusACTC || !IsBankingDay(DateOf(now)) {
+	if err != nil || st.BatchMode != BatchImmediate || !IsBankingDay(day) || !awaitsSettlement(*p, day) {
 		return err
 	}
 	by := "immediate settlement (batchMode immediate)"
-	for range 2 { // ACTC, and ACSP for a cross-border transfer
-		if p.Status != StatusACTC && p.Status != StatusACSP {
+	for range 2 { // ACTC or ACWC, and ACSP for a cross-border transfer
+		if !awaitsSettlement(*p, day) && p.Status != StatusACSP {
 			break
 		}
 		if err := settle(l, p, now, by); err != nil {
@@ -86,6 +98,19 @@ func settleAtOnce(l *ledger, p *Payment, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// awaitsSettlement reports whether an authorised payment is due on day
+// and not yet picked up: ACTC, or ACCP and ACWC on or after their
+// execution date.
+func awaitsSettlement(p Payment, day Date) bool {
+	switch p.Status {
+	case StatusACTC:
+		return true
+	case StatusACCP, StatusACWC:
+		return !p.ExecutionDate.After(day)
+	}
+	return false
 }
 
 // approvePayment applies a PSU's approval, in a context, to one payment.
@@ -231,8 +256,8 @@ func cancel(l *ledger, p *Payment, by string, at time.Time) error {
 }
 
 // force sets a status by hand, for support staff who reproduce a case. The
-// history marks it as forced. No money is booked; a final status releases
-// the payment's reservations, since it will never settle.
+// history marks it as forced. No money is booked; a final status (ACWP
+// too) releases the payment's reservations, since it will never settle.
 func force(l *ledger, p *Payment, status, note string, at time.Time) error {
 	if note == "" {
 		note = "forced by hand"
@@ -251,7 +276,7 @@ func force(l *ledger, p *Payment, status, note string, at time.Time) error {
 // cover it waits (PDNG) for CoverRetryDays banking days, then is rejected.
 func settle(l *ledger, p *Payment, at time.Time, by string) error {
 	day := DateOf(at)
-	if p.Status == StatusACCP && p.ExecutionDate.After(day) {
+	if (p.Status == StatusACCP || p.Status == StatusACWC) && p.ExecutionDate.After(day) {
 		return nil // not due yet
 	}
 	debtor, err := l.account(p.DebtorAccountID)
@@ -260,7 +285,7 @@ func settle(l *ledger, p *Payment, at time.Time, by string) error {
 	} else if err != nil {
 		return err
 	}
-	if p.Product == ProductNCBCT && (p.Status == StatusACTC || p.Status == StatusACCP) {
+	if p.Product == ProductNCBCT && awaitsSettlement(*p, day) {
 		return pickUp(l, p, debtor, by, at)
 	}
 	waiting := false

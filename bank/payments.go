@@ -21,7 +21,9 @@ type PaymentInit struct {
 	Service, Product string
 	Body             PaymentRequest
 	// PSUID, CorporateID and NationalID (X-PSU-IDENTITY) name the PSU when
-	// the TPP knows them; PSUContext is PSU-Context (PRIVATE or CORPORATE).
+	// the TPP knows them; PSUContext is PSU-Context: PRIVATE, CORPORATE, or
+	// empty for none (the API reads a value it does not know as none, with
+	// a client note).
 	PSUID, CorporateID, NationalID, PSUContext string
 	RedirectURI, SessionID                     string
 	RedirectPreferred                          bool
@@ -155,8 +157,12 @@ func (s *core) newPayment(tx Tx, in PaymentInit, st Settings, now time.Time) (Pa
 		if name == "" {
 			name = c.date.Weekday().String()
 		}
-		path := "requestedExecutionDate"
-		p.Warnings = append(p.Warnings, warning(path, fmt.Sprintf("%s is not a banking day (%s); the payment executes on %s", c.date, name, p.ExecutionDate)))
+		text := fmt.Sprintf("%s is not a banking day (%s); the payment executes on %s", c.date, name, p.ExecutionDate)
+		if in.Body.RequestedExecutionDate != nil {
+			p.RequestedDate = c.date
+			text += ", and is ACWC (accepted with change) from its authorisation until it settles"
+		}
+		p.Warnings = append(p.Warnings, warning("requestedExecutionDate", text))
 	}
 	if in.Product == ProductNCBCT {
 		p.Fee = st.NCBCTFee
@@ -190,11 +196,6 @@ func refText(r AccountRef) string {
 func (s *core) paymentPSU(tx Tx, v *apierr.Violations, in PaymentInit) (Customer, string, error) {
 	var c Customer
 	context := ""
-	switch in.PSUContext {
-	case "", "PRIVATE", "CORPORATE":
-	default:
-		v.Format("PSU-Context", "%q is not allowed; send PRIVATE or CORPORATE", apierr.Clip(in.PSUContext))
-	}
 	if in.PSUID != "" {
 		psu, err := tx.PSU(in.PSUID)
 		if errors.Is(err, ErrNotFound) || (err == nil && (psu.TPPID != in.TPPID || psu.AgreementID != "")) {

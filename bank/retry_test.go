@@ -211,7 +211,7 @@ func retryScript(t *testing.T, s *bank.Bank) []string {
 		must(err)
 		ids = append(ids, created.Payment.ID)
 	}
-	basket, err := s.PSD2.CreateBasket(moneyTPP, ids)
+	basket, err := s.PSD2.CreateBasket(moneyTPP, "", ids)
 	must(err)
 	ba, err := s.PSD2.StartBasketAuthorisation(sca, basket.ID)
 	must(err)

@@ -20,7 +20,9 @@ const (
 	StatusPATC = "PATC" // approved by one PSU, waits for a second approver
 	StatusACCP = "ACCP" // authorised, execution date in the future
 	StatusACTC = "ACTC" // authorised and due (periodic payments stay here)
+	StatusACWC = "ACWC" // authorised; the bank moved its requested execution date
 	StatusACSP = "ACSP" // cross-border transfer picked up by a batch run
+	StatusACWP = "ACWP" // accepted without posting: only forced, final
 	StatusPDNG = "PDNG" // no cover at a batch run; retried
 	StatusACSC = "ACSC" // settled
 	StatusRJCT = "RJCT" // rejected
@@ -29,11 +31,12 @@ const (
 )
 
 // PaymentStatuses lists every payment status in the order of docs/PAYMENTS.md 5.
-var PaymentStatuses = []string{StatusRCVD, StatusPATC, StatusACCP, StatusACTC, StatusACSP, StatusPDNG, StatusACSC, StatusRJCT, StatusCANC, StatusPART}
+var PaymentStatuses = []string{StatusRCVD, StatusPATC, StatusACCP, StatusACTC, StatusACWC, StatusACSP, StatusPDNG, StatusACSC, StatusACWP, StatusRJCT, StatusCANC, StatusPART}
 
-// Final reports whether a status never changes again.
+// Final reports whether a status never changes again: a batch run passes
+// the payment over, and DELETE answers 409.
 func Final(status string) bool {
-	return status == StatusACSC || status == StatusRJCT || status == StatusCANC || status == StatusPART
+	return status == StatusACSC || status == StatusACWP || status == StatusRJCT || status == StatusCANC || status == StatusPART
 }
 
 // PaymentItem is one credit transfer of a payment: the payment itself, or
@@ -109,12 +112,17 @@ type Payment struct {
 	// CustomerID is the PSU: named at creation (PSU-ID, X-PSU-IDENTITY) or
 	// the first PSU who approved. Context is ContextPrivate or an
 	// agreement id, once known.
-	CustomerID      string        `json:"customerId,omitempty"`
-	Context         string        `json:"context,omitempty"`
-	DebtorAccountID string        `json:"debtorAccountId"`
-	DebtorAccount   AccountRef    `json:"debtorAccount"`
-	ExecutionDate   Date          `json:"executionDate"`
-	Items           []PaymentItem `json:"items"`
+	CustomerID      string     `json:"customerId,omitempty"`
+	Context         string     `json:"context,omitempty"`
+	DebtorAccountID string     `json:"debtorAccountId"`
+	DebtorAccount   AccountRef `json:"debtorAccount"`
+	ExecutionDate   Date       `json:"executionDate"`
+	// RequestedDate is the requestedExecutionDate the TPP gave when it is
+	// no banking day and the bank moved the payment to ExecutionDate, the
+	// next one; zero when the bank kept the date. Such a payment is ACWC,
+	// accepted with change, from its authorisation until it settles.
+	RequestedDate Date          `json:"requestedDate,omitzero"`
+	Items         []PaymentItem `json:"items"`
 	// Fee is the fee of a cross-border transfer, in NOK; zero for none.
 	Fee            decimal.Decimal  `json:"fee"`
 	Warnings       []apierr.Message `json:"warnings,omitempty"`

@@ -2,24 +2,33 @@ package bank
 
 import (
 	"errors"
+	"fmt"
 	"net/mail"
 
 	"sandbank/bank/apierr"
+	"sandbank/bank/validate"
 )
 
 // SetTPPContact registers the e-mail address a TPP wants operational
-// notices at. Only the TPP itself (caller) may set its own.
-func (s *PSD2) SetTPPContact(caller, tppID, email string) (TPPContact, error) {
+// notices at. Only the TPP itself (caller) may set its own. A personal
+// webmail address is odd (spec 6 asks for a group or shared mailbox): it
+// is taken with a warning, which it returns, and refused in strict mode.
+func (s *PSD2) SetTPPContact(caller, tppID, email string) (TPPContact, []apierr.Message, error) {
 	if err := ownTPP(caller, tppID); err != nil {
-		return TPPContact{}, err
+		return TPPContact{}, nil, err
 	}
-	var v apierr.Violations
+	v := s.violations()
 	CheckEmail(&v, "email", email)
+	if v.Empty() {
+		if domain, personal := validate.PersonalMailbox(email); personal {
+			v.Odd(apierr.CodeFormatError, "email", fmt.Sprintf("is at %s, a personal webmail service; the bank sends operational notices, such as major downtime, to this address and asks for a group or shared mailbox that outlives one person's job, e.g. psd2-ops@<your company's domain>. The bank takes it", domain))
+		}
+	}
 	if err := v.Err(); err != nil {
-		return TPPContact{}, err
+		return TPPContact{}, nil, err
 	}
 	c := TPPContact{TPPID: tppID, Email: email}
-	return c, s.update("set TPP contact", func(tx Tx) error { return tx.PutTPPContact(c) })
+	return c, v.Warnings(), s.update("set TPP contact", func(tx Tx) error { return tx.PutTPPContact(c) })
 }
 
 // TPPContact returns the contact a TPP registered.

@@ -172,7 +172,7 @@ func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTr
 			v.Format(f("currency"), "must be %s, the account's currency", a.Currency)
 		}
 	}
-	amount, amountOK := checkSandboxAmount(v, f("amount"), in.Amount, a.Currency)
+	amount, amountOK := checkSandboxInt(v, f("amount"), in.Amount, a.Currency)
 	if amountOK && amount.IsZero() {
 		v.Format(f("amount"), "must not be zero")
 		amountOK = false

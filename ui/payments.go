@@ -393,7 +393,7 @@ func (s *paymentsScreen) force() {
 	status.PlaceHolder = "Choose the new status"
 	f.add("New status", "status", status)
 	note := f.text("Note", "note", "", "why, for the history, e.g. reproduces case 4711")
-	help := helpText(fmt.Sprintf("Payment %s is %s. The new status is recorded in the history as forced, and the TPP reads it at its next request. Nothing is booked: forcing ACSC books nothing, and a final status (ACSC, RJCT, CANC, PART) releases the payment's reservations. Batch runs skip the final statuses ACSC, RJCT, CANC and PART.", p.ID, p.Status))
+	help := helpText(fmt.Sprintf("Payment %s is %s. The new status is recorded in the history as forced, and the TPP reads it at its next request. Nothing is booked: forcing ACSC books nothing, and a final status (ACSC, ACWP, RJCT, CANC, PART) releases the payment's reservations. Batch runs skip the final statuses ACSC, ACWP, RJCT, CANC and PART; ACWP (accepted without posting) is reached only by forcing it.", p.ID, p.Status))
 	m := s.u.showModal("Force the status of "+p.ID, "Force", f, help, func() error {
 		_, err := s.u.ops.ForcePaymentStatus(p.ID, status.Selected, strings.TrimSpace(note.Text))
 		return err

@@ -203,7 +203,7 @@ func TestPayments_Baskets(t *testing.T) {
 	s := h.u.payments
 	h.bankingMorning()
 	a, b := h.pay("10", false), h.pay("20", false)
-	view, err := h.core.Bank.PSD2.CreateBasket(payTPP, []string{a.ID, b.ID})
+	view, err := h.core.Bank.PSD2.CreateBasket(payTPP, "", []string{a.ID, b.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

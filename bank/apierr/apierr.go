@@ -34,6 +34,7 @@ const (
 
 	CodeCorporateIDRequired   = "CORPORATE_ID_REQUIRED"
 	CodePSUCredentialsInvalid = "PSU_CREDENTIALS_INVALID"
+	CodeConsentUnknown        = "CONSENT_UNKNOWN"
 	CodeConsentInvalid        = "CONSENT_INVALID"
 	CodeConsentExpired        = "CONSENT_EXPIRED"
 	CodeSCAInvalid            = "SCA_INVALID"
@@ -60,7 +61,7 @@ var Codes = []string{
 	CodeBadRequest, CodeFormatError, CodeHeaderRequired, CodeQueryParamRequired, CodePeriodInvalid,
 	CodeSignatureMissing, CodeSignatureInvalid, CodeCertificateInvalid, CodeCertificateExpired,
 	CodeForbidden, CodeNotFound, CodeResourceUnknown, CodeConflict, CodeSystemError,
-	CodeCorporateIDRequired, CodePSUCredentialsInvalid, CodeConsentInvalid, CodeConsentExpired,
+	CodeCorporateIDRequired, CodePSUCredentialsInvalid, CodeConsentUnknown, CodeConsentInvalid, CodeConsentExpired,
 	CodeSCAInvalid, CodeSCAExpired, CodeSCANotFound, CodeAccessExceeded,
 	CodeProductUnknown, CodeProductInvalid, CodeKIDMissing, CodeKIDInvalid, CodeExecutionDateInvalid,
 	CodeReferenceMixInvalid, CodePaymentFailed, CodeServiceInvalid,

@@ -83,14 +83,20 @@ func callerName(r *http.Request) string {
 	return v.Cert.Subject.CommonName
 }
 
-// freshSCA starts a consent for a 401 and returns its SCA page, or ""
-// when the request does not say where to send the PSU.
+// freshSCA starts the SCA of a 401 and returns its SCA page, or "" when
+// the request does not say where to send the PSU or its route starts
+// none: a consent on account information, the PSU's identification on
+// payments and baskets (caller.sca).
 func (h *psd2API) freshSCA(r *http.Request) string {
-	sca, err := scaRequestOf(r, bank.AuthConsent)
+	kind := stateOf(r).sca
+	if kind == "" {
+		return ""
+	}
+	sca, err := scaRequestOf(r, kind)
 	if err != nil || sca.TPPID == "" {
 		return ""
 	}
-	_, a, err := h.bank.StartConsent(sca)
+	a, err := h.bank.StartSCA(sca)
 	if err != nil {
 		return ""
 	}

@@ -128,7 +128,7 @@ func TestConsent_ResourceFromCreationToDeletion(t *testing.T) {
 	stranger := b.NewTPP("987654321", 1, "PSP_AI")
 	expect(t, b.Do(stranger, "GET", self, nil), 404, "RESOURCE_UNKNOWN")
 	expect(t, b.Do(stranger, "DELETE", self, nil), 404, "RESOURCE_UNKNOWN")
-	expect(t, b.Do(stranger, "GET", "/v1/accounts", nil, consent...), 401, "CONSENT_INVALID")
+	expect(t, b.Do(stranger, "GET", "/v1/accounts", nil, consent...), 403, "CONSENT_UNKNOWN")
 
 	// DELETE ends it, and its grant.
 	expect(t, b.Do(tpp, "DELETE", self, nil), 204, "")

@@ -34,6 +34,7 @@ var statusOf = map[string]int{
 	apierr.CodeSCAExpired:            http.StatusUnauthorized,
 	apierr.CodePaymentFailed:         http.StatusUnauthorized,
 	apierr.CodeForbidden:             http.StatusForbidden,
+	apierr.CodeConsentUnknown:        http.StatusForbidden,
 	apierr.CodeNotFound:              http.StatusNotFound,
 	apierr.CodeResourceUnknown:       http.StatusNotFound,
 	apierr.CodeProductUnknown:        http.StatusNotFound,

@@ -36,7 +36,7 @@ var documentedCodes = map[int][]string{
 		apierr.CodeSignatureMissing, apierr.CodeSignatureInvalid, apierr.CodeCertificateInvalid, apierr.CodeCertificateExpired,
 		apierr.CodeCorporateIDRequired, apierr.CodeResourceUnknown},
 	401: {apierr.CodePSUCredentialsInvalid, apierr.CodeConsentInvalid, apierr.CodeConsentExpired, apierr.CodeSCAInvalid, apierr.CodeSCAExpired},
-	403: {apierr.CodeForbidden},
+	403: {apierr.CodeForbidden, apierr.CodeConsentUnknown},
 	404: {apierr.CodeNotFound, apierr.CodeResourceUnknown, apierr.CodeProductUnknown, apierr.CodeSCANotFound},
 	405: {apierr.CodeBadRequest, apierr.CodeServiceInvalid},
 	406: {apierr.CodeBadRequest},

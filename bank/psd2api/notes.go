@@ -55,6 +55,13 @@ func (s *server) clientNotes(r *http.Request, v *httpsig.Verdict, body []byte) [
 			odd(apierr.CodeFormatError, "PSU-Device-ID", "%q is not a UUID; send the device's UUID", clipNote(h))
 		}
 	}
+	if h := r.Header.Get("PSU-Context"); h != "" && h != psuContext(h) {
+		if ctx := psuContext(h); ctx != "" {
+			odd(apierr.CodeFormatError, "PSU-Context", "%q is not written in capitals; the bank reads it as %s. Send PRIVATE or CORPORATE as written", clipNote(h), ctx)
+		} else {
+			odd(apierr.CodeFormatError, "PSU-Context", "%q is neither PRIVATE nor CORPORATE, the only values the bank takes; it is ignored, so PSU-Corporate-ID or the PSU at SCA decides the context. Send PRIVATE or CORPORATE, or leave the header out", clipNote(h))
+		}
+	}
 	if h := r.Header.Get("PSU-HTTP-Method"); h != "" && !slices.Contains(httpMethods, strings.TrimSpace(h)) {
 		odd(apierr.CodeFormatError, "PSU-HTTP-Method", "%q is not an HTTP method; send the method of the PSU's request, e.g. GET", clipNote(h))
 	}
@@ -68,6 +75,17 @@ func (s *server) clientNotes(r *http.Request, v *httpsig.Verdict, body []byte) [
 		odd(apierr.CodeSignatureInvalid, "Signature", "covers neither date nor (request-target), so it binds neither the time nor the method and path, and could be sent again on another route; sign (request-target) and date")
 	}
 	return notes
+}
+
+// psuContext reads a PSU-Context header (spec 4.1): PRIVATE or CORPORATE,
+// in any case, or "" for any other value and for none. clientNotes notes
+// every value that is not one of the two as written.
+func psuContext(h string) string {
+	switch v := strings.ToUpper(strings.TrimSpace(h)); v {
+	case "PRIVATE", "CORPORATE":
+		return v
+	}
+	return ""
 }
 
 // clipNote shortens a header value quoted in a note.

@@ -349,7 +349,8 @@ func (op operation) document(path string) map[string]any {
 	for _, p := range append(names, op.params...) {
 		if p == "PSU-Context-NCBCT" {
 			params = append(params, map[string]any{"name": "PSU-Context", "in": "header",
-				"description": "PRIVATE or CORPORATE; required on NCBCT creation.", "schema": map[string]any{"type": "string", "enum": []string{"PRIVATE", "CORPORATE"}}})
+				"description": "PRIVATE or CORPORATE; required on NCBCT creation. Another value is taken with a WARNING (docs/TPP-GUIDE.md, section 9): lower case is read as the value, anything else as no context. Strict mode refuses it.",
+				"schema":      map[string]any{"type": "string", "examples": []string{"PRIVATE", "CORPORATE"}}})
 			continue
 		}
 		params = append(params, ref("parameters", p))

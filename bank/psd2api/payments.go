@@ -77,7 +77,7 @@ func (h *psd2API) createPayment(service string) handlerFunc {
 		made, err := h.bank.CreatePayment(bank.PaymentInit{
 			TPPID: sca.TPPID, TPPName: sca.TPPName, Service: service, Product: product, Body: body,
 			PSUID: r.Header.Get("PSU-ID"), CorporateID: r.Header.Get("PSU-Corporate-ID"), NationalID: r.Header.Get("X-PSU-IDENTITY"),
-			PSUContext:  strings.ToUpper(r.Header.Get("PSU-Context")),
+			PSUContext:  psuContext(r.Header.Get("PSU-Context")),
 			RedirectURI: sca.RedirectURI, SessionID: sca.SessionID, RedirectPreferred: sca.RedirectPreferred, AllowDuplicate: allow,
 		})
 		if err != nil {
@@ -263,7 +263,7 @@ func (h *psd2API) createBasket(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.bank.CreateBasket(callerTPP(r), in.PaymentIDs)
+	b, err := h.bank.CreateBasket(callerTPP(r), r.Header.Get("PSU-ID"), in.PaymentIDs)
 	if err != nil {
 		return err
 	}

@@ -755,7 +755,8 @@ func TestPayments_DuplicatesHolidaysKIDAndExemption(t *testing.T) {
 	expect(t, b.Do(tpp, "DELETE", ndctPath+"/"+allowed.PaymentID, nil), 204, "")
 	createPayment(t, b, tpp, ndctPath, ndct("77", ibanT1Bruk, ibanT2Bruk))
 
-	// A date that is not a banking day moves to the next one, with a warning.
+	// A date that is not a banking day moves to the next one, with a
+	// warning, and the authorised payment is ACWC (accepted with change).
 	christmas := bank.Date{Year: day.Year, Month: time.December, Day: 25}
 	if christmas.Before(day) {
 		christmas.Year++
@@ -767,8 +768,8 @@ func TestPayments_DuplicatesHolidaysKIDAndExemption(t *testing.T) {
 	autoSCA(t, b, tpp, c.authID(), t1Number, "approve")
 	var got map[string]any
 	b.Do(tpp, "GET", ndctPath+"/"+c.PaymentID, nil).JSON(t, &got)
-	if want := bank.NextBankingDay(christmas).String(); got["requestedExecutionDate"] != want || got["transactionStatus"] != "ACCP" {
-		t.Fatalf("a Christmas payment: %v, want %s ACCP", got, want)
+	if want := bank.NextBankingDay(christmas).String(); got["requestedExecutionDate"] != want || got["transactionStatus"] != "ACWC" {
+		t.Fatalf("a Christmas payment: %v, want %s ACWC", got, want)
 	}
 
 	// A valid KID to an account that requires one.

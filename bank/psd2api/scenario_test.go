@@ -131,6 +131,13 @@ func buildCase(t *testing.T, b *apptest.Bank, tpp *apptest.TPP) map[string]strin
 	ahead := ndct("300", ibanT1Bruk, ibanOutside)
 	ahead["requestedExecutionDate"] = bank.NextBankingDay(day.AddDays(1)).String()
 	approve(pay(bank.StatusACCP, ndctPath, ahead), t1Number)
+	saturday := day.AddDays(1)
+	for saturday.Weekday() != time.Saturday {
+		saturday = saturday.AddDays(1)
+	}
+	moved := ndct("350", ibanT1Bruk, ibanOutside)
+	moved["requestedExecutionDate"] = saturday.String()
+	approve(pay(bank.StatusACWC, ndctPath, moved), t1Number)
 	pay(bank.StatusRCVD, ndctPath, ndct("400", ibanT1Bruk, ibanOutside))
 	approve(pay(bank.StatusPATC, ndctPath, ndct("300000", ibanF2Skatt, ibanOutside)), f2Number, f2Agreement)
 	canc := pay(bank.StatusCANC, ndctPath, ndct("500", ibanT1Bruk, ibanOutside))
@@ -144,6 +151,11 @@ func buildCase(t *testing.T, b *apptest.Bank, tpp *apptest.TPP) map[string]strin
 		"payments": []any{item("1000", ibanT1Bruk), item("2000", ibanOutside)}}
 	approve(pay(bank.StatusPART, bulkNDCT, bulk), f1Number)
 	if _, err := b.App.Bank.Ops.ForcePaymentStatus(out[bank.StatusPART], bank.StatusPART, "support case 4711: one item settled by hand"); err != nil {
+		t.Fatal(err)
+	}
+	acwp := pay(bank.StatusACWP, ndctPath, ndct("700", ibanT1Bruk, ibanOutside))
+	approve(acwp, t1Number)
+	if _, err := b.App.Bank.Ops.ForcePaymentStatus(acwp.PaymentID, bank.StatusACWP, "support case 4711: accepted without posting"); err != nil {
 		t.Fatal(err)
 	}
 	standing := ndct("25", ibanT1Bruk, ibanT1Spare)
@@ -513,7 +525,7 @@ func TestScenario_ExampleWithEveryStatus(t *testing.T) {
 }
 
 // exampleNote is the note of the example scenario.
-const exampleNote = "The known state's customers and accounts with a payment in every status (RCVD, PATC, ACCP, ACTC, ACSP, PDNG, ACSC, RJCT, CANC, PART), two signing baskets, consents and grants, all of the TPP with organisation number 933012867 (NO-FSA-933012867): issue its certificate to read them. Loading it sets the sandbox clock to 2026-03-10 10:30, the time of the case."
+const exampleNote = "The known state's customers and accounts with a payment in every status (RCVD, PATC, ACCP, ACTC, ACWC, ACSP, PDNG, ACSC, ACWP, RJCT, CANC, PART), two signing baskets, consents and grants, all of the TPP with organisation number 933012867 (NO-FSA-933012867): issue its certificate to read them. Loading it sets the sandbox clock to 2026-03-10 10:30, the time of the case."
 
 // exampleScenario reads the example with a payment in every status.
 func exampleScenario(t *testing.T) []byte {

@@ -445,6 +445,8 @@ type state struct {
 	// operator is set when the request comes from the operator
 	// (server.isOperator); a TPP's reads are scoped to it.
 	operator bool
+	// sca is the kind of SCA a 401 of the route starts (caller.sca).
+	sca string
 	// secrets are what the log entry must not hold (keepSecret).
 	secrets []string
 }
@@ -488,17 +490,21 @@ func stateOf(r *http.Request) *state {
 
 // caller is who may call a signed route (docs/SECURITY.md, "Two kinds of
 // caller"): a TPP whose certificate names one of roles (none: any
-// certificate the trust mode accepts), or only the operator.
+// certificate the trust mode accepts), or only the operator. sca is the
+// SCA a 401 of the route starts for its scaRedirect: a consent's on
+// account information, the PSU's identification (as GET /v1/users) on
+// payments and baskets, whose own SCA comes with their authorisation.
 type caller struct {
 	roles    []string
 	operator bool
+	sca      string
 }
 
 // The callers of the signed routes.
 var (
 	anyTPP       = caller{}
-	aisTPP       = caller{roles: []string{pki.RoleAI}}
-	pisTPP       = caller{roles: []string{pki.RolePI}}
+	aisTPP       = caller{roles: []string{pki.RoleAI}, sca: bank.AuthConsent}
+	pisTPP       = caller{roles: []string{pki.RolePI}, sca: bank.AuthUsers}
 	userTPP      = caller{roles: []string{pki.RoleAI, pki.RolePI}}
 	operatorOnly = caller{operator: true}
 )
@@ -672,7 +678,7 @@ func (s *server) mayCall(who caller, r *http.Request, v *httpsig.Verdict) error 
 		return apierr.Errorf(apierr.CodeForbidden, "this operation needs the PSD2 role %s; the certificate has %s", strings.Join(roles, " or "), listOrNone(v.Roles))
 	}
 	st := stateOf(r)
-	st.operator = s.isOperator(v)
+	st.operator, st.sca = s.isOperator(v), who.sca
 	if who.operator && !st.operator {
 		return errNotOperator(r)
 	}

@@ -14,10 +14,11 @@ func (h *psd2API) putContact(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.bank.SetTPPContact(callerTPP(r), r.PathValue("tppId"), in.Email)
+	c, odd, err := h.bank.SetTPPContact(callerTPP(r), r.PathValue("tppId"), in.Email)
 	if err != nil {
 		return err
 	}
+	accepted(r, odd)
 	writeJSON(w, http.StatusOK, contactBody{c.Email})
 	return nil
 }

@@ -330,6 +330,9 @@ func checkPaymentRecord(tx bank.Tx, v *apierr.Violations, path string, p bank.Pa
 	if p.ExecutionDate.IsZero() {
 		v.Format(f("executionDate"), "is required")
 	}
+	if d := p.RequestedDate; !d.IsZero() && (bank.IsBankingDay(d) || !d.Before(p.ExecutionDate)) {
+		v.Format(f("requestedDate"), "%s is the requested execution date the bank moved: a day that is no banking day, before executionDate %s; leave it out when the bank kept the date", d, p.ExecutionDate)
+	}
 	if p.Fee.IsNegative() {
 		v.Format(f("fee"), "must not be negative")
 	}

@@ -28,8 +28,8 @@ The list is newest first, at most --limit (default 200) from --offset.
 --psu is the PSU's customerNumber (the national id they type at SCA) or a
 PSU-ID a TPP was given. show writes one payment with its items, approvals
 and status history. force sets a status by hand, as Force status… does:
-no money is booked, and a final status (ACSC, RJCT, CANC, PART) releases
-the payment's reservations.
+no money is booked, and a final status (ACSC, ACWP, RJCT, CANC, PART)
+releases the payment's reservations.
 
 Examples:
   sandbankd payments --status PDNG
@@ -112,7 +112,7 @@ func accountText(a bank.AccountRef) string {
 func runPayments(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := newOpCmd("payments", paymentsUsage, stdout, stderr)
 	filter := map[string]*string{
-		"status":      o.fs.String("status", "", "only payments in this status: RCVD, PATC, ACCP, ACTC, ACSP, PDNG, ACSC, RJCT, CANC, PART"),
+		"status":      o.fs.String("status", "", "only payments in this status: "+strings.Join(bank.PaymentStatuses, ", ")),
 		"tppId":       o.fs.String("tpp", "", "only this TPP's payments, e.g. NO-FSA-933012867"),
 		"psuId":       o.fs.String("psu", "", "only this PSU's payments: a customerNumber or a PSU-ID"),
 		"product":     o.fs.String("product", "", "norwegian-domestic-credit-transfers or norwegian-cross-border-credit-transfers"),
