@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shopspring/decimal"
-
 	"sandbank/bank/apierr"
 	"sandbank/bank/validate"
 )
@@ -62,6 +60,7 @@ type AccountDetail struct {
 func (s *Sandbox) CreateAccount(in NewAccount) (AccountDetail, error) {
 	return change(s.core, "create account", func(tx Tx) (d AccountDetail, err error) {
 		v := s.violations()
+		noteFractions(&v, specInt32{"creditLine", in.CreditLine})
 		a, err := CreateAccountIn(tx, &v, "", "", in)
 		if err != nil {
 			return d, err
@@ -106,7 +105,7 @@ func CreateAccountIn(tx Tx, v *apierr.Violations, path, id string, in NewAccount
 	if in.Balances == nil {
 		v.Format(p("balances"), "is required (an empty array gives zero balances)")
 	} else if currencyOK {
-		balances, _ = checkBalances(v, p("balances"), in.Balances, in.Currency, Balances{}, true, checkSandboxAmount)
+		balances, _ = checkBalances(v, p("balances"), in.Balances, in.Currency, Balances{}, true)
 	}
 	status := checkStatus(v, p("status"), in.Status)
 	id, _, err := newID(tx, v, path, KindAccount, 0, id)
@@ -149,14 +148,12 @@ func checkStatus(v *apierr.Violations, path, s string) string {
 	return ""
 }
 
-// checkBalances checks balance inputs in the given currency, each amount
-// with check, and returns base with the given balances replaced, and for
-// each type given the index of the input that gave it. A type given twice
-// is odd: the last one wins. With fillOther (a new account), a type that
-// is not given starts at the amount of the one that is. An account's
-// balances take a double (spec 2.10: checkSandboxAmount), a card
-// account's an int32 (2.12: checkSandboxInt).
-func checkBalances(v *apierr.Violations, path string, in []BalanceInput, currency string, base Balances, fillOther bool, check func(*apierr.Violations, string, *Number, string) (decimal.Decimal, bool)) (Balances, map[string]int) {
+// checkBalances checks balance inputs in the given currency and returns
+// base with the given balances replaced, and for each type given the index
+// of the input that gave it. A type given twice is odd: the last one
+// wins. With fillOther (a new account), a type that is not given starts at
+// the amount of the one that is.
+func checkBalances(v *apierr.Violations, path string, in []BalanceInput, currency string, base Balances, fillOther bool) (Balances, map[string]int) {
 	seen := map[string]int{}
 	out := base
 	for i, b := range in {
@@ -176,7 +173,7 @@ func checkBalances(v *apierr.Violations, path string, in []BalanceInput, currenc
 		if b.BalanceAmount.Currency != currency {
 			v.Format(apierr.JoinPath(p, "balanceAmount.currency"), "must be %s, the account's currency", currency)
 		}
-		amount, _ := check(v, apierr.JoinPath(p, "balanceAmount.amount"), b.BalanceAmount.Amount, currency)
+		amount, _ := checkSandboxAmount(v, apierr.JoinPath(p, "balanceAmount.amount"), b.BalanceAmount.Amount, currency)
 		switch typ {
 		case BalanceClosingBooked:
 			out.ClosingBooked = amount
@@ -249,7 +246,7 @@ func (s *Sandbox) SetAccountBalances(id string, in []BalanceInput) (AccountDetai
 		if len(in) == 0 {
 			v.Format("", "give at least one balance")
 		}
-		a.Balances, _ = checkBalances(&v, "", in, a.Currency, a.Balances, false, checkSandboxAmount)
+		a.Balances, _ = checkBalances(&v, "", in, a.Currency, a.Balances, false)
 		d, err = putAccount(tx, &v, a)
 		return d, err
 	}, Event{Kind: EventAccounts, ID: id})

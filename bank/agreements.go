@@ -25,6 +25,12 @@ type NewEngagement struct {
 	ApprovalLimit *Number  `json:"approvalLimit"`
 }
 
+// specInt32s lists the engagement's numbers that the spec types as int32
+// (noteFractions), at path.
+func (in NewEngagement) specInt32s(path string) []specInt32 {
+	return []specInt32{{apierr.JoinPath(path, "registerLimit"), in.RegisterLimit}, {apierr.JoinPath(path, "approvalLimit"), in.ApprovalLimit}}
+}
+
 // IBANRef names an account by IBAN.
 type IBANRef struct {
 	IBAN string `json:"iban"`
@@ -197,6 +203,9 @@ func customerAgreements(tx Tx, c Customer) ([]AgreementDetail, error) {
 func (s *Sandbox) CreateAgreement(in NewAgreement) (AgreementDetail, error) {
 	return change(s.core, "create agreement", func(tx Tx) (d AgreementDetail, err error) {
 		v := s.violations()
+		for i, e := range in.Engagements {
+			noteFractions(&v, e.specInt32s(fmt.Sprintf("engagements[%d]", i))...)
+		}
 		id, err := CreateAgreementIn(tx, &v, "", "", in, nil)
 		if err != nil {
 			return d, err
@@ -335,6 +344,7 @@ func (s *Sandbox) CreateEngagement(agreementID string, in NewEngagement) (Engage
 			return d, err
 		}
 		v := s.violations()
+		noteFractions(&v, in.specInt32s("")...)
 		e, err := createEngagement(tx, &v, "", "", a, seq, in)
 		if err != nil {
 			return d, err
@@ -442,7 +452,7 @@ func checkEngagementLimit(v *apierr.Violations, path string, n *Number, currency
 }
 
 func checkLimit(v *apierr.Violations, path string, n *Number, currency string) decimal.Decimal {
-	d, ok := checkSandboxInt(v, path, n, currency)
+	d, ok := checkSandboxAmount(v, path, n, currency)
 	if ok && d.IsNegative() {
 		v.Format(path, "must not be negative")
 	}

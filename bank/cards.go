@@ -30,6 +30,16 @@ type NewCardAccount struct {
 	Status         string             `json:"status,omitempty"`
 }
 
+// specInt32s lists the card account's numbers that the spec types as
+// int32 (noteFractions): its credit limit and its balances.
+func (in NewCardAccount) specInt32s() []specInt32 {
+	out := amountInt32("creditLimit", in.CreditLimit)
+	for i, b := range in.Balances {
+		out = append(out, amountInt32(fmt.Sprintf("balances[%d].balanceAmount", i), &b.BalanceAmount)...)
+	}
+	return out
+}
+
 // CardBalanceInput is one balance of a card account request: a balance
 // and, optionally, Berlin Group's referenceDate (YYYY-MM-DD),
 // lastChangeDateTime (RFC 3339) and lastCommittedTransaction (at most 35
@@ -74,6 +84,18 @@ type NewCardTransaction struct {
 	ProprietaryBankTransactionCode *string              `json:"proprietaryBankTransactionCode"`
 }
 
+// specInt32s lists the card transaction's numbers that the spec types as
+// int32 (noteFractions), at path: its amounts and markup fee.
+func (in NewCardTransaction) specInt32s(path string) []specInt32 {
+	out := amountInt32(apierr.JoinPath(path, "transactionAmount"), in.TransactionAmount)
+	out = append(out, amountInt32(apierr.JoinPath(path, "originalAmount"), in.OriginalAmount)...)
+	out = append(out, amountInt32(apierr.JoinPath(path, "markupFee"), in.MarkupFee)...)
+	if x := in.CurrencyExchange; x != nil {
+		out = append(out, amountInt32(apierr.JoinPath(path, "currencyExchange.markupFee"), x.MarkupFee)...)
+	}
+	return out
+}
+
 // NewCurrencyExchange is the optional conversion of a card transaction.
 type NewCurrencyExchange struct {
 	SourceCurrency      string       `json:"sourceCurrency"`
@@ -105,6 +127,7 @@ var (
 func (s *Sandbox) CreateCardAccount(in NewCardAccount) (CardAccountDetail, error) {
 	return change(s.core, "create card account", func(tx Tx) (d CardAccountDetail, err error) {
 		v := s.violations()
+		noteFractions(&v, in.specInt32s()...)
 		c, err := CreateCardAccountIn(tx, &v, "", "", in)
 		if err != nil {
 			return d, err
@@ -178,7 +201,7 @@ func checkCardBalances(v *apierr.Violations, path string, in []CardBalanceInput,
 	}
 	out := base
 	var from map[string]int
-	out.Balances, from = checkBalances(v, path, plain, currency, base.Balances, fillOther, checkSandboxInt)
+	out.Balances, from = checkBalances(v, path, plain, currency, base.Balances, fillOther)
 	if i, ok := from[BalanceClosingBooked]; ok {
 		out.ClosingBookedDetail = details[i]
 	}
@@ -269,6 +292,9 @@ func (s *Sandbox) SetCardBalances(id string, in []CardBalanceInput) (CardAccount
 		if len(in) == 0 {
 			v.Format("", "give at least one balance")
 		}
+		for i, b := range in {
+			noteFractions(&v, amountInt32(fmt.Sprintf("[%d].balanceAmount", i), &b.BalanceAmount)...)
+		}
 		c.Balances = checkCardBalances(&v, "", in, c.Currency, c.Balances, false)
 		d, err = putCardAccount(tx, &v, c)
 		return d, err
@@ -352,6 +378,9 @@ func (s *Sandbox) AddCardTransactions(cardAccountID string, in []NewCardTransact
 			return res, apierr.PathError(apierr.CodeFormatError, "", "send an array of at least one card transaction")
 		}
 		v := s.violations()
+		for i, t := range in {
+			noteFractions(&v, t.specInt32s(fmt.Sprintf("[%d]", i))...)
+		}
 		res, err = AddCardTransactionsIn(tx, &v, c, "", 0, in, s.Today(), false)
 		res.Warnings = v.Warnings()
 		return res, err
@@ -530,7 +559,7 @@ func sameDecimal(a, b string) bool {
 
 func checkCardMoney(v *apierr.Violations, path string, in *AmountInput) Money {
 	CheckCurrency(v, apierr.JoinPath(path, "currency"), in.Currency)
-	amount, ok := checkSandboxInt(v, apierr.JoinPath(path, "amount"), in.Amount, in.Currency)
+	amount, ok := checkSandboxAmount(v, apierr.JoinPath(path, "amount"), in.Amount, in.Currency)
 	if ok && amount.IsZero() {
 		v.Format(apierr.JoinPath(path, "amount"), "must not be zero; a purchase is negative, a refund positive")
 	}

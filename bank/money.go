@@ -98,8 +98,8 @@ type Number struct {
 	// quoted is set for a number sent as a JSON string ("1.00"), as
 	// Berlin Group amounts are: accepted with a warning.
 	quoted bool
-	// sent is set for a number read from a request body (UnmarshalJSON),
-	// not made by the bank (NumberOf: the window's forms, scenarios).
+	// sent is set for a number read from JSON (UnmarshalJSON), not made
+	// by the bank (NumberOf: the window's forms, generated histories).
 	sent bool
 }
 
@@ -160,20 +160,43 @@ func checkSandboxAmount(v *apierr.Violations, path string, n *Number, currency s
 	return decimal.Decimal{}, false
 }
 
-// checkSandboxInt checks a sandbox number that the spec types as int32,
-// as checkSandboxAmount does: an account transaction's amount
-// (spec 2.11), creditLine (2.10), a card account's credit limit and
-// balances and a card transaction's amounts (2.12), an engagement's
-// limits (2.13). A fraction sent in a request body is odd: a bank that
-// reads the field as int32 loses it. Sandbank keeps it, to the currency's
-// minor units, and says so; strict mode refuses it. The window's forms
-// and scenarios are not the spec's JSON and keep fractions without a word.
-func checkSandboxInt(v *apierr.Violations, path string, n *Number, currency string) (decimal.Decimal, bool) {
-	d, ok := checkSandboxAmount(v, path, n, currency)
-	if ok && n.sent && !d.IsInteger() {
-		v.Odd(apierr.CodeFormatError, path, fmt.Sprintf("is %s, which has a fraction, where the spec types the field as int32 (whole units); Sandbank keeps %s as sent, but a bank that reads it as int32 truncates it to %s. Send whole units if your tests must hold against that bank", d, d, d.Truncate(0)))
+// specInt32 is a number of a sandbox request that the spec types as
+// int32, whole units, and its path: an account transaction's amount
+// (spec 2.11), an account's creditLine (2.10), a card account's credit
+// limit and balances and a card transaction's amounts (2.12), an
+// engagement's limits (2.13). An account's balances are a double in the
+// spec (2.10) and none of them. Each request type lists its own
+// (specInt32s methods).
+type specInt32 struct {
+	path string
+	n    *Number
+}
+
+// noteFractions notes each number of a sandbox request body that the
+// spec types as int32 and that has a fraction: a bank that reads the
+// field as int32 loses it. Sandbank keeps it, to the currency's minor
+// units (checkSandboxAmount holds it to them), and says so; strict mode
+// refuses it. The sandbox data API's doors call it on the body they are
+// given; a number the bank made (NumberOf: the window's forms) is not
+// the spec's JSON and is no note, and a scenario's records, which go
+// through the record rules without a door, are none either.
+func noteFractions(v *apierr.Violations, nums ...specInt32) {
+	for _, x := range nums {
+		n := x.n
+		if n == nil || !n.sent || n.bad != "" || n.Value.IsInteger() {
+			continue
+		}
+		d := n.Value
+		v.Odd(apierr.CodeFormatError, x.path, fmt.Sprintf("is %s, which has a fraction, where the spec types the field as int32 (whole units); Sandbank keeps %s as sent, but a bank that reads it as int32 truncates it to %s. Send whole units if your tests must hold against that bank", d, d, d.Truncate(0)))
 	}
-	return d, ok
+}
+
+// amountInt32 is the amount of an AmountInput at path, when there is one.
+func amountInt32(path string, a *AmountInput) []specInt32 {
+	if a == nil {
+		return nil
+	}
+	return []specInt32{{apierr.JoinPath(path, "amount"), a.Amount}}
 }
 
 // errNoRate is the error of a conversion the FX table has no rate for.

@@ -60,6 +60,12 @@ type NewExchangeRate struct {
 	ContractIdentification string `json:"contractIdentification,omitempty"`
 }
 
+// specInt32s lists the transaction's numbers that the spec types as
+// int32 (noteFractions), at path.
+func (in NewTransaction) specInt32s(path string) []specInt32 {
+	return []specInt32{{apierr.JoinPath(path, "amount"), in.Amount}}
+}
+
 // Transaction listing limits of the sandbox API.
 const (
 	DefaultPageSize    = 200
@@ -87,6 +93,9 @@ func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) (Transa
 			return out, apierr.PathError(apierr.CodeFormatError, "", "send an array of at least one transaction")
 		}
 		v := s.violations()
+		for i, t := range in {
+			noteFractions(&v, t.specInt32s(fmt.Sprintf("[%d]", i))...)
+		}
 		out.Transactions, err = AddTransactionsIn(tx, &v, a, "", 0, in, nil, s.Today(), false)
 		out.Warnings = v.Warnings()
 		return out, err
@@ -172,7 +181,7 @@ func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTr
 			v.Format(f("currency"), "must be %s, the account's currency", a.Currency)
 		}
 	}
-	amount, amountOK := checkSandboxInt(v, f("amount"), in.Amount, a.Currency)
+	amount, amountOK := checkSandboxAmount(v, f("amount"), in.Amount, a.Currency)
 	if amountOK && amount.IsZero() {
 		v.Format(f("amount"), "must not be zero")
 		amountOK = false

@@ -318,6 +318,25 @@ func TestSandboxInt32_FractionIsKeptWithAWarning(t *testing.T) {
 			t.Fatalf("%s, strict: %+v", c.what, e)
 		}
 	}
+	// A scenario is no request of the spec's: the known state's fractions
+	// (a card's balance of -8412.50) and those of an export import in
+	// strict mode, without a note.
+	export := b.Do(b.Operator(), "GET", "/v1/sandbox/scenario", nil)
+	expect(t, export, 200, "")
+	if !strings.Contains(string(export.Body), "-349.9") {
+		t.Log(string(export.Body[:2000]))
+		t.Fatal("the export lost the fraction")
+	}
+	r := b.Do(b.Operator(), "PUT", "/v1/sandbox/scenario", export.Body)
+	expect(t, r, 200, "")
+	if notes := loggedNotes(t, b, r); len(notes) != 0 {
+		t.Fatalf("importing an export noted %+v", notes)
+	}
+	r = b.Do(tpp, "POST", "/v1/sandbox/initialize", nil)
+	expect(t, r, 200, "")
+	if notes := loggedNotes(t, b, r); len(notes) != 0 {
+		t.Fatalf("initialize noted %+v", notes)
+	}
 }
 
 // bankingFriday moves the sandbox clock to 10:30 on a Friday that is a
