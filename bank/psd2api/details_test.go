@@ -220,7 +220,7 @@ func TestTransactionDetails_SandboxTransactionsWriteAndRead(t *testing.T) {
 	yesterday := time.Now().In(bank.Oslo).AddDate(0, 0, -1).Format(time.DateOnly)
 	item := func(reference string) []byte {
 		return []byte(`[{
-			"amount": -98.20, "currency": "NOK", "bookingDate": "` + yesterday + `", "valueDate": "` + yesterday + `",
+			"amount": -98, "currency": "NOK", "bookingDate": "` + yesterday + `", "valueDate": "` + yesterday + `",
 			"remittanceInformationUnstructured": "", "creditorId": "", "creditorName": "Amazon EU",
 			"creditorAccount": {"iban": "` + ibanForeign + `"}, "ultimateCreditor": "Amazon Marketplace",
 			"debtorName": "Test Testperson 1", "debtorAccount": {"iban": "` + ibanT1Bruk + `"}, "ultimateDebtor": "",
