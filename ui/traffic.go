@@ -250,29 +250,12 @@ func explain(d reqlog.Detail) explanation {
 	}
 	x.verdict = verdict.String()
 	if len(d.ClientNotes) > 0 {
-		rest.WriteString("Client notes (accepted, as the real bank would; strict mode refuses them):\n")
-		for _, n := range d.ClientNotes {
-			if n.Path != "" {
-				fmt.Fprintf(&rest, "- %s: %s\n", n.Path, n.Text)
-			} else {
-				fmt.Fprintf(&rest, "- %s\n", n.Text)
-			}
-		}
+		reqlog.WriteClientNotes(&rest, d.ClientNotes)
 		rest.WriteString("\n")
 	}
 	if v != nil {
 		x.signing = v.SigningString
-		rest.WriteString("Signature check, step by step:\n")
-		for i, st := range v.Steps {
-			mark := "ok"
-			if !st.OK {
-				mark = "FAILED"
-			}
-			fmt.Fprintf(&rest, "%d. %s: %s\n   %s\n", i+1, st.Check, mark, st.Detail)
-		}
-		if len(v.SignedHeaders) > 0 {
-			fmt.Fprintf(&rest, "\nSigned headers: %s\n", strings.Join(v.SignedHeaders, " "))
-		}
+		reqlog.WriteSteps(&rest, v)
 		if v.Digest != "" {
 			fmt.Fprintf(&rest, "Digest of the body as the bank computed it: %s\n", v.Digest)
 		}

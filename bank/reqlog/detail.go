@@ -104,14 +104,8 @@ func (d Detail) Explain() string {
 		fmt.Fprintf(&b, "PSU and grant: %s\n", d.Access)
 	}
 	if len(d.ClientNotes) > 0 {
-		b.WriteString("\nClient notes (accepted, as the real bank would; strict mode refuses them):\n")
-		for _, n := range d.ClientNotes {
-			if n.Path != "" {
-				fmt.Fprintf(&b, "- %s: %s\n", n.Path, n.Text)
-			} else {
-				fmt.Fprintf(&b, "- %s\n", n.Text)
-			}
-		}
+		b.WriteString("\n")
+		WriteClientNotes(&b, d.ClientNotes)
 	}
 	v := d.Verdict
 	if v == nil {
@@ -121,17 +115,8 @@ func (d Detail) Explain() string {
 	if n := len(v.Steps); n > 0 && !v.Steps[n-1].OK {
 		fmt.Fprintf(&b, "\nRefused at the %s step: %s\n", v.Steps[n-1].Check, v.Steps[n-1].Detail)
 	}
-	b.WriteString("\nSignature check, step by step:\n")
-	for i, st := range v.Steps {
-		mark := "ok"
-		if !st.OK {
-			mark = "FAILED"
-		}
-		fmt.Fprintf(&b, "%d. %s: %s\n   %s\n", i+1, st.Check, mark, st.Detail)
-	}
-	if len(v.SignedHeaders) > 0 {
-		fmt.Fprintf(&b, "\nSigned headers: %s\n", strings.Join(v.SignedHeaders, " "))
-	}
+	b.WriteString("\n")
+	WriteSteps(&b, v)
 	if v.SigningString != "" {
 		fmt.Fprintf(&b, "\nSigning string (what the signature must cover, lines joined by \\n):\n%s\n", v.SigningString)
 	}
@@ -194,4 +179,34 @@ func WriteJSON(w io.Writer, entries []Entry) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+// WriteClientNotes writes the client notes of a request as a list under
+// its heading, as Explain and the Traffic screen show them.
+func WriteClientNotes(b *strings.Builder, notes []apierr.Message) {
+	b.WriteString("Client notes (accepted, as the real bank would; strict mode refuses them):\n")
+	for _, n := range notes {
+		if n.Path != "" {
+			fmt.Fprintf(b, "- %s: %s\n", n.Path, n.Text)
+		} else {
+			fmt.Fprintf(b, "- %s\n", n.Text)
+		}
+	}
+}
+
+// WriteSteps writes the steps of a signature check, numbered, each ok or
+// FAILED with its detail, and then the headers the signature covered, as
+// Explain and the Traffic screen show them.
+func WriteSteps(b *strings.Builder, v *httpsig.Verdict) {
+	b.WriteString("Signature check, step by step:\n")
+	for i, st := range v.Steps {
+		mark := "ok"
+		if !st.OK {
+			mark = "FAILED"
+		}
+		fmt.Fprintf(b, "%d. %s: %s\n   %s\n", i+1, st.Check, mark, st.Detail)
+	}
+	if len(v.SignedHeaders) > 0 {
+		fmt.Fprintf(b, "\nSigned headers: %s\n", strings.Join(v.SignedHeaders, " "))
+	}
 }
