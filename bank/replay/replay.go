@@ -179,7 +179,9 @@ func (r *run) replay(ctx context.Context, steps []planned) error {
 // entry replays one planned entry.
 func (r *run) entry(ctx context.Context, pe planned) (Result, error) {
 	e := pe.entry
-	res := Result{Entry: e.Index, Method: e.Method, URL: e.URL.String(), RecordedStatus: e.Status,
+	// The report names an SCA page without its secret, as the bank's
+	// request log does, whatever the recording held.
+	res := Result{Entry: e.Index, Method: e.Method, URL: scaSecret.ReplaceAllString(e.URL.String(), "$1<secret>"), RecordedStatus: e.Status,
 		Recorded: &Message{Status: e.Status, Header: e.ResponseHeader, Body: e.ResponseBody}}
 	switch pe.action {
 	case actSkip:

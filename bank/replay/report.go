@@ -40,7 +40,7 @@ type Result struct {
 	// Entry is the entry's number in the HAR, from 1.
 	Entry  int    `json:"entry"`
 	Method string `json:"method"`
-	// URL is the recorded request's URL.
+	// URL is the recorded request's URL, an SCA page's secret written <secret>.
 	URL string `json:"url"`
 	// Sent is what the replay sent instead of the recorded request, when
 	// it did (automated SCA for a step of the SCA page).
