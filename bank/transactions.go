@@ -112,20 +112,50 @@ func (s *Sandbox) AddTransactions(accountID string, in []NewTransaction) (Transa
 func AddTransactionsIn(tx Tx, v *apierr.Violations, a Account, path string, first int, in []NewTransaction, ids []string, today Date, restored bool) ([]Transaction, error) {
 	accountSeq, _ := SeqOf(KindAccount, a.ID)
 	out := make([]Transaction, 0, len(in))
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(in))
+	// The other parties of a list are few: each is looked up once.
+	type found struct {
+		a  Account
+		ok bool
+	}
+	others := map[AccountRef]found{}
+	sandbox := func(r AccountRef) (Account, bool) {
+		f, ok := others[r]
+		if !ok {
+			f.a, f.ok = SandboxAccount(tx, r)
+			others[r] = f
+		}
+		return f.a, f.ok
+	}
+	var quiet apierr.Violations
 	for i, item := range in {
-		p := apierr.JoinPath(path, fmt.Sprintf("[%d]", first+i))
-		t := checkTransaction(tx, v, p, a, item, today, restored)
+		pathOf := func() string { return apierr.JoinPath(path, fmt.Sprintf("[%d]", first+i)) }
 		id := ""
 		if i < len(ids) {
 			id = ids[i]
 		}
-		var err error
-		if t.ID, _, err = newID(tx, v, p, KindTransaction, accountSeq, id); err != nil {
+		// A transaction is checked without its path first, which costs no
+		// path of each field; one with a finding or an oddity is checked
+		// again at its path, for v (an import checks a million). newID
+		// changes nothing where it finds a fault, so it may go again too.
+		quiet = apierr.Violations{Strict: v.Strict}
+		t := checkTransaction(sandbox, &quiet, "", a, item, today, restored)
+		id, _, err := newID(tx, &quiet, "", KindTransaction, accountSeq, id)
+		if err != nil {
 			return nil, err
 		}
+		if !quiet.Clean() {
+			p := pathOf()
+			t = checkTransaction(sandbox, v, p, a, item, today, restored)
+			if id == "" {
+				if id, _, err = newID(tx, v, p, KindTransaction, accountSeq, ids[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		t.ID = id
 		if seen[t.ID] && t.ID != "" {
-			v.Format(apierr.JoinPath(p, "id"), "two transactions have the id %s", t.ID)
+			v.Format(apierr.JoinPath(pathOf(), "id"), "two transactions have the id %s", t.ID)
 		}
 		seen[t.ID] = true
 		out = append(out, t)
@@ -152,7 +182,9 @@ func SandboxAccount(tx Tx, r AccountRef) (Account, bool) {
 	return Account{}, false
 }
 
-func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTransaction, today Date, restored bool) Transaction {
+// checkTransaction checks a transaction of account a at path p; sandbox
+// finds the sandbox account a reference names (SandboxAccount).
+func checkTransaction(sandbox func(AccountRef) (Account, bool), v *apierr.Violations, p string, a Account, in NewTransaction, today Date, restored bool) Transaction {
 	f := func(field string) string { return apierr.JoinPath(p, field) }
 	t := Transaction{
 		Currency:                          in.Currency,
@@ -216,24 +248,8 @@ func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTr
 		}
 	}
 	creditor, debtor := in.CreditorAccount, in.DebtorAccount
-	for _, side := range []struct {
-		field string
-		ref   *AccountRef
-		to    *AccountRef
-	}{{"creditorAccount", creditor, &t.CreditorAccount}, {"debtorAccount", debtor, &t.DebtorAccount}} {
-		if side.ref == nil {
-			v.Format(f(side.field), "is required: an object with iban or bban")
-			continue
-		}
-		if restored && side.ref.IsZero() {
-			continue // a fee of a payment has no creditor account
-		}
-		CheckAccountRef(v, f(side.field), *side.ref)
-		if !RefersTo(*side.ref, a) { // the account's own numbers were taken with it
-			checkMOD11(v, f(side.field), *side.ref, true)
-		}
-		*side.to = *side.ref
-	}
+	t.CreditorAccount = checkSide(v, f("creditorAccount"), creditor, a, restored)
+	t.DebtorAccount = checkSide(v, f("debtorAccount"), debtor, a, restored)
 	if creditor == nil || debtor == nil {
 		return t
 	}
@@ -253,7 +269,7 @@ func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTr
 		v.Format(p, "neither debtorAccount nor creditorAccount is this account (%s); name it on the side it is on", a.IBAN)
 		return t
 	}
-	if other, ok := SandboxAccount(tx, counterpart); ok && other.ID != a.ID {
+	if other, ok := sandbox(counterpart); ok && other.ID != a.ID {
 		if !restored { // a payment between sandbox accounts made it
 			v.Format(counterPath, "is sandbox account %s; money between sandbox accounts moves only through payments", other.IBAN)
 		}
@@ -262,6 +278,23 @@ func checkTransaction(tx Tx, v *apierr.Violations, p string, a Account, in NewTr
 	}
 	t.Amount = amount
 	return t
+}
+
+// checkSide checks the account at path on one side of a transaction of
+// account a and returns what the transaction keeps of it.
+func checkSide(v *apierr.Violations, path string, ref *AccountRef, a Account, restored bool) AccountRef {
+	switch {
+	case ref == nil:
+		v.Format(path, "is required: an object with iban or bban")
+		return AccountRef{}
+	case restored && ref.IsZero():
+		return AccountRef{} // a fee of a payment has no creditor account
+	}
+	CheckAccountRef(v, path, *ref)
+	if !RefersTo(*ref, a) { // the account's own numbers were taken with it
+		checkMOD11(v, path, *ref, true)
+	}
+	return *ref
 }
 
 // checkExchangeRates checks the currency exchanges of a sandbox

@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -64,43 +66,46 @@ func addDay(days *bolt.Bucket, date []byte, delta int) error {
 	return days.Put(date, u32(uint32(n)))
 }
 
-// inKeyOrder returns txs sorted by their key in the booked bucket
-// (booking date, then sequence number; pending ones first), so that a
-// large batch in another order (a scenario lists the newest first) adds
-// each key after the one before rather than at the front of a page that
-// grows with each. When an id comes twice, the order is left as it is: the
-// later one replaces the earlier.
-func inKeyOrder(txs []bank.Transaction) []bank.Transaction {
-	if len(txs) < 2 {
-		return txs
-	}
+// inKeyOrder returns the order of txs by their key in the booked bucket
+// (booking date, then sequence number; pending ones first), as indexes
+// of txs, so that a large batch in another order (a scenario lists the
+// newest first) adds each key after the one before rather than at the
+// front of a page that grows with each, and whether each id comes once.
+// When an id comes twice, the order is left as it is: the later one
+// replaces the earlier.
+func inKeyOrder(txs []bank.Transaction) ([]int, bool) {
 	type keyed struct {
-		date uint32
-		seq  uint64
-		tx   bank.Transaction
+		date  uint32
+		seq   uint64
+		index int // in txs: the keys are sorted, not the large records
 	}
 	list := make([]keyed, len(txs))
 	seen := make(map[uint64]bool, len(txs))
+	unique := true
 	for i, tx := range txs {
 		_, seq, _ := bank.ParseID(bank.KindTransaction, tx.ID)
-		if seen[seq] {
-			return txs
-		}
+		unique = unique && !seen[seq]
 		seen[seq] = true
-		list[i] = keyed{seq: seq, tx: tx}
+		list[i] = keyed{seq: seq, index: i}
 		if !tx.Pending {
 			list[i].date = tx.BookingDate.Key()
 		}
 	}
-	slices.SortFunc(list, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.seq, b.seq))
-	})
-	out := make([]bank.Transaction, len(list))
-	for i, k := range list {
-		out[i] = k.tx
+	if unique {
+		slices.SortFunc(list, func(a, b keyed) int {
+			return cmp.Or(cmp.Compare(a.date, b.date), cmp.Compare(a.seq, b.seq))
+		})
 	}
-	return out
+	order := make([]int, len(list))
+	for i, k := range list {
+		order[i] = k.index
+	}
+	return order, unique
 }
+
+// seqMark is an entry of the id index: a transaction's sequence number and
+// where it is (its booking date, or pendingMark).
+type seqMark struct{ seq, mark []byte }
 
 func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	acct, ok := seqKey(bank.KindAccount, accountID)
@@ -120,7 +125,26 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	// fuller pages halve the file without slowing those appends.
 	booked.FillPercent, bySeq.FillPercent = 0.9, 0.95
 	accountSeq := binary.BigEndian.Uint64(acct)
-	for _, tx := range inKeyOrder(txs) {
+	// The id index is keyed by sequence number alone, an order the booked
+	// one's is not (a newest-first list has falling numbers on rising
+	// dates). When each id comes once, its entries are put last, in their
+	// own key order, for the same reason the records are; otherwise each
+	// goes in at once, for the next one of the same id to find it.
+	order, unique := inKeyOrder(txs)
+	var index []seqMark
+	if unique {
+		index = make([]seqMark, 0, len(txs))
+	}
+	perDay := map[uint32]int{} // the change of each day's count, put last
+	mark := func(sk, where []byte) error {
+		if unique {
+			index = append(index, seqMark{sk, where})
+			return nil
+		}
+		return bySeq.Put(sk, where)
+	}
+	for _, k := range order {
+		tx := &txs[k]
 		parent, seq, ok := bank.ParseID(bank.KindTransaction, tx.ID)
 		if !ok || parent != accountSeq {
 			return fmt.Errorf("store transaction: %q is not a transaction id of account %s", tx.ID, accountID)
@@ -136,28 +160,38 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 				if err := booked.Delete(cat(oldDate, sk)); err != nil {
 					return err
 				}
-				if err := addDay(days, oldDate, -1); err != nil {
-					return err
-				}
+				perDay[binary.BigEndian.Uint32(oldDate)]--
 			}
 		}
 		if tx.Pending {
-			if err := pending.Put(sk, encodeTransaction(tx)); err != nil {
+			if err := pending.Put(sk, encodeTransaction(*tx)); err != nil {
 				return err
 			}
-			if err := bySeq.Put(sk, pendingMark); err != nil {
+			if err := mark(sk, pendingMark); err != nil {
 				return err
 			}
 			continue
 		}
 		date := u32(tx.BookingDate.Key())
-		if err := booked.Put(cat(date, sk), encodeTransaction(tx)); err != nil {
+		if err := booked.Put(cat(date, sk), encodeTransaction(*tx)); err != nil {
 			return err
 		}
-		if err := bySeq.Put(sk, date); err != nil {
+		if err := mark(sk, date); err != nil {
 			return err
 		}
-		if err := addDay(days, date, 1); err != nil {
+		perDay[tx.BookingDate.Key()]++
+	}
+	for _, d := range slices.Sorted(maps.Keys(perDay)) {
+		if perDay[d] == 0 {
+			continue
+		}
+		if err := addDay(days, u32(d), perDay[d]); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(index, func(a, b seqMark) int { return bytes.Compare(a.seq, b.seq) })
+	for _, e := range index {
+		if err := bySeq.Put(e.seq, e.mark); err != nil {
 			return err
 		}
 	}

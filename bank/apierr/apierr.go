@@ -288,6 +288,9 @@ func (v *Violations) MergeNew(e *Error) {
 // Empty reports whether nothing failed.
 func (v *Violations) Empty() bool { return len(v.list) == 0 }
 
+// Clean reports whether nothing failed and nothing was odd.
+func (v *Violations) Clean() bool { return len(v.list) == 0 && v.warnings.Len() == 0 }
+
 // Err returns nil when nothing failed, otherwise one Invalid *Error
 // holding every violation: findings about the request. Its code is that of
 // the first violation and its message lists the first few findings.

@@ -117,13 +117,13 @@ type guard struct {
 	// read, counted and dropped.
 	draining bool
 	scratch  []byte
-	fields   map[reflect.Type]map[string]member
+	fields   map[reflect.Type]*members
 }
 
 // newGuard returns a guard of the JSON document r holds, which decodes
 // into a value of type t.
 func newGuard(r io.Reader, t reflect.Type) *guard {
-	g := &guard{r: r, end: -1, fields: map[reflect.Type]map[string]member{}}
+	g := &guard{r: r, end: -1, fields: map[reflect.Type]*members{}}
 	g.root = typed(t, 0)
 	return g
 }
@@ -183,6 +183,42 @@ type frame struct {
 	key       []byte
 	member    slot
 	index     int
+	// fields is the guard's cache of the members of t, a struct, and
+	// keys how many keys of the object were read.
+	fields *members
+	keys   int
+}
+
+// members caches the members of a struct by key, and by their place in
+// the last objects of it: the records of a list come with their keys in
+// the same order, which a comparison finds quicker than a map.
+type members struct {
+	byKey map[string]member
+	order []keyMember
+}
+
+// keyMember is a key and its member.
+type keyMember struct {
+	key string
+	m   member
+}
+
+// maxOrdered is how many places members keeps.
+const maxOrdered = 64
+
+// lookup returns the member key of struct t, the k-th key of its object.
+func (ms *members) lookup(t reflect.Type, key []byte, k int) member {
+	if k < len(ms.order) && ms.order[k].key == string(key) {
+		return ms.order[k].m
+	}
+	f := field(ms.byKey, t, key)
+	if k < maxOrdered {
+		for len(ms.order) <= k {
+			ms.order = append(ms.order, keyMember{})
+		}
+		ms.order[k] = keyMember{string(key), f}
+	}
+	return f
 }
 
 // runKind is a kind of run of bytes outside strings.
@@ -389,6 +425,13 @@ func (g *guard) open(object bool) {
 		f.key = g.stack[:n+1][n].key[:0] // the buffer of the last frame this deep
 	}
 	f.member = slot{mode: wholeValue} // until a key says otherwise
+	if object && s.mode == typedValue && s.t != nil && s.t.Kind() == reflect.Struct {
+		f.fields = g.fields[s.t]
+		if f.fields == nil {
+			f.fields = &members{byKey: map[string]member{}}
+			g.fields[s.t] = f.fields
+		}
+	}
 	if !object {
 		f.member = g.itemSlot(s)
 	}
@@ -426,14 +469,9 @@ func (g *guard) itemSlot(s slot) slot {
 	return slot{mode: wholeValue} // not an array: the decoder refuses it
 }
 
-// field returns the member key of struct t, cached (up to maxCachedKeys
-// keys a type).
-func (g *guard) field(t reflect.Type, key []byte) member {
-	m := g.fields[t]
-	if m == nil {
-		m = map[string]member{}
-		g.fields[t] = m
-	}
+// field returns the member key of struct t, cached in m, the cache of t
+// (up to maxCachedKeys keys a type).
+func field(m map[string]member, t reflect.Type, key []byte) member {
 	if f, ok := m[string(key)]; ok {
 		return f
 	}
@@ -469,7 +507,8 @@ func (g *guard) setMember(key []byte, at int64) {
 	case top.mode != typedValue:
 		top.member = slot{mode: top.mode}
 	case top.t.Kind() == reflect.Struct:
-		f := g.field(top.t, key)
+		f := top.fields.lookup(top.t, key, top.keys)
+		top.keys++
 		top.member = f.slot
 		if f.known {
 			top.key = append(top.key[:0], f.name...) // the path names the field as its check does

@@ -179,6 +179,10 @@ type loader struct {
 	// basketRefs the restored payments that name a basket (restore).
 	seen       map[string]bool
 	basketRefs []basketRef
+	// chunk and ids are the buffers a chunk of transactions is handed to
+	// the bank in, used again for the next.
+	chunk []bank.NewTransaction
+	ids   []string
 }
 
 // lastDay is the latest date there is.
@@ -296,12 +300,11 @@ func (l *loader) account(i int, a Account) (scenarioAccount, error) {
 // transactions creates listed transactions of an account, from the
 // first'th of its list.
 func (l *loader) transactions(a scenarioAccount, first int, list []Transaction) error {
-	txs := make([]bank.NewTransaction, len(list))
-	ids := make([]string, len(list))
-	for i, t := range list {
-		txs[i], ids[i] = t.NewTransaction, t.ID
+	l.chunk, l.ids = l.chunk[:0], l.ids[:0]
+	for _, t := range list {
+		l.chunk, l.ids = append(l.chunk, t.NewTransaction), append(l.ids, t.ID)
 	}
-	return l.put(a, a.history+first, txs, ids)
+	return l.put(a, a.history+first, l.chunk, l.ids)
 }
 
 // put stores transactions at position first of an account's list (its

@@ -73,6 +73,12 @@ type streamSource struct {
 	rest   Scenario
 	shape  shapeWalker
 	hist   *history
+	// src is what the decoder reads from, base the document's offset of
+	// its first byte, and lane the lane reading in its place, if any
+	// (quickList).
+	src  io.Reader
+	base int64
+	lane *lane
 	// held is how many bytes of the parts of version 2 may still come.
 	held int64
 	// seen holds the top-level fields read so far; live is the index in
@@ -169,19 +175,28 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 	s.seen, s.live, s.holding = map[string]bool{}, -1, false
 	s.guard = newGuard(&countingReader{r: s.r, p: s.p}, reflect.TypeFor[Scenario]())
 	s.hist = &history{r: &utf8Reader{r: s.guard}}
-	s.dec = json.NewDecoder(s.hist)
+	s.src, s.base, s.lane = s.hist, 0, nil
+	s.dec = json.NewDecoder(s.src)
 	s.dec.UseNumber()
-	s.hist.offset = s.dec.InputOffset
+	s.hist.offset = s.offset
 	if err := s.document(); err != nil {
 		return s.rest, s.fail(err)
 	}
 	return s.rest, nil
 }
 
+// offset is the document's offset of the next byte to decode.
+func (s *streamSource) offset() int64 {
+	if s.lane != nil {
+		return s.lane.offset()
+	}
+	return s.base + s.dec.InputOffset()
+}
+
 // decode decodes the next value into v, holding the guard at the most
 // bytes max it may have; path and what name it in a refusal.
 func (s *streamSource) decode(v any, max int64, path, what string) error {
-	s.guard.hold(s.dec.InputOffset()+max, path, what)
+	s.guard.hold(s.offset()+max, path, what)
 	defer s.guard.release()
 	return s.dec.Decode(v)
 }
@@ -295,12 +310,12 @@ func (s *streamSource) part(key, name string) error {
 	}
 	s.holding = true
 	return s.items(name, func(_ int, path string) error {
-		start := s.dec.InputOffset()
+		start := s.offset()
 		item := reflect.New(field.Type().Elem())
 		if err := s.value(path, item.Interface(), min(maxRecord, s.held), "parts"); err != nil {
 			return err
 		}
-		s.held -= s.dec.InputOffset() - start
+		s.held -= s.offset() - start
 		field.Set(reflect.Append(field, item.Elem()))
 		return nil
 	})
@@ -350,12 +365,66 @@ func (s *streamSource) account(i int, path string) error {
 		acct, err = s.l.account(i, a)
 		return err
 	}, func(path string) error {
-		var t Transaction
-		if err := s.record(path, &t); err != nil {
+		return s.transactions(path, list.add)
+	}, list.end)
+}
+
+// transactions reads the list of an account's transactions at path,
+// handing each to add: those the lane takes (quickList) straight from the
+// bytes, the others through the decoder (transaction).
+func (s *streamSource) transactions(path string, add func(Transaction) error) error {
+	tok, err := s.dec.Token()
+	switch {
+	case err != nil:
+		return err
+	case tok == nil:
+		return nil
+	case tok != json.Delim('['):
+		return errReadWhole
+	}
+	// After a lane that took none, the decoder takes twice as many items
+	// as the last time before the next lane: a list the lane cannot take
+	// costs few of them.
+	for i, run := 0, 1; ; {
+		from := i
+		var end bool
+		if i, end, err = s.quickList(i, add); err != nil || end {
 			return err
 		}
-		return list.add(t)
-	}, list.end)
+		if i > from {
+			run = 1
+		} else {
+			run = min(2*run, 1024)
+		}
+		for range run {
+			if !s.dec.More() {
+				_, err = s.dec.Token()
+				return err
+			}
+			var t Transaction
+			if err := s.transaction(fmt.Sprintf("%s[%d]", path, i), &t); err != nil {
+				return err
+			}
+			if err := add(t); err != nil {
+				return err
+			}
+			i++
+		}
+	}
+}
+
+// transaction decodes the next value, a transaction, into t as record
+// does: by hand when it has the shape an export writes (quickTransaction),
+// else as record does with the value's bytes.
+func (s *streamSource) transaction(path string, t *Transaction) error {
+	q := quickTransaction{t: t}
+	if err := s.decode(&q, maxRecord, path, "record"); err != nil {
+		return err
+	}
+	if q.ok {
+		return nil
+	}
+	return s.decodeRecord(path, q.raw, t)
 }
 
 // cardAccount reads cardAccounts[i] as account reads an account.
@@ -374,11 +443,13 @@ func (s *streamSource) cardAccount(i int, path string) error {
 		card, err = s.l.cardAccount(i, c)
 		return err
 	}, func(path string) error {
-		var t bank.NewCardTransaction
-		if err := s.record(path, &t); err != nil {
-			return err
-		}
-		return list.add(t)
+		return s.items(path, func(_ int, path string) error {
+			var t bank.NewCardTransaction
+			if err := s.record(path, &t); err != nil {
+				return err
+			}
+			return list.add(t)
+		})
 	}, list.end)
 }
 
@@ -393,11 +464,20 @@ type listLoader[T any] struct {
 	done   chan error
 	failed chan struct{}
 	err    error
+	// free holds the chunks loaded, for the next ones.
+	free chan []T
 }
 
 // add adds an item, handing a full chunk over; it fails once loading
 // failed, with loading's error.
 func (q *listLoader[T]) add(t T) error {
+	if q.batch == nil {
+		select {
+		case q.batch = <-q.free:
+		default:
+			q.batch = make([]T, 0, chunkRecords)
+		}
+	}
 	if q.batch = append(q.batch, t); len(q.batch) < chunkRecords {
 		return nil
 	}
@@ -406,7 +486,7 @@ func (q *listLoader[T]) add(t T) error {
 
 func (q *listLoader[T]) send() error {
 	if q.work == nil {
-		q.work, q.done, q.failed = make(chan []T, 1), make(chan error, 1), make(chan struct{})
+		q.work, q.done, q.failed, q.free = make(chan []T, 1), make(chan error, 1), make(chan struct{}), make(chan []T, 2)
 		go q.run()
 	}
 	select {
@@ -428,6 +508,10 @@ func (q *listLoader[T]) run() {
 			}
 		}
 		first += len(batch)
+		select {
+		case q.free <- batch[:0]:
+		default:
+		}
 	}
 	q.done <- err
 }
@@ -454,10 +538,10 @@ func (q *listLoader[T]) stop() error {
 
 // holder reads an object of type t with a list of transactions: its other
 // fields are gathered and handed to open as one JSON object, before the
-// first transaction; then each transaction goes to item, and flush ends
-// the list. A field of t after the list (or the list given twice) cannot
+// first transaction; then list reads the list at its path, and flush
+// ends it. A field of t after the list (or the list given twice) cannot
 // be taken in one pass: errReadWhole.
-func (s *streamSource) holder(path string, t reflect.Type, open func(header []byte) error, item func(path string) error, flush func() error) error {
+func (s *streamSource) holder(path string, t reflect.Type, open func(header []byte) error, list func(path string) error, flush func() error) error {
 	tok, err := s.dec.Token()
 	switch {
 	case err != nil:
@@ -475,18 +559,17 @@ func (s *streamSource) holder(path string, t reflect.Type, open func(header []by
 			return err
 		}
 		_, known := bank.FieldOf(t, key)
-		list := strings.EqualFold(key, "transactions")
 		switch {
 		case opened && known:
 			return errReadWhole
 		case opened:
 			err = s.unknown(apierr.JoinPath(path, key))
-		case list:
+		case strings.EqualFold(key, "transactions"):
 			if err := open(append(header, '}')); err != nil {
 				return err
 			}
 			opened = true
-			if err := s.items(apierr.JoinPath(path, "transactions"), func(_ int, path string) error { return item(path) }); err != nil {
+			if err := list(apierr.JoinPath(path, "transactions")); err != nil {
 				return err
 			}
 			err = flush()
@@ -569,12 +652,12 @@ func (s *streamSource) record(path string, v any) error {
 // value is record for a value of at most max bytes, which what names in
 // the refusal of a longer one (guard.hold).
 func (s *streamSource) value(path string, v any, max int64, what string) error {
-	start := s.dec.InputOffset()
+	start := s.offset()
 	err := s.decode(v, max, path, what)
 	if err != nil && streamError(err) {
 		return err
 	}
-	raw := bytes.TrimLeft(s.hist.span(start, s.dec.InputOffset()), ", \t\r\n")
+	raw := bytes.TrimLeft(s.hist.span(start, s.offset()), ", \t\r\n")
 	if err != nil {
 		return s.decodeRecord(path, raw, v)
 	}
@@ -630,10 +713,33 @@ func (s *streamSource) fail(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return apierr.Errorf(apierr.CodeBadRequest, "the JSON document ends too early; check for a missing bracket or quote")
 	case errors.As(err, &syntax):
-		s.syntax = syntax
+		copied := *syntax
+		copied.Offset = s.syntaxOffset(syntax)
+		s.syntax = &copied
 		return errReadWhole // for the error DecodeTolerant gives, with its line and column
 	}
 	return err
+}
+
+// syntaxOffset returns the document's offset of the decoder's syntax
+// error e, as encoding/json's Unmarshal counts it: the bytes up to the
+// wrong one and it. An error of a delimiter counts from the decoder's
+// input, without the wrong byte; one in a value counts only the bytes the
+// decoder scanned in values, so the value, which begins at the decoder's
+// offset, is scanned again for it.
+func (s *streamSource) syntaxOffset(e *json.SyntaxError) int64 {
+	at := s.offset()
+	if e.Offset == s.dec.InputOffset() {
+		return s.base + e.Offset + 1
+	}
+	raw := s.hist.span(at, s.hist.base+int64(len(s.hist.buf)))
+	value := bytes.TrimLeft(raw, ", \t\r\n")
+	var skip json.RawMessage
+	var inner *json.SyntaxError
+	if errors.As(json.Unmarshal(value, &skip), &inner) {
+		return at + int64(len(raw)-len(value)) + inner.Offset
+	}
+	return at
 }
 
 // countingReader counts the bytes read, for the import's progress, and
@@ -667,12 +773,19 @@ type history struct {
 	offset func() int64
 	buf    []byte
 	base   int64 // the offset of buf[0]
+	// err is what r returned once it failed or ended, returned again on:
+	// a lane may read on where a decoder stopped (quickList).
+	err error
 }
 
 func (h *history) Read(p []byte) (int, error) {
+	if h.err != nil {
+		return 0, h.err
+	}
 	h.forget(h.offset())
 	n, err := h.r.Read(p)
 	h.buf = append(h.buf, p[:n]...)
+	h.err = err
 	return n, err
 }
 

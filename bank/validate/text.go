@@ -169,6 +169,9 @@ func describeBlank(r rune) string {
 
 // hidden reports whether r is a character Text refuses, wherever it is.
 func hidden(r rune) bool {
+	if r >= 0x20 && r < 0x7f { // printable ASCII: most text, quickly
+		return false
+	}
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.In(r, unicode.Cf, unicode.Noncharacter_Code_Point)
 }
 

@@ -141,8 +141,12 @@ func ibanCheckDigits(country, bban string) string {
 	rem := mod97(0, bban)
 	rem = mod97(rem, country)
 	rem = mod97(rem, "00")
-	return fmt.Sprintf("%02d", 98-rem)
+	n := 98 - rem
+	return twoDigits[2*n : 2*n+2]
 }
+
+// twoDigits holds 00 to 99, for check digits without a Sprintf.
+const twoDigits = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 // IBAN checks an IBAN according to ISO 13616: at most 34 characters, only
 // A-Z and 0-9 (no spaces: callers normalise), an upper-case country code that
