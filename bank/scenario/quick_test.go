@@ -15,13 +15,13 @@ var quickSeeds = []string{
 	`{"amount":1e2,"remittanceInformationUnstructuredArray":["a","b"],"remittanceInformationStructuredArray":[{"reference":"1234","referenceType":"KID"}],"currencyExchange":[{"sourceCurrency":"EUR","exchangeRate":"11.5","unitCurrency":"EUR","targetCurrency":"NOK","quotationDate":"2026-01-01"}]}`,
 	`{"amount":-0,"remittanceInformationUnstructuredArray":[],"remittanceInformationStructuredArray":[],"currencyExchange":[]}`,
 	`{"amount":0.5,"creditorAgent":"DNBANOKKXXX","debtorAgent":"","proprietaryBankTransactionCode":"x"}`,
-	`{"creditorName":"H\u0026M"}`,          // an escape: the general path
-	`{"amount":1,"amount":2}`,               // given twice
-	`{"Amount":1}`,                          // another spelling
-	`{"amount":null}`,                       // null
-	`{"nope":1}`,                            // no such field
-	`{"amount":01}`,                         // not JSON
-	`{"amount":1,}`,                         // not JSON
+	`{"creditorName":"H\u0026M"}`, // an escape: the general path
+	`{"amount":1,"amount":2}`,     // given twice
+	`{"Amount":1}`,                // another spelling
+	`{"amount":null}`,             // null
+	`{"nope":1}`,                  // no such field
+	`{"amount":01}`,               // not JSON
+	`{"amount":1,}`,               // not JSON
 	`{"creditorAccount":{"iban":"x","iban":"y"}}`,
 	`{"remittanceInformationStructuredArray":[{"reference":"1","reference":"2"}]}`,
 	`{"amount":true}`,
