@@ -47,3 +47,7 @@ func ExportScenario(s *bank.Sandbox, note string) (Scenario, error) {
 // struct that declares each and its JSON name: the test that holds them
 // to the fields' checks reads them.
 var TextLimits = textLimits
+
+// LoadGCPercent is the GOGC a load runs with (loadGCPercent): its garbage
+// may take that much more of the heap than at the default.
+const LoadGCPercent = loadGCPercent

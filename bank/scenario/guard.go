@@ -118,6 +118,10 @@ type guard struct {
 	draining bool
 	scratch  []byte
 	fields   map[reflect.Type]*members
+	// passing is set while a lane checks what it reads itself: the bytes
+	// pass unchecked until resume, from the list at depth passDepth.
+	passing   bool
+	passDepth int
 }
 
 // newGuard returns a guard of the JSON document r holds, which decodes
@@ -268,7 +272,7 @@ func (g *guard) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := g.r.Read(p)
-	if g.off {
+	if g.off || g.passing {
 		g.pos += int64(n)
 		return n, err
 	}
@@ -283,6 +287,55 @@ func (g *guard) Read(p []byte) (int, error) {
 		return 0, g.err
 	}
 	return n, err
+}
+
+// bypass lets the bytes pass unchecked until resume, for a lane that
+// keeps the limits of what it takes itself, reading the items of the list
+// at depth (the array's frame is the depth-th). It reports whether it
+// does: not once the guard lost the structure or refused.
+func (g *guard) bypass(depth int) bool {
+	if g.off || g.err != nil || g.draining || len(g.stack) < depth || g.stack[depth-1].object {
+		return false
+	}
+	g.passing, g.passDepth = true, depth
+	return true
+}
+
+// resume checks the bytes again from offset at, where the lane that
+// bypassed the guard stopped: after items items of its list, or after the
+// list when ended. parts are the bytes the guard passed after at, in
+// order, which it checks now; it returns how many of them may go on, as
+// Read does (all, unless a limit broke: then Read returns the refusal).
+func (g *guard) resume(at int64, items int, ended bool, parts ...[]byte) int {
+	g.passing = false
+	g.stack = g.stack[:g.passDepth]
+	switch {
+	case ended:
+		g.stack = g.stack[:g.passDepth-1]
+	case items > 0:
+		g.stack[g.passDepth-1].index = items - 1
+	default:
+		g.stack[g.passDepth-1].index = 0
+	}
+	g.run, g.unknownDepth, g.draining = noRun, 0, false
+	g.str = stringState{raw: g.str.raw[:0]}
+	end := g.pos
+	g.pos = at
+	pass := 0
+	for _, b := range parts {
+		n := g.scan(b)
+		pass += n
+		if n < len(b) || g.err != nil || g.draining {
+			break
+		}
+	}
+	switch {
+	case g.draining && g.err == nil:
+		g.drain()
+	case g.err == nil && g.pos != end:
+		g.err = readError{fmt.Errorf("the guard of the scenario lost its place: at byte %d, not %d", g.pos, end)}
+	}
+	return pass
 }
 
 // heldError is the refusal of a record that reached its hold.

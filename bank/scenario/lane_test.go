@@ -20,6 +20,12 @@ import (
 // kind between the items; broken, when not empty, replaces item k's text
 // (ITEM in it stands for the text it replaces).
 func mixedList(t *testing.T, s *bank.Bank, n, k int, broken string) []byte {
+	return itemList(t, s, n, k, broken, 7)
+}
+
+// itemList is mixedList with every odd-th item in a shape the quick path
+// leaves to the decoder; none when odd is 0.
+func itemList(t *testing.T, s *bank.Bank, n, k int, broken string, odd int) []byte {
 	t.Helper()
 	sc, err := scenario.ExportScenario(s.Sandbox, "")
 	if err != nil {
@@ -40,7 +46,11 @@ func mixedList(t *testing.T, s *bank.Bank, n, k int, broken string) []byte {
 		date := testNow.AddDate(0, 0, -1-i/50).Format("2006-01-02")
 		item := fmt.Sprintf(`{"amount":-%d.%02d,"currency":"NOK","valueDate":%q,"bookingDate":%q,"remittanceInformationUnstructured":"Varekjøp %d","creditorId":"","creditorName":"KIWI","creditorAccount":{"iban":"NO9098393368403","bban":"98393368403"},"ultimateCreditor":"","debtorName":"Brukskonto","debtorAccount":{"iban":%q},"ultimateDebtor":"","purposeCode":"","bankTransactionCode":"PMNT-CCRD-POSD"}`,
 			1+i%900, i%100, date, date, i, a.IBAN)
-		switch i % 7 {
+		kind := 0
+		if odd > 0 && i%odd > 0 {
+			kind = i % odd
+		}
+		switch kind {
 		case 1:
 			item = strings.Replace(item, `"KIWI"`, `"H\u0026M"`, 1)
 		case 2:
@@ -98,9 +108,19 @@ func warningPaths(ms []apierr.Message) []string {
 	return paths
 }
 
+// TestImport_LaneTakesWhatTheDecoderTakes imports lists with items the
+// lane leaves to the decoder often (every 7th: the guard checks every
+// byte) and seldom (every 301st: the lane bypasses the guard), and
+// compares them with the documents read whole.
 func TestImport_LaneTakesWhatTheDecoderTakes(t *testing.T) {
+	for _, odd := range []int{7, 301} {
+		t.Run(fmt.Sprint(odd), func(t *testing.T) { laneTakesWhatTheDecoderTakes(t, odd) })
+	}
+}
+
+func laneTakesWhatTheDecoderTakes(t *testing.T, odd int) {
 	s, _ := newBank(t)
-	data := mixedList(t, s, 3000, -1, "")
+	data := itemList(t, s, 3000, -1, "", odd)
 	n, err := importStream(t, s, data)
 	if err != nil {
 		t.Fatal(err)
@@ -115,12 +135,16 @@ func TestImport_LaneTakesWhatTheDecoderTakes(t *testing.T) {
 	if got := warningPaths(n.Warnings); strings.Join(got, "\n") != strings.Join(wantOdd, "\n") {
 		t.Fatalf("streamed warnings:\n%s\nread whole:\n%s", strings.Join(got, "\n"), strings.Join(wantOdd, "\n"))
 	}
-	if !strings.Contains(strings.Join(warningPaths(n.Warnings), "\n"), "accounts[0].transactions[345].nope") {
+	if odd == 7 && !strings.Contains(strings.Join(warningPaths(n.Warnings), "\n"), "accounts[0].transactions[345].nope") {
 		t.Fatalf("no warning names the field of no name of item 345: %v", n.Warnings)
 	}
 }
 
-func TestImport_LaneGivesTheDecoderSyntaxErrors(t *testing.T) {
+// TestImport_LaneGivesTheDecoderWhatItRefuses breaks an item amid those
+// the lane takes, with the guard left to the lane: the import refuses it
+// as the document read whole is refused (syntax errors), or as the guard
+// refuses it (limits), and changes nothing.
+func TestImport_LaneGivesTheDecoderWhatItRefuses(t *testing.T) {
 	for name, broken := range map[string]string{
 		"an item cut short":   `{"amount":1`,
 		"no comma":            `{"amount":1} {"amount":2}`,
@@ -130,16 +154,21 @@ func TestImport_LaneGivesTheDecoderSyntaxErrors(t *testing.T) {
 		"not a value":         `{"amount":1x}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			s, db := newBank(t)
-			before := exportJSON(t, s)
-			data := mixedList(t, s, 500, 300, broken)
-			_, streamed := importStream(t, s, data)
-			var sc scenario.Scenario
-			_, whole := bank.DecodeTolerant(data, &sc)
-			if streamed == nil || whole == nil || streamed.Error() != whole.Error() {
-				t.Fatalf("streamed %v, whole %v", streamed, whole)
+			for _, odd := range []int{7, 0} { // the guard checking, or bypassed
+				s, db := newBank(t)
+				before := exportJSON(t, s)
+				data := itemList(t, s, 500, 300, broken, odd)
+				_, streamed := importStream(t, s, data)
+				var sc scenario.Scenario
+				_, whole := bank.DecodeTolerant(data, &sc)
+				if whole == nil {
+					_, whole = scenario.ImportScenario(s.Sandbox, sc)
+				}
+				if streamed == nil || whole == nil || clip(streamed.Error()) != clip(whole.Error()) {
+					t.Fatalf("every %d odd: streamed %v, whole %v", odd, clip(fmt.Sprint(streamed)), clip(fmt.Sprint(whole)))
+				}
+				unchanged(t, s, db, before)
 			}
-			unchanged(t, s, db, before)
 		})
 	}
 }
@@ -171,5 +200,51 @@ func TestImport_LaneSaysWhereALargeDocumentBreaks(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, want)
 			}
 		})
+	}
+}
+
+// TestImport_LaneLeavesTheGuardItsLimits breaks a limit in an item amid
+// those the lane takes, with the guard left to the lane: the guard refuses
+// it as it does without a lane, and nothing changes.
+func TestImport_LaneLeavesTheGuardItsLimits(t *testing.T) {
+	for _, tc := range []struct{ broken, want string }{
+		{`{"creditorName":"` + strings.Repeat("ø", 71) + `"}`, "FORMAT_ERROR: accounts[0].transactions[300].creditorName: must be at most 70 characters, not 71"},
+		{`{"remittanceInformationUnstructured":"` + strings.Repeat("x", 300<<10) + `"}`, "FORMAT_ERROR: accounts[0].transactions[300].remittanceInformationUnstructured: must be at most 140 characters, not 307200"},
+		{`{"id":"` + strings.Repeat("x", 2<<20) + `"}`, "FORMAT_ERROR: accounts[0].transactions[300].id: must be at most 1048576 bytes (1 MiB), not 2097152"},
+		{`{"nope":"` + strings.Repeat("x", 100<<10) + `"}`, "BAD_REQUEST: accounts[0].transactions[300].nope: " + bank.UnusedField + "; its value is over 64 KiB"},
+	} {
+		s, db := newBank(t)
+		before := exportJSON(t, s)
+		_, err := importStream(t, s, itemList(t, s, 500, 300, tc.broken, 0))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("got %v, want %s", err, tc.want)
+		}
+		unchanged(t, s, db, before)
+	}
+}
+
+// clip shortens a message that quotes a long value, for a failure's text.
+func clip(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "..."
+	}
+	return s
+}
+
+// TestImport_LaneLeavesLongSpaceToTheGuard puts more white space between
+// two items than the lane skips: the decoder and the guard take it, and
+// the import holds what the document read whole holds.
+func TestImport_LaneLeavesLongSpaceToTheGuard(t *testing.T) {
+	s, _ := newBank(t)
+	data := mixedList(t, s, 500, 300, "ITEM"+strings.Repeat(" ", 200<<10))
+	if _, err := importStream(t, s, data); err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := wholeImport(t, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(exportJSON(t, s), want) {
+		t.Fatal("the streamed import holds other data than the document read whole")
 	}
 }

@@ -1,11 +1,11 @@
 package scenario
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
+	"reflect"
 	"slices"
-	"strings"
+	"unicode/utf8"
 
 	"sandbank/bank"
 )
@@ -238,6 +238,46 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 	text := string(d.data[start:d.i])
 	for _, sp := range d.spans {
 		*sp.into = text[sp.start-start : sp.end-start]
+	}
+	return withinLimits(t)
+}
+
+// limitedText is a text of a transaction with a limit of its own.
+type limitedText struct {
+	name  string
+	limit int
+	text  func(t *Transaction) *string
+}
+
+// limitedTexts are the texts of a transaction with a limit of their own,
+// the guard's (textLimits), by their JSON names.
+var limitedTexts = func() []limitedText {
+	limits := textLimits[reflect.TypeFor[bank.NewTransaction]()]
+	list := []limitedText{
+		{name: "remittanceInformationUnstructured", text: func(t *Transaction) *string { return t.RemittanceInformationUnstructured }},
+		{name: "creditorId", text: func(t *Transaction) *string { return t.CreditorID }},
+		{name: "creditorName", text: func(t *Transaction) *string { return t.CreditorName }},
+		{name: "ultimateCreditor", text: func(t *Transaction) *string { return t.UltimateCreditor }},
+		{name: "debtorName", text: func(t *Transaction) *string { return t.DebtorName }},
+		{name: "ultimateDebtor", text: func(t *Transaction) *string { return t.UltimateDebtor }},
+		{name: "purposeCode", text: func(t *Transaction) *string { return t.PurposeCode }},
+		{name: "endToEndId", text: func(t *Transaction) *string { return &t.EndToEndID }},
+		{name: "proprietaryBankTransactionCode", text: func(t *Transaction) *string { return &t.ProprietaryBankTransactionCode }},
+	}
+	for i := range list {
+		list[i].limit = limits[list[i].name]
+	}
+	return list
+}()
+
+// withinLimits reports whether t's texts keep the limits the guard keeps
+// (textLimits): a lane that bypasses the guard leaves a longer one to the
+// decoder, for the guard's refusal.
+func withinLimits(t *Transaction) bool {
+	for _, f := range limitedTexts {
+		if s := f.text(t); s != nil && len(*s) > f.limit && utf8.RuneCountInString(*s) > f.limit {
+			return false
+		}
 	}
 	return true
 }
@@ -505,18 +545,22 @@ func (l *lane) fill() bool {
 	return n > 0 || err == nil
 }
 
-// peek returns the next byte but white space, reading on for it.
+// peek returns the next byte but white space, reading on for it; it
+// takes no run of white space over maxQuick, which is left with the rest
+// to the decoder and the guard (maxSpace).
 func (l *lane) peek() (byte, bool) {
 	for {
-		for l.pos < len(l.buf) {
-			switch c := l.buf[l.pos]; c {
+		i := l.pos
+		for i < len(l.buf) && i-l.pos <= maxQuick {
+			switch c := l.buf[i]; c {
 			case ' ', '\t', '\n', '\r':
-				l.pos++
+				i++
 			default:
+				l.pos = i
 				return c, true
 			}
 		}
-		if !l.fill() {
+		if i-l.pos > maxQuick || !l.fill() {
 			return 0, false
 		}
 	}
@@ -551,18 +595,29 @@ const (
 	afterList = laneDepth + `null`
 )
 
+// listDepth is the depth of the list of transactions the lane reads, in
+// the guard's frames: the document, its accounts, an account, the list.
+const listDepth = 4
+
 // quickList reads the transactions of the list at path from item i on, as
 // the lane takes them, handing each to add. It returns the next item's
 // index and whether the list ended; otherwise the decoder takes the next
-// item.
-func (s *streamSource) quickList(i int, add func(Transaction) error) (next int, end bool, err error) {
-	rest, err := io.ReadAll(s.dec.Buffered())
+// item. With bypass, the guard lets the lane's bytes pass unchecked, as
+// the quick path keeps the limits of what it takes (withinLimits), and
+// checks what the lane did not take when it stops (resume).
+func (s *streamSource) quickList(i int, bypass bool, add func(Transaction) error) (next int, end bool, err error) {
+	buf, err := io.ReadAll(s.dec.Buffered())
 	if err != nil {
 		return i, false, err
 	}
-	l := &lane{src: s.src, buf: rest, at: s.offset()}
+	src := s.src
+	if sp, ok := src.(*spliced); ok {
+		buf, src = append(buf, sp.rest()...), sp.tail
+	}
+	l := &lane{src: src, buf: buf, at: s.offset()}
 	s.lane = l
-	defer func() { s.leave(l, i > 0, end) }()
+	bypassed := bypass && s.guard.bypass(listDepth)
+	defer func() { s.leave(l, i, end, bypassed) }()
 	for {
 		c, ok := l.peek()
 		switch {
@@ -590,23 +645,36 @@ func (s *streamSource) quickList(i int, add func(Transaction) error) (next int, 
 }
 
 // leave hands the document back from lane l to a new decoder, in the
-// state the lane left it in: in the list, after an item or not, or after
-// the list.
-func (s *streamSource) leave(l *lane, item, end bool) {
+// state the lane left it in: in the list after items items, or after
+// the list when ended. A guard the lane bypassed checks the bytes the
+// lane read ahead, first.
+func (s *streamSource) leave(l *lane, items int, ended, bypassed bool) {
 	state := inList
 	switch {
-	case end:
+	case ended:
 		state = afterList
-	case item:
+	case items > 0:
 		state = afterItem
 	}
-	tail := l.src
+	rest, tail := l.buf[l.pos:], l.src
 	if l.err != nil {
 		tail = failed{l.err}
 	}
+	if bypassed {
+		held := s.utf8.held
+		pass := s.guard.resume(l.offset(), items, ended, rest, held)
+		if s.guard.err != nil {
+			if pass < len(rest) {
+				rest, s.utf8.held = rest[:pass], held[:0]
+			} else {
+				s.utf8.held = held[:pass-len(rest)]
+			}
+			tail = failed{s.guard.err}
+		}
+	}
 	s.lane = nil
 	s.base = l.offset() - int64(len(state))
-	s.src = io.MultiReader(strings.NewReader(state), bytes.NewReader(l.buf[l.pos:]), tail)
+	s.src = &spliced{parts: [][]byte{[]byte(state), rest}, tail: tail}
 	s.dec = json.NewDecoder(s.src)
 	s.dec.UseNumber()
 	for s.dec.InputOffset() < int64(len(state)) {
@@ -614,6 +682,33 @@ func (s *streamSource) leave(l *lane, item, end bool) {
 			return // the document's own error, which the decoder gives again
 		}
 	}
+}
+
+// spliced reads its parts, then tail: what a lane hands the decoder.
+type spliced struct {
+	parts [][]byte
+	tail  io.Reader
+}
+
+func (r *spliced) Read(p []byte) (int, error) {
+	for len(r.parts) > 0 {
+		if n := copy(p, r.parts[0]); n > 0 || len(p) == 0 {
+			r.parts[0] = r.parts[0][n:]
+			return n, nil
+		}
+		r.parts = r.parts[1:]
+	}
+	return r.tail.Read(p)
+}
+
+// rest returns the bytes of the parts not read yet, which it gives up.
+func (r *spliced) rest() []byte {
+	var b []byte
+	for _, part := range r.parts {
+		b = append(b, part...)
+	}
+	r.parts = nil
+	return b
 }
 
 // failed is a reader that failed: it returns err.

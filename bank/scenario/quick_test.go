@@ -2,9 +2,13 @@ package scenario
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"sandbank/bank"
 )
 
 // quickSeeds are transactions in and out of the shape the quick path
@@ -67,6 +71,22 @@ func TestQuickTransaction_TakesTheExportShapeOnly(t *testing.T) {
 		var tr Transaction
 		if got := decodeTransaction([]byte(s), &tr); got != taken[s] {
 			t.Errorf("%s: taken %v, want %v", s, got, taken[s])
+		}
+	}
+}
+
+func TestQuickTransaction_KeepsTheGuardsLimits(t *testing.T) {
+	limits := textLimits[reflect.TypeFor[bank.NewTransaction]()]
+	if len(limitedTexts) != len(limits) {
+		t.Fatalf("the quick path keeps %d limits, the guard %d", len(limitedTexts), len(limits))
+	}
+	for name, limit := range limits {
+		for _, n := range []int{limit, limit + 1} {
+			doc := fmt.Sprintf(`{"amount":1,%q:%q}`, name, strings.Repeat("ø", n))
+			var tr Transaction
+			if got := decodeTransaction([]byte(doc), &tr); got != (n <= limit) {
+				t.Errorf("%s of %d characters (limit %d): taken %v", name, n, limit, got)
+			}
 		}
 	}
 }

@@ -79,6 +79,7 @@ type streamSource struct {
 	src  io.Reader
 	base int64
 	lane *lane
+	utf8 *utf8Reader
 	// held is how many bytes of the parts of version 2 may still come.
 	held int64
 	// seen holds the top-level fields read so far; live is the index in
@@ -174,7 +175,8 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 	s.l, s.rest, s.notes, s.held = l, Scenario{}, apierr.Warnings{}, maxHeldParts
 	s.seen, s.live, s.holding = map[string]bool{}, -1, false
 	s.guard = newGuard(&countingReader{r: s.r, p: s.p}, reflect.TypeFor[Scenario]())
-	s.hist = &history{r: &utf8Reader{r: s.guard}}
+	s.utf8 = &utf8Reader{r: s.guard}
+	s.hist = &history{r: s.utf8}
 	s.src, s.base, s.lane = s.hist, 0, nil
 	s.dec = json.NewDecoder(s.src)
 	s.dec.UseNumber()
@@ -385,13 +387,17 @@ func (s *streamSource) transactions(path string, add func(Transaction) error) er
 	// After a lane that took none, the decoder takes twice as many items
 	// as the last time before the next lane: a list the lane cannot take
 	// costs few of them.
-	for i, run := 0, 1; ; {
+	// The guard is left to the lane (bypass) at first, and after a lane
+	// that took many: a list with many items the lane leaves to the
+	// decoder would have the guard check the bytes the lane read ahead
+	// at each of them.
+	for i, run, took := 0, 1, 0; ; {
 		from := i
 		var end bool
-		if i, end, err = s.quickList(i, add); err != nil || end {
+		if i, end, err = s.quickList(i, from == 0 || took >= 100, add); err != nil || end {
 			return err
 		}
-		if i > from {
+		if took = i - from; took > 0 {
 			run = 1
 		} else {
 			run = min(2*run, 1024)
