@@ -83,7 +83,7 @@ type span struct {
 // decodeTransaction decodes data, one JSON value, into t (which is zero)
 // and reports whether it could: false leaves t in any state.
 func decodeTransaction(data []byte, t *Transaction) bool {
-	var d quickDecoder
+	d := quickDecoder{spans: make([]span, 0, 24)}
 	return d.transaction(data, t) && d.end()
 }
 

@@ -90,3 +90,46 @@ func TestQuickTransaction_KeepsTheGuardsLimits(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeTransaction decodes one transaction as an export writes
+// it: by hand (the quick path), and as the general path does, with
+// encoding/json and the walk for oddities (docs/BENCHMARKS.md); walk is
+// the walk alone.
+func BenchmarkDecodeTransaction(b *testing.B) {
+	data := []byte(quickSeeds[0])
+	b.Run("quick", func(b *testing.B) {
+		var d quickDecoder // as a lane holds it
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var tr Transaction
+			if !d.transaction(data, &tr) {
+				b.Fatal("not taken")
+			}
+		}
+	})
+	b.Run("walk", func(b *testing.B) { // what a library's decoding would need besides
+		var w shapeWalker
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if odd := w.quickShape(data, reflect.TypeFor[Transaction](), ""); len(odd) > 0 {
+				b.Fatal(odd)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		var w shapeWalker
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var tr Transaction
+			if err := json.Unmarshal(data, &tr); err != nil {
+				b.Fatal(err)
+			}
+			if odd := w.quickShape(data, reflect.TypeFor[Transaction](), ""); len(odd) > 0 {
+				b.Fatal(odd)
+			}
+		}
+	})
+}
