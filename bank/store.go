@@ -87,6 +87,9 @@ type Tx interface {
 	// id again replaces the transaction (a pending one that is booked).
 	PutTransactions(accountID string, txs []Transaction) error
 	Transaction(accountID, id string) (Transaction, error)
+	// KnownTransactions reports for each of ids whether the account holds
+	// a transaction with it.
+	KnownTransactions(accountID string, ids []string) ([]bool, error)
 	// PendingTransactions returns every pending transaction, newest first.
 	PendingTransactions(accountID string) ([]Transaction, error)
 	// Transactions returns one page of an account's booked transactions,

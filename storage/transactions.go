@@ -73,7 +73,8 @@ func addDay(days *bolt.Bucket, date []byte, delta int) error {
 // front of a page that grows with each, and whether each id comes once.
 // When an id comes twice, the order is left as it is: the later one
 // replaces the earlier.
-func inKeyOrder(txs []bank.Transaction) ([]int, bool) {
+// seqs are the sequence numbers of txs' ids.
+func inKeyOrder(txs []bank.Transaction, seqs []uint64) ([]int, bool) {
 	type keyed struct {
 		date  uint32
 		seq   uint64
@@ -83,7 +84,7 @@ func inKeyOrder(txs []bank.Transaction) ([]int, bool) {
 	seen := make(map[uint64]bool, len(txs))
 	unique := true
 	for i, tx := range txs {
-		_, seq, _ := bank.ParseID(bank.KindTransaction, tx.ID)
+		seq := seqs[i]
 		unique = unique && !seen[seq]
 		seen[seq] = true
 		list[i] = keyed{seq: seq, index: i}
@@ -130,7 +131,16 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	// dates). When each id comes once, its entries are put last, in their
 	// own key order, for the same reason the records are; otherwise each
 	// goes in at once, for the next one of the same id to find it.
-	order, unique := inKeyOrder(txs)
+	// Each id is read once (ParseID decrypts it).
+	seqs := make([]uint64, len(txs))
+	for i, tx := range txs {
+		parent, seq, ok := bank.ParseID(bank.KindTransaction, tx.ID)
+		if !ok || parent != accountSeq {
+			return fmt.Errorf("store transaction: %q is not a transaction id of account %s", tx.ID, accountID)
+		}
+		seqs[i] = seq
+	}
+	order, unique := inKeyOrder(txs, seqs)
 	var index []seqMark
 	if unique {
 		index = make([]seqMark, 0, len(txs))
@@ -145,11 +155,7 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	}
 	for _, k := range order {
 		tx := &txs[k]
-		parent, seq, ok := bank.ParseID(bank.KindTransaction, tx.ID)
-		if !ok || parent != accountSeq {
-			return fmt.Errorf("store transaction: %q is not a transaction id of account %s", tx.ID, accountID)
-		}
-		sk := u64(seq)
+		sk := u64(seqs[k])
 		if old := bySeq.Get(sk); old != nil {
 			oldDate := append([]byte(nil), old...)
 			if string(oldDate) == string(pendingMark) {
@@ -233,6 +239,24 @@ func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
 	}
 	tx.ID, tx.Pending = id, string(date) == string(pendingMark)
 	return tx, nil
+}
+
+func (t *txn) KnownTransactions(accountID string, ids []string) ([]bool, error) {
+	known := make([]bool, len(ids))
+	acct, ok := seqKey(bank.KindAccount, accountID)
+	if !ok {
+		return known, nil
+	}
+	sub, _ := txSub(t.b(bktTransactions), acct, false)
+	if sub == nil {
+		return known, nil
+	}
+	bySeq, accountSeq := sub.Bucket(subBySeq), binary.BigEndian.Uint64(acct)
+	for i, id := range ids {
+		parent, seq, ok := bank.ParseID(bank.KindTransaction, id)
+		known[i] = ok && parent == accountSeq && bySeq.Get(u64(seq)) != nil
+	}
+	return known, nil
 }
 
 func (t *txn) Transactions(accountID string, q bank.TxQuery) (bank.TxPage, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -246,5 +247,37 @@ func TestImport_LaneLeavesLongSpaceToTheGuard(t *testing.T) {
 	}
 	if !bytes.Equal(exportJSON(t, s), want) {
 		t.Fatal("the streamed import holds other data than the document read whole")
+	}
+}
+
+// TestImport_AnIdTwiceIsRefused gives an item the id of an earlier one, in
+// its chunk and in an earlier chunk: the import refuses it at its path.
+func TestImport_AnIdTwiceIsRefused(t *testing.T) {
+	for _, earlier := range []int{5990, 10} { // the same chunk, an earlier one
+		s, db := newBank(t)
+		before := exportJSON(t, s)
+		accounts, err := s.Sandbox.Accounts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq, _ := bank.SeqOf(bank.KindAccount, accounts[0].ID)
+		data := itemList(t, s, 6000, -1, "", 0)
+		list := bytes.Index(data, []byte("\"transactions\":[\n")) // the list itemList writes
+		i := 0
+		items := regexp.MustCompile(`\{"amount"`).ReplaceAllFunc(data[list:], func(m []byte) []byte {
+			n := 1_000_000 + i
+			if i == 5995 {
+				n = 1_000_000 + earlier
+			}
+			i++
+			return []byte(fmt.Sprintf(`{"id":%q,"amount"`, bank.FormatID(bank.KindTransaction, seq, uint64(n))))
+		})
+		data = append(data[:list:list], items...)
+		_, err = importStream(t, s, data)
+		want := fmt.Sprintf("accounts[0].transactions[5995].id: two transactions have the id %s", bank.FormatID(bank.KindTransaction, seq, uint64(1_000_000+earlier)))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("id of item %d again: got %v, want %s", earlier, err, want)
+		}
+		unchanged(t, s, db, before)
 	}
 }

@@ -358,13 +358,16 @@ func (l *loader) put(a scenarioAccount, first int, txs []bank.NewTransaction, ow
 			ids[i] = own[i]
 		}
 		ids[i] = l.id(bank.KindTransaction, seq, ids[i], first+i)
-		if ids[i] == "" || first == 0 {
-			continue
-		}
-		if _, err := l.tx.Transaction(a.ID, ids[i]); err == nil {
-			l.v.Format(apierr.JoinPath(path, fmt.Sprintf("[%d].id", first+i)), "two transactions have the id %s", ids[i])
-		} else if !errors.Is(err, bank.ErrNotFound) {
+	}
+	if first > 0 { // an id of an earlier chunk (AddTransactionsIn finds those within one)
+		known, err := l.tx.KnownTransactions(a.ID, ids)
+		if err != nil {
 			return err
+		}
+		for i, k := range known {
+			if k {
+				l.v.Format(apierr.JoinPath(path, fmt.Sprintf("[%d].id", first+i)), "two transactions have the id %s", ids[i])
+			}
 		}
 	}
 	if _, err := bank.AddTransactionsIn(l.tx, l.v, a.Account, path, first, txs, ids, l.latest(), l.restored); err != nil {
