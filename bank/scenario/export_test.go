@@ -1,6 +1,10 @@
 package scenario
 
-import "sandbank/bank"
+import (
+	"testing"
+
+	"sandbank/bank"
+)
 
 // The whole scenario in memory, for tests: the oracle Write's
 // bytes are compared with, and a way in for scenarios built in Go. The
@@ -51,3 +55,12 @@ var TextLimits = textLimits
 // LoadGCPercent is the GOGC a load runs with (loadGCPercent): its garbage
 // may take that much more of the heap than at the default.
 const LoadGCPercent = loadGCPercent
+
+// HoldParts sets how many bytes of the parts of version 2 in another
+// order than an export's the bank holds (maxHeldParts) until the test
+// ends, so that a test passes it with a small document.
+func HoldParts(t testing.TB, n int64) {
+	before := heldParts
+	heldParts = n
+	t.Cleanup(func() { heldParts = before })
+}

@@ -42,6 +42,9 @@ const (
 	maxHeldParts = 32 << 20
 )
 
+// heldParts is maxHeldParts, which a test makes small (export_test.go).
+var heldParts int64 = maxHeldParts
+
 // textLimits are the most characters of each text field of a scenario
 // whose check has a limit (bank.CheckText, bank.CheckName), by the struct that
 // declares it and its JSON name: the guard refuses a longer one as its
@@ -341,7 +344,7 @@ func (g *guard) resume(at int64, items int, ended bool, parts ...[]byte) int {
 // heldError is the refusal of a record that reached its hold.
 func (g *guard) heldError() *apierr.Error {
 	if g.endWhat == "parts" {
-		return apierr.Errorf(apierr.CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) come in another order than an export writes them and are over %d MiB together, more than the bank holds while it restores them; put them in the order of an export, after the sandbox data, the clock and the settings, or import the sandbox data without them (format %s)", maxHeldParts>>20, FormatV1)
+		return apierr.Errorf(apierr.CodeBadRequest, "the parts of version 2 of this scenario (payments, baskets, consents, authorisations, grants, sessions, psus, usage, batchRuns, tppContacts) come in another order than an export writes them and are over %d MiB together, more than the bank holds while it restores them; put them in the order of an export, after the sandbox data, the clock and the settings, or import the sandbox data without them (format %s)", heldParts>>20, FormatV1)
 	}
 	return apierr.PathError(apierr.CodeBadRequest, g.endPath, fmt.Sprintf("is over %d MiB, more than a %s of a scenario may have; the bank reads one record at a time", maxRecord>>20, g.endWhat))
 }

@@ -522,6 +522,10 @@ type lane struct {
 	t   Transaction // the one being decoded, where d's texts go
 }
 
+// minFill is the least room a lane reads into: the readers below want
+// room for a whole character at least (utf8Reader).
+const minFill = 4 << 10
+
 // offset is the document's offset of the next byte to take.
 func (l *lane) offset() int64 { return l.at + int64(l.pos) }
 
@@ -534,7 +538,7 @@ func (l *lane) fill() bool {
 		n := copy(l.buf, l.buf[l.pos:])
 		l.buf, l.at, l.pos = l.buf[:n], l.at+int64(l.pos), 0
 	}
-	if len(l.buf) == cap(l.buf) {
+	if cap(l.buf)-len(l.buf) < minFill {
 		l.buf = slices.Grow(l.buf, max(32<<10, len(l.buf)))
 	}
 	n, err := l.src.Read(l.buf[len(l.buf):cap(l.buf)])

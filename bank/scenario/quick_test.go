@@ -133,3 +133,12 @@ func BenchmarkDecodeTransaction(b *testing.B) {
 		}
 	})
 }
+
+// TestLane_ReadsIntoRoomEnoughForACharacter fills a lane whose buffer has
+// less room than a character: the UTF-8 check below refuses such reads.
+func TestLane_ReadsIntoRoomEnoughForACharacter(t *testing.T) {
+	l := &lane{src: &utf8Reader{r: strings.NewReader(`,{"amount":"ø"}`)}, buf: make([]byte, 3, 5)}
+	if !l.fill() || l.err != nil || len(l.buf) <= 3 {
+		t.Fatalf("fill: %d bytes, %v", len(l.buf), l.err)
+	}
+}

@@ -172,7 +172,7 @@ func (s *streamSource) feed(l *loader) (Scenario, error) {
 		return Scenario{}, fmt.Errorf("read the scenario: %w", err)
 	}
 	s.p.ReadAgain()
-	s.l, s.rest, s.notes, s.held = l, Scenario{}, apierr.Warnings{}, maxHeldParts
+	s.l, s.rest, s.notes, s.held = l, Scenario{}, apierr.Warnings{}, heldParts
 	s.seen, s.live, s.holding = map[string]bool{}, -1, false
 	s.guard = newGuard(&countingReader{r: s.r, p: s.p}, reflect.TypeFor[Scenario]())
 	s.utf8 = &utf8Reader{r: s.guard}
