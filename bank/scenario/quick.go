@@ -97,6 +97,12 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 	texts := new([7]string)
 	refs := new([2]bank.AccountRef)
 	seen := 0
+	// once notes a field read and reports whether it is the first time.
+	once := func(bit int) bool {
+		first := seen&bit == 0
+		seen |= bit
+		return first
+	}
 	ok := d.object(func(key []byte) bool {
 		var bit int
 		var into *string
@@ -104,10 +110,9 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 		case "id":
 			bit, into = fID, &t.ID
 		case "amount":
-			if seen&fAmount != 0 {
+			if !once(fAmount) {
 				return false
 			}
-			seen |= fAmount
 			return d.amount(t)
 		case "currency":
 			bit, into = fCurrency, &t.Currency
@@ -149,10 +154,9 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 		case "bookingStatus":
 			bit, into = fBookingStatus, &t.BookingStatus
 		case "remittanceInformationUnstructuredArray":
-			if seen&fLines != 0 {
+			if !once(fLines) {
 				return false
 			}
-			seen |= fLines
 			t.RemittanceInformationUnstructuredArray = []string{}
 			return d.array(func() bool {
 				line, ok := d.textNow()
@@ -160,10 +164,9 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 				return ok
 			})
 		case "remittanceInformationStructuredArray":
-			if seen&fReferences != 0 {
+			if !once(fReferences) {
 				return false
 			}
-			seen |= fReferences
 			t.RemittanceInformationStructuredArray = []bank.StructuredRemittance{}
 			return d.array(func() bool {
 				var r bank.StructuredRemittance
@@ -182,10 +185,9 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 				return ok
 			})
 		case "currencyExchange":
-			if seen&fExchanges != 0 {
+			if !once(fExchanges) {
 				return false
 			}
-			seen |= fExchanges
 			t.CurrencyExchange = []bank.NewExchangeRate{}
 			return d.array(func() bool {
 				var x bank.NewExchangeRate
@@ -210,27 +212,21 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 				return ok
 			})
 		case "creditorAccount":
-			if seen&fCreditorAccount != 0 {
+			if !once(fCreditorAccount) {
 				return false
 			}
-			seen |= fCreditorAccount
 			t.CreditorAccount = &refs[0]
 			return d.accountRef(t.CreditorAccount)
 		case "debtorAccount":
-			if seen&fDebtorAccount != 0 {
+			if !once(fDebtorAccount) {
 				return false
 			}
-			seen |= fDebtorAccount
 			t.DebtorAccount = &refs[1]
 			return d.accountRef(t.DebtorAccount)
 		default:
 			return false
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return d.str(into)
+		return once(bit) && d.str(into)
 	})
 	if !ok {
 		return false

@@ -375,25 +375,20 @@ func (s *streamSource) account(i int, path string) error {
 // handing each to add: those the lane takes (quickList) straight from the
 // bytes, the others through the decoder (transaction).
 func (s *streamSource) transactions(path string, add func(Transaction) error) error {
-	tok, err := s.dec.Token()
-	switch {
-	case err != nil:
+	if open, err := s.openList(); !open {
 		return err
-	case tok == nil:
-		return nil
-	case tok != json.Delim('['):
-		return errReadWhole
 	}
 	// After a lane that took none, the decoder takes twice as many items
 	// as the last time before the next lane: a list the lane cannot take
-	// costs few of them.
-	// The guard is left to the lane (bypass) at first, and after a lane
+	// costs few of them. The guard is left to the lane (bypass) at first,
+	// and after a lane
 	// that took many: a list with many items the lane leaves to the
 	// decoder would have the guard check the bytes the lane read ahead
 	// at each of them.
 	for i, run, took := 0, 1, 0; ; {
 		from := i
 		var end bool
+		var err error
 		if i, end, err = s.quickList(i, from == 0 || took >= 100, add); err != nil || end {
 			return err
 		}
@@ -404,7 +399,7 @@ func (s *streamSource) transactions(path string, add func(Transaction) error) er
 		}
 		for range run {
 			if !s.dec.More() {
-				_, err = s.dec.Token()
+				_, err := s.dec.Token()
 				return err
 			}
 			var t Transaction
@@ -617,22 +612,32 @@ func (s *streamSource) appendField(header []byte, key, path string) ([]byte, err
 // items calls fn with each item of the array the decoder is at and its
 // path; null is an empty array.
 func (s *streamSource) items(path string, fn func(i int, path string) error) error {
-	tok, err := s.dec.Token()
-	switch {
-	case err != nil:
+	if open, err := s.openList(); !open {
 		return err
-	case tok == nil:
-		return nil
-	case tok != json.Delim('['):
-		return errReadWhole
 	}
 	for i := 0; s.dec.More(); i++ {
 		if err := fn(i, fmt.Sprintf("%s[%d]", path, i)); err != nil {
 			return err
 		}
 	}
-	_, err = s.dec.Token()
+	_, err := s.dec.Token()
 	return err
+}
+
+// openList reads the start of an array and reports whether one began:
+// not for null, which is an empty array, nor on an error; what is not an
+// array is errReadWhole.
+func (s *streamSource) openList() (bool, error) {
+	tok, err := s.dec.Token()
+	switch {
+	case err != nil:
+		return false, err
+	case tok == nil:
+		return false, nil
+	case tok != json.Delim('['):
+		return false, errReadWhole
+	}
+	return true, nil
 }
 
 // key reads an object key.
