@@ -64,3 +64,11 @@ func HoldParts(t testing.TB, n int64) {
 	heldParts = n
 	t.Cleanup(func() { heldParts = before })
 }
+
+// WithoutLanes runs f with every list of transactions read by the decoder
+// alone, as before the lane (quickList).
+func WithoutLanes(f func()) {
+	lanes = false
+	defer func() { lanes = true }()
+	f()
+}

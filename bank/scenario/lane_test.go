@@ -20,13 +20,13 @@ import (
 // null) and the rest as an export writes them, with white space of every
 // kind between the items; broken, when not empty, replaces item k's text
 // (ITEM in it stands for the text it replaces).
-func mixedList(t *testing.T, s *bank.Bank, n, k int, broken string) []byte {
+func mixedList(t testing.TB, s *bank.Bank, n, k int, broken string) []byte {
 	return itemList(t, s, n, k, broken, 7)
 }
 
 // itemList is mixedList with every odd-th item in a shape the quick path
 // leaves to the decoder; none when odd is 0.
-func itemList(t *testing.T, s *bank.Bank, n, k int, broken string, odd int) []byte {
+func itemList(t testing.TB, s *bank.Bank, n, k int, broken string, odd int) []byte {
 	t.Helper()
 	sc, err := scenario.ExportScenario(s.Sandbox, "")
 	if err != nil {
@@ -280,4 +280,37 @@ func TestImport_AnIdTwiceIsRefused(t *testing.T) {
 		}
 		unchanged(t, s, db, before)
 	}
+}
+
+// FuzzLane imports a document whose first account's transactions are
+// the fuzzer's text, with lanes and without (the decoder alone, as
+// before them): the two imports answer the same, and hold the same data.
+func FuzzLane(f *testing.F) {
+	withLane, _ := newBank(f)
+	alone, _ := newBank(f)
+	doc := mixedList(f, withLane, 3, -1, "")
+	at := bytes.Index(doc, []byte(`"transactions":[`)) + len(`"transactions":`)
+	end := bytes.Index(doc[at:], []byte("\n]")) + at + 2
+	head, list, tail := doc[:at], doc[at:end], doc[end:]
+	f.Add(list)
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`null`))
+	f.Add(mixedList(f, withLane, 20, 9, "ITEM,")[at:])
+	f.Add([]byte(`[{"amount":-1,"currency":"NOK","creditorName":"H\u0026M"}, {"amount":"1.00"} ,{"Amount":1}]`))
+	f.Fuzz(func(t *testing.T, list []byte) {
+		doc := append(append(append([]byte{}, head...), list...), tail...)
+		a, errA := importStream(t, withLane, doc)
+		var b scenario.Counts
+		var errB error
+		scenario.WithoutLanes(func() { b, errB = importStream(t, alone, doc) })
+		if fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("with lanes: %v\nwithout: %v", errA, errB)
+		}
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("with lanes: %v\nwithout: %v", a, b)
+		}
+		if errA == nil && !bytes.Equal(exportJSON(t, withLane), exportJSON(t, alone)) {
+			t.Fatal("the two banks hold other data") // a refused import changes nothing (unchanged)
+		}
+	})
 }
