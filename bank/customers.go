@@ -37,12 +37,23 @@ func newID(tx Tx, v *apierr.Violations, path string, kind Kind, parent uint64, i
 		}
 		return FormatID(kind, parent, seq), seq, nil
 	}
-	p, seq, ok := ParseID(kind, id)
-	if !ok || p != parent || seq > MaxImportedSeq {
-		v.Format(apierr.JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", apierr.Clip(id))
+	seq, ok := givenID(v, path, kind, parent, id)
+	if !ok {
 		return "", 0, nil
 	}
 	return id, seq, tx.ReserveSeq(kind, seq)
+}
+
+// givenID checks the id a scenario brings for a record at path, of kind
+// under parent, and returns its sequence number, which the caller
+// reserves.
+func givenID(v *apierr.Violations, path string, kind Kind, parent uint64, id string) (uint64, bool) {
+	p, seq, ok := ParseID(kind, id)
+	if !ok || p != parent || seq > MaxImportedSeq {
+		v.Format(apierr.JoinPath(path, "id"), "%q is not a Sandbank id for this record; leave the id out to get a new one", apierr.Clip(id))
+		return 0, false
+	}
+	return seq, true
 }
 
 // CreateCustomer adds a customer. A private customer has a private

@@ -128,29 +128,46 @@ func AddTransactionsIn(tx Tx, v *apierr.Violations, a Account, path string, firs
 		return f.a, f.ok
 	}
 	var quiet apierr.Violations
+	// reserved is the highest sequence of the ids given so far, reserved
+	// once (ReserveSeq) before a new id is made and at the end, rather
+	// than for each.
+	var reserved uint64
+	reserve := func() error {
+		if reserved == 0 {
+			return nil
+		}
+		err := tx.ReserveSeq(KindTransaction, reserved)
+		reserved = 0
+		return err
+	}
 	for i, item := range in {
 		pathOf := func() string { return apierr.JoinPath(path, fmt.Sprintf("[%d]", first+i)) }
-		id := ""
+		given := ""
 		if i < len(ids) {
-			id = ids[i]
+			given = ids[i]
 		}
 		// A transaction is checked without its path first, which costs no
 		// path of each field; one with a finding or an oddity is checked
-		// again at its path, for v (an import checks a million). newID
-		// changes nothing where it finds a fault, so it may go again too.
+		// again at its path, for v (an import checks a million).
 		quiet = apierr.Violations{Strict: v.Strict}
 		t := checkTransaction(sandbox, &quiet, "", a, item, today, restored)
-		id, _, err := newID(tx, &quiet, "", KindTransaction, accountSeq, id)
-		if err != nil {
-			return nil, err
+		id := ""
+		if given == "" {
+			if err := reserve(); err != nil {
+				return nil, err
+			}
+			var err error
+			if id, _, err = newID(tx, &quiet, "", KindTransaction, accountSeq, ""); err != nil {
+				return nil, err
+			}
+		} else if seq, ok := givenID(&quiet, "", KindTransaction, accountSeq, given); ok {
+			id, reserved = given, max(reserved, seq)
 		}
 		if !quiet.Clean() {
 			p := pathOf()
 			t = checkTransaction(sandbox, v, p, a, item, today, restored)
 			if id == "" {
-				if id, _, err = newID(tx, v, p, KindTransaction, accountSeq, ids[i]); err != nil {
-					return nil, err
-				}
+				givenID(v, p, KindTransaction, accountSeq, given)
 			}
 		}
 		t.ID = id
@@ -161,6 +178,9 @@ func AddTransactionsIn(tx Tx, v *apierr.Violations, a Account, path string, firs
 		out = append(out, t)
 	}
 	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	if err := reserve(); err != nil {
 		return nil, err
 	}
 	return out, tx.PutTransactions(a.ID, out)
