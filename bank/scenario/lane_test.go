@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -313,4 +314,37 @@ func FuzzLane(f *testing.F) {
 			t.Fatal("the two banks hold other data") // a refused import changes nothing (unchanged)
 		}
 	})
+}
+
+// TestImport_ANewIdComesAfterTheGivenOnes lists a transaction with an id
+// of a high sequence number, then one without an id: the new id comes
+// after the given one, as the given ones are reserved before a new one
+// is made.
+func TestImport_ANewIdComesAfterTheGivenOnes(t *testing.T) {
+	s, _ := newBank(t)
+	accounts, err := s.Sandbox.Accounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, _ := bank.SeqOf(bank.KindAccount, accounts[0].ID)
+	const high = 1 << 40
+	data := itemList(t, s, 2, -1, "", 0)
+	list := bytes.Index(data, []byte("\"transactions\":[\n"))
+	first := bytes.Index(data[list:], []byte(`{"amount"`)) + list
+	data = append(data[:first:first], append([]byte(fmt.Sprintf(`{"id":%q,`, bank.FormatID(bank.KindTransaction, seq, high))), data[first+1:]...)...)
+	if _, err := importStream(t, s, data); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.Sandbox.Transactions(accounts[0].ID, bank.TxQuery{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []uint64
+	for _, tr := range page.Transactions {
+		_, n, _ := bank.ParseID(bank.KindTransaction, tr.ID)
+		seqs = append(seqs, n)
+	}
+	if !slices.Contains(seqs, high) || !slices.Contains(seqs, high+1) {
+		t.Fatalf("sequence numbers %v: want %d given and %d made after it", seqs, uint64(high), uint64(high+1))
+	}
 }
