@@ -292,15 +292,25 @@ func (g *guard) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// listDepth is the depth of a list of an account's transactions in the
+// guard's frames: the document, its accounts, the account, the list.
+const listDepth = 4
+
 // bypass lets the bytes pass unchecked until resume, for a lane that
-// keeps the limits of what it takes itself, reading the items of the list
-// at depth (the array's frame is the depth-th). It reports whether it
-// does: not once the guard lost the structure or refused.
-func (g *guard) bypass(depth int) bool {
-	if g.off || g.err != nil || g.draining || len(g.stack) < depth || g.stack[depth-1].object {
+// keeps the limits of what it takes itself, reading the transactions of
+// accounts[account]. It reports whether it does: not once the guard lost
+// the structure or refused, nor when the bytes it read ahead took it out
+// of that list (into the account's next field or the next account), where
+// resume could not find its place again.
+func (g *guard) bypass(account int) bool {
+	if g.off || g.err != nil || g.draining || len(g.stack) < listDepth {
 		return false
 	}
-	g.passing, g.passDepth = true, depth
+	accounts, acct, list := g.stack[1], g.stack[2], g.stack[listDepth-1]
+	if accounts.object || accounts.index != account || !acct.object || string(acct.key) != "transactions" || list.object {
+		return false
+	}
+	g.passing, g.passDepth = true, listDepth
 	return true
 }
 

@@ -348,3 +348,41 @@ func TestImport_ANewIdComesAfterTheGivenOnes(t *testing.T) {
 		t.Fatalf("sequence numbers %v: want %d given and %d made after it", seqs, uint64(high), uint64(high+1))
 	}
 }
+
+// TestImport_LaneNamesTheRecordOfARefusal gives every account one
+// transaction, so that the bytes read ahead at the start of a list reach
+// the next account, and breaks a limit in one of them: the refusal names
+// the record it names without lanes.
+func TestImport_LaneNamesTheRecordOfARefusal(t *testing.T) {
+	s, _ := newBank(t)
+	sc, err := scenario.ExportScenario(s.Sandbox, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sc.Accounts {
+		sc.Accounts[i].Transactions = sc.Accounts[i].Transactions[:min(1, len(sc.Accounts[i].Transactions))]
+	}
+	data, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, broken := range []string{
+		`"nope":"` + strings.Repeat("x", 100<<10) + `",`,
+		`"creditorName":"` + strings.Repeat("ø", 71) + `",`,
+	} {
+		for list := range 3 {
+			doc := string(data)
+			at := 0
+			for range list + 1 {
+				at += strings.Index(doc[at:], `"transactions":[{`) + len(`"transactions":[{`)
+			}
+			doc = doc[:at] + broken + doc[at:]
+			_, withLanes := importStream(t, s, []byte(doc))
+			var without error
+			scenario.WithoutLanes(func() { _, without = importStream(t, s, []byte(doc)) })
+			if withLanes == nil || without == nil || withLanes.Error() != without.Error() {
+				t.Errorf("list %d: with lanes %v\nwithout %v", list, clip(fmt.Sprint(withLanes)), clip(fmt.Sprint(without)))
+			}
+		}
+	}
+}

@@ -595,17 +595,13 @@ const (
 	afterList = laneDepth + `null`
 )
 
-// listDepth is the depth of the list of transactions the lane reads, in
-// the guard's frames: the document, its accounts, an account, the list.
-const listDepth = 4
-
-// quickList reads the transactions of the list at path from item i on, as
-// the lane takes them, handing each to add. It returns the next item's
+// quickList reads the transactions of accounts[account] from item i on,
+// as the lane takes them, handing each to add. It returns the next item's
 // index and whether the list ended; otherwise the decoder takes the next
 // item. With bypass, the guard lets the lane's bytes pass unchecked, as
 // the quick path keeps the limits of what it takes (withinLimits), and
 // checks what the lane did not take when it stops (resume).
-func (s *streamSource) quickList(i int, bypass bool, add func(Transaction) error) (next int, end bool, err error) {
+func (s *streamSource) quickList(account, i int, bypass bool, add func(Transaction) error) (next int, end bool, err error) {
 	buf, err := io.ReadAll(s.dec.Buffered())
 	if err != nil {
 		return i, false, err
@@ -616,7 +612,7 @@ func (s *streamSource) quickList(i int, bypass bool, add func(Transaction) error
 	}
 	l := &lane{src: src, buf: buf, at: s.offset()}
 	s.lane = l
-	bypassed := bypass && s.guard.bypass(listDepth)
+	bypassed := bypass && s.guard.bypass(account)
 	defer func() { s.leave(l, i, end, bypassed) }()
 	for {
 		c, ok := l.peek()

@@ -367,7 +367,7 @@ func (s *streamSource) account(i int, path string) error {
 		acct, err = s.l.account(i, a)
 		return err
 	}, func(path string) error {
-		return s.transactions(path, list.add)
+		return s.transactions(i, path, list.add)
 	}, list.end)
 }
 
@@ -375,10 +375,10 @@ func (s *streamSource) account(i int, path string) error {
 // them (export_test.go).
 var lanes = true
 
-// transactions reads the list of an account's transactions at path,
+// transactions reads the list of transactions of accounts[account] at path,
 // handing each to add: those the lane takes (quickList) straight from the
 // bytes, the others through the decoder (transaction).
-func (s *streamSource) transactions(path string, add func(Transaction) error) error {
+func (s *streamSource) transactions(account int, path string, add func(Transaction) error) error {
 	if open, err := s.openList(); !open {
 		return err
 	}
@@ -394,7 +394,7 @@ func (s *streamSource) transactions(path string, add func(Transaction) error) er
 		var end bool
 		var err error
 		if lanes {
-			if i, end, err = s.quickList(i, from == 0 || took >= 100, add); err != nil || end {
+			if i, end, err = s.quickList(account, i, from == 0 || took >= 100, add); err != nil || end {
 				return err
 			}
 		}
