@@ -28,11 +28,16 @@ run: deps-desktop build
 serve: build-headless
 	$(BIN)/sandbankd $(bank_flags)
 
-## test: install what the tests need (once), then vet and run every test with the race detector, in a virtual display
+## test: install what the tests need (once), then vet and run every test with the race detector, in a virtual display,
+## then the tests of memory at scale without it (apptest.AtScale: the race detector makes them several times slower)
 ## (a package may take 30 minutes, not go test's 10, so that a busy machine slows the suite but does not fail it)
 test: deps
 	$(GO) vet ./...
 	SANDBANK_REQUIRE_BROWSER=1 SANDBANK_REQUIRE_EXAMPLES=1 scripts/with-display $(GO) test -race -count=1 -timeout 30m ./...
+	scripts/with-display $(GO) test -count=1 -timeout 30m -run AtScale $(scale_pkgs)
+
+# scale_pkgs are the packages with tests of memory at scale.
+scale_pkgs = $(sort $(dir $(shell grep -rl --include='*_test.go' 'apptest\.AtScale' .)))
 
 ## lint: gofmt, go vet and staticcheck, with its checks that a doc comment names what it documents (ST1020-ST1022)
 lint:

@@ -133,11 +133,12 @@ func TestTransactions_GenerationCancels(t *testing.T) {
 	}
 }
 
-// TestTransactions_TableReadsOnePageAtATime scrolls a table over an
+// TestTransactions_TableReadsOnePageAtATimeAtScale scrolls a table over an
 // account of 100,000 transactions and counts the rows read from the bank.
-func TestTransactions_TableReadsOnePageAtATime(t *testing.T) {
+func TestTransactions_TableReadsOnePageAtATimeAtScale(t *testing.T) {
+	n := apptest.AtScale(t, "SANDBANK_TABLE_TRANSACTIONS", 100_000)
 	t.Setenv("LANG", "en_US.UTF-8")
-	path := apptest.BigFixture(t, 100_000)
+	path := apptest.BigFixture(t, n)
 	a := test.NewTempApp(t)
 	core, err := app.Open(app.Config{DataPath: path})
 	if err != nil {
@@ -152,10 +153,10 @@ func TestTransactions_TableReadsOnePageAtATime(t *testing.T) {
 	s := u.transactions
 	c := choose(t, s, apptest.FixtureIBAN)
 	m := s.model
-	if m.rows() < 100_000 || m.rowsRead != pageSize {
+	if m.rows() < n || m.rowsRead != pageSize {
 		t.Fatalf("opening the account read %d rows (want one page, %d) of %d", m.rowsRead, pageSize, m.rows())
 	}
-	for _, row := range []int{75_000, 75_010, 99_990, 37} {
+	for _, row := range []int{n * 3 / 4, n*3/4 + 10, n - 10, 37} {
 		before := m.rowsRead
 		s.table.ScrollTo(widget.TableCellID{Row: row, Col: 0})
 		s.table.Refresh()

@@ -3,24 +3,34 @@ package apptest
 import (
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-// Scaled returns how many records a test of memory at scale builds: the
+// AtScale returns how many records a test of memory at scale builds: the
 // number in the environment variable env (1000000 for the runs of
-// docs/BENCHMARKS.md), or else n, halved under the race detector, whose
-// checks make every record several times slower.
-func Scaled(tb testing.TB, env string, n int) int {
+// docs/BENCHMARKS.md), or else n.
+//
+// Under the race detector the test is skipped. Its checks make every
+// record several times slower, and its shadow memory is not the bank's:
+// these tests run without -race, in a step of make test of their own
+// (go test -run AtScale ./...), while the paths they measure run under
+// -race at a small scale in other tests. The step finds them by name, so
+// a test that calls AtScale must say AtScale in its name.
+func AtScale(tb testing.TB, env string, n int) int {
 	tb.Helper()
+	if !strings.Contains(tb.Name(), "AtScale") {
+		tb.Fatalf("%s measures memory at scale: put AtScale in its name, so that make test's scale step (go test -run AtScale ./...) runs it", tb.Name())
+	}
+	if raceDetector {
+		tb.Skip("a test of memory at scale: make test runs it without -race (go test -run AtScale ./...)")
+	}
 	if v := os.Getenv(env); v != "" {
 		m, err := strconv.Atoi(v)
 		if err != nil || m < 1 {
 			tb.Fatalf("%s=%q: give a number of records", env, v)
 		}
 		return m
-	}
-	if raceDetector {
-		return n / 2
 	}
 	return n
 }

@@ -18,13 +18,13 @@ import (
 // transaction.
 const historyBytes = 400
 
-// TestHistory_ScenarioGeneratesInFlatMemory loads the example scenario
+// TestHistory_ScenarioGeneratesInFlatMemoryAtScale loads the example scenario
 // whose account asks for a generated history, with 200,000 transactions
-// instead of 100,000 (apptest.Scaled): they are generated and stored a chunk at a time,
+// instead of 100,000 (apptest.AtScale): they are generated and stored a chunk at a time,
 // and the heap never grows by a quarter of what they take in an export
 // (apptest.HeapBudget), with the garbage a load's GOGC allows.
-func TestHistory_ScenarioGeneratesInFlatMemory(t *testing.T) {
-	n := apptest.Scaled(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
+func TestHistory_ScenarioGeneratesInFlatMemoryAtScale(t *testing.T) {
+	n := apptest.AtScale(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
 	doc, err := assets.Scenarios.ReadFile("scenarios/account-100k-transactions.json")
 	if err != nil {
 		t.Fatal(err)
@@ -47,11 +47,11 @@ func TestHistory_ScenarioGeneratesInFlatMemory(t *testing.T) {
 	}
 }
 
-// TestHistory_GenerateInFlatMemory generates transactions on an account
+// TestHistory_GenerateInFlatMemoryAtScale generates transactions on an account
 // as the window's Generate does (Sandbox.GenerateTransactions), with the
 // same bound on the heap.
-func TestHistory_GenerateInFlatMemory(t *testing.T) {
-	n := apptest.Scaled(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
+func TestHistory_GenerateInFlatMemoryAtScale(t *testing.T) {
+	n := apptest.AtScale(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
 	s, _ := newBank(t)
 	accounts, err := s.Sandbox.Accounts()
 	if err != nil {

@@ -13,14 +13,14 @@ import (
 	"sandbank/bank/scenario"
 )
 
-// TestScenarioSave_DataStreamsInFlatMemory saves the scenario of a data
+// TestScenarioSave_DataStreamsInFlatMemoryAtScale saves the scenario of a data
 // file with 200,000 transactions more than the known state
-// (apptest.Scaled) with `scenario save FILE --data`, the bank running in
+// (apptest.AtScale) with `scenario save FILE --data`, the bank running in
 // this process: the heap never grows by a quarter of the file
 // (apptest.HeapBudget), the file holds every
 // transaction, and no temporary file is left behind.
-func TestScenarioSave_DataStreamsInFlatMemory(t *testing.T) {
-	n := apptest.Scaled(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
+func TestScenarioSave_DataStreamsInFlatMemoryAtScale(t *testing.T) {
+	n := apptest.AtScale(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
 	dir, spills := t.TempDir(), t.TempDir()
 	empty := filepath.Join(dir, "empty.db")
 	var out, errOut bytes.Buffer
