@@ -28,7 +28,7 @@ func historyScenario(count int) map[string]any {
 func TestBusy_WritesDuringAnImportAreRefusedWithRetryAfter(t *testing.T) {
 	b, tpp := setup(t)
 	customer := map[string]string{"customerNumber": "55555555555", "name": "Late Writer", "type": "private"}
-	for count := 200_000; ; count *= 2 {
+	for count := 20_000; ; count *= 2 {
 		if count > bank.MaxHistoryCount {
 			t.Fatal("every import ended before a write reached the bank: no write was refused as busy")
 		}

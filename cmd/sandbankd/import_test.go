@@ -135,9 +135,14 @@ func scenarioFile(t *testing.T, dir, name, prefix, repeat string, n int, suffix 
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	_, _ = w.WriteString(prefix)
-	for range n {
-		_, _ = w.WriteString(repeat)
+	// A block of repeats at a time: one write a repeat takes long
+	// under the race detector.
+	const perBlock = 4096
+	block := strings.Repeat(repeat, perBlock)
+	for range n / perBlock {
+		_, _ = w.WriteString(block)
 	}
+	_, _ = w.WriteString(block[:n%perBlock*len(repeat)])
 	_, _ = w.WriteString(suffix)
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
