@@ -2,6 +2,8 @@ package scenario_test
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -175,4 +177,29 @@ func BenchmarkImport_Million(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys>>20), "MiB-heap-sys")
+}
+
+// BenchmarkSummarise lists a scenario of 20,000 generated transactions,
+// as the scenarios folder does (docs/BENCHMARKS.md).
+func BenchmarkSummarise(b *testing.B) {
+	s, _ := newBank(b)
+	accounts, err := s.Sandbox.Accounts()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Sandbox.GenerateTransactions(context.Background(), accounts[0].ID, "everyday", 20_000, nil); err != nil {
+		b.Fatal(err)
+	}
+	var doc bytes.Buffer
+	if err := scenario.Write(s.Sandbox, &doc, "", ""); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(doc.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := scenario.Summarise(bytes.NewReader(doc.Bytes()))
+		if err != nil || f.Counts.Transactions < 20_000 {
+			b.Fatal(err, f.Counts)
+		}
+	}
 }

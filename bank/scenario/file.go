@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,7 +93,8 @@ func count(n int, noun string) string {
 
 // Summarise reads a scenario file's format, note and counts as a
 // stream, holding no more than a token, or a value it decodes (format,
-// note, clock, history) of at most one record's 24 MiB, at a time, so
+// note, clock, history) or an item of a list it counts, of at most one
+// record's 24 MiB, at a time, so
 // that a large file in the scenarios folder costs time to list but not
 // memory: a string longer than its field may be (a note over
 // MaxNote) is refused as the import refuses it, without being
@@ -109,6 +111,9 @@ func Summarise(r io.Reader) (File, error) {
 		defer g.release()
 		return dec.Decode(v)
 	}
+	// item reads the item at path whole, as import reads a record, in
+	// one pass of the decoder rather than a token at a time.
+	item := func(path string, i int) error { return decode(&anyValue{}, path+"["+strconv.Itoa(i)+"]") }
 	format := ""
 	err := eachField(dec, func(key string) error {
 		switch key {
@@ -127,17 +132,19 @@ func Summarise(r io.Reader) (File, error) {
 		case "payments", "baskets", "consents", "grants", "authorisations":
 			n := map[string]*int{"payments": &f.Counts.Payments, "baskets": &f.Counts.Baskets, "consents": &f.Counts.Consents,
 				"grants": &f.Counts.Grants, "authorisations": &f.Counts.Authorisations}[key]
-			return eachItem(dec, func() error { *n++; return skip(dec) })
+			return eachItem(dec, func() error { *n++; return item(key, *n-1) })
 		case "note":
 			return decode(&f.Note, key)
 		case "customers":
-			return eachItem(dec, func() error { f.Counts.Customers++; return skip(dec) })
+			return eachItem(dec, func() error { f.Counts.Customers++; return item(key, f.Counts.Customers-1) })
 		case "agreements":
 			return eachItem(dec, func() error {
 				f.Counts.Agreements++
+				agreement := key + "[" + strconv.Itoa(f.Counts.Agreements-1) + "]"
 				return eachField(dec, func(key string) error {
 					if key == "engagements" {
-						return eachItem(dec, func() error { f.Counts.Engagements++; return skip(dec) })
+						i := 0
+						return eachItem(dec, func() error { f.Counts.Engagements++; i++; return item(agreement+"."+key, i-1) })
 					}
 					return skip(dec)
 				})
@@ -149,10 +156,12 @@ func Summarise(r io.Reader) (File, error) {
 			}
 			return eachItem(dec, func() error {
 				*records++
+				account := key + "[" + strconv.Itoa(*records-1) + "]"
 				return eachField(dec, func(key string) error {
 					switch key {
 					case "transactions":
-						return eachItem(dec, func() error { *txs++; return skip(dec) })
+						i := 0
+						return eachItem(dec, func() error { *txs++; i++; return item(account+"."+key, i-1) })
 					case "history":
 						var h struct {
 							Count int `json:"count"`
@@ -223,7 +232,13 @@ func eachItem(dec *json.Decoder, fn func() error) error {
 	return err
 }
 
-// skip reads one JSON value without keeping it.
+// anyValue is any JSON value, read whole and not kept.
+type anyValue struct{}
+
+// UnmarshalJSON takes any value.
+func (*anyValue) UnmarshalJSON([]byte) error { return nil }
+
+// skip reads one JSON value a token at a time, without keeping it.
 func skip(dec *json.Decoder) error {
 	depth := 0
 	for {

@@ -610,6 +610,23 @@ func TestSummarise_HoldsAValueItDecodesToARecord(t *testing.T) {
 	}
 }
 
+// TestSummarise_HoldsAnItemItCountsToARecord: a transaction of 300 MB
+// in a list the summary counts is refused at 24 MiB, the most of a
+// record, and named by its place.
+func TestSummarise_HoldsAnItemItCountsToARecord(t *testing.T) {
+	doc := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1","accounts":[{"transactions":[{},{`), &repeat{s: "  ", n: 150_000_000}, strings.NewReader(`}]}]}`))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := scenario.Summarise(doc)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.HasPrefix(err.Error(), "accounts[0].transactions[1]: is over 24 MiB") {
+		t.Fatalf("a transaction of 300 MB: %v", err)
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 128<<20 {
+		t.Fatalf("the summary allocated %d MiB", allocated>>20)
+	}
+}
+
 // repeat reads s n times.
 type repeat struct {
 	s   string
@@ -621,11 +638,15 @@ func (r *repeat) Read(p []byte) (int, error) {
 	if r.n == 0 {
 		return 0, io.EOF
 	}
-	k := copy(p, r.s[r.off:])
-	if r.off += k; r.off == len(r.s) {
-		r.off, r.n = 0, r.n-1
+	n := 0
+	for n < len(p) && r.n > 0 {
+		k := copy(p[n:], r.s[r.off:])
+		n += k
+		if r.off += k; r.off == len(r.s) {
+			r.off, r.n = 0, r.n-1
+		}
 	}
-	return k, nil
+	return n, nil
 }
 
 // endless reads the byte b for ever.
