@@ -321,13 +321,13 @@ func (m *moneyRun) nextDay() string {
 // all returns every payment by id, with fundsAvailable as the TPP reads
 // it.
 func (m *moneyRun) all() map[string]bank.Payment {
+	payments, err := bank.PaymentsNow(m.s, m.payments)
+	if err != nil {
+		m.t.Fatal(err)
+	}
 	out := map[string]bank.Payment{}
-	for _, id := range m.payments {
-		p, err := m.s.Ops.Payment(id)
-		if err != nil {
-			m.t.Fatal(err)
-		}
-		out[id] = p.Payment
+	for _, p := range payments {
+		out[p.ID] = p
 	}
 	return out
 }
