@@ -139,7 +139,7 @@ func TestTransactions_TableReadsOnePageAtATimeAtScale(t *testing.T) {
 	n := apptest.AtScale(t, "SANDBANK_TABLE_TRANSACTIONS", 100_000)
 	t.Setenv("LANG", "en_US.UTF-8")
 	path := apptest.BigFixture(t, n)
-	a := test.NewTempApp(t)
+	a := testApp()
 	core, err := app.Open(app.Config{DataPath: path})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -28,7 +29,7 @@ type harness struct {
 func newHarness(t *testing.T, serve bool) *harness {
 	t.Helper()
 	t.Setenv("LANG", "en_US.UTF-8")
-	a := test.NewTempApp(t)
+	a := testApp()
 	cfg := app.Config{DataPath: apptest.DataFile(t), WatchScenarios: true}
 	if serve {
 		cfg.Addr = "127.0.0.1:0"
@@ -54,6 +55,25 @@ func newHarness(t *testing.T, serve bool) *harness {
 		}
 	})
 	return &harness{t: t, u: u, core: core, win: w}
+}
+
+var (
+	theAppOnce sync.Once
+	theApp     fyne.App
+)
+
+// testApp returns the package's one test app, with its preferences and
+// clipboard emptied. A new test app empties fyne's caches of font faces
+// and text sizes, which take a test about two seconds under -race to fill
+// again.
+func testApp() fyne.App {
+	theAppOnce.Do(func() { theApp = test.NewApp() })
+	fyne.SetCurrentApp(theApp)
+	theApp.Clipboard().SetContent("")
+	for _, key := range []string{PrefAddr, PrefTLSAddr} {
+		theApp.Preferences().RemoveValue(key)
+	}
+	return theApp
 }
 
 // modal returns the open modal, failing when there is none.
