@@ -52,6 +52,10 @@ type Options struct {
 	PublicURL string
 	// Logger receives the bank's log; nil: none.
 	Logger *slog.Logger
+	// ResponseSigning is the bank's --response-signing; empty: the data
+	// file's (rsa). A test that sends many requests and does not check
+	// RSA response signatures may choose the cheaper ecdsa.
+	ResponseSigning string
 }
 
 // Start runs a bank on 127.0.0.1:0 over a new data file and stops it when
@@ -70,6 +74,7 @@ func Start(tb testing.TB, opts Options) *Bank {
 	a, err := app.Open(app.Config{
 		DataPath: path, Addr: "127.0.0.1:0", Trust: opts.Trust,
 		RequireSignature: opts.RequireSignature, Clock: opts.Clock, PublicURL: opts.PublicURL, Logger: opts.Logger,
+		ResponseSigning: opts.ResponseSigning,
 	})
 	if err != nil {
 		tb.Fatalf("start the bank: %v", err)

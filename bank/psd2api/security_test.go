@@ -603,7 +603,10 @@ func TestSecurity_TrustFolderTakesNoSymlinks(t *testing.T) {
 // authorisation opens, an existing id answers exactly as an unknown one,
 // and a form posted without the page's cookie approves nothing.
 func TestSecurity_SCAPagesCannotBeFoundByScanningIds(t *testing.T) {
-	b, tpp := setup(t)
+	// 3,500 answers, none of them a signature this test checks: ECDSA
+	// signs them in a fraction of RSA's time.
+	b := apptest.Start(t, apptest.Options{ResponseSigning: bank.SigningECDSA})
+	tpp := b.NewTPP("933012867", 0, pki.RoleAI, pki.RolePI)
 	onBankingMorning(t, b)
 	var waiting []string
 	for i := range 3 {
