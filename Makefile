@@ -29,11 +29,12 @@ serve: build-headless
 	$(BIN)/sandbankd $(bank_flags)
 
 ## test: install what the tests need (once), then vet and run every test with the race detector, in a virtual display,
-## then the tests of memory at scale without it (apptest.AtScale: the race detector makes them several times slower)
+## then the tests of memory at scale without it (apptest.AtScale: the race detector makes them several times slower);
+## GORACE=atexit_sleep_ms=0 spares each test binary, and each race-built binary a test runs, the detector's second of sleep at exit
 ## (a package may take 30 minutes, not go test's 10, so that a busy machine slows the suite but does not fail it)
 test: deps
 	$(GO) vet ./...
-	SANDBANK_REQUIRE_BROWSER=1 SANDBANK_REQUIRE_EXAMPLES=1 scripts/with-display $(GO) test -race -count=1 -timeout 30m ./...
+	GORACE=atexit_sleep_ms=0 SANDBANK_REQUIRE_BROWSER=1 SANDBANK_REQUIRE_EXAMPLES=1 scripts/with-display $(GO) test -race -count=1 -timeout 30m ./...
 	scripts/with-display $(GO) test -count=1 -timeout 30m -run AtScale $(scale_pkgs)
 
 # scale_pkgs are the packages with tests of memory at scale.
