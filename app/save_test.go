@@ -11,10 +11,11 @@ import (
 
 // TestSaveScenario_StreamsInFlatMemoryAtScale saves, as the window's Save does,
 // a bank whose account holds 200,000 transactions more than the known
-// state (apptest.AtScale): the heap never grows by a quarter of the file
+// state (apptest.Records): the heap never grows by a quarter of the file
 // (apptest.HeapBudget), and the file holds every transaction.
 func TestSaveScenario_StreamsInFlatMemoryAtScale(t *testing.T) {
-	n := apptest.AtScale(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
+	apptest.AtScale(t)
+	n := apptest.Records(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
 	a := open(t, app.Config{})
 	path, err := a.SaveScenario("known", "")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"sandbank/app/apptest"
 	"sandbank/bank"
 	"sandbank/bank/scenario"
 	"sandbank/storage"
@@ -86,7 +87,8 @@ func changedPages(a, b []byte) int {
 // restart after it has nothing to catch up and writes almost nothing.
 // The limits are generous, for 2 busy cores: the figures are in docs/BENCHMARKS.md
 // (BenchmarkBatch_CenturyJump).
-func TestBatch_CenturyJumpIsCheapAndNotRepeatedAtRestart(t *testing.T) {
+func TestBatch_CenturyJumpIsCheapAndNotRepeatedAtRestartAtScale(t *testing.T) {
+	apptest.AtScale(t)
 	path := filepath.Join(t.TempDir(), "sandbank.db")
 	s, db := timeTravelBank(t, path)
 	start := time.Now()

@@ -136,7 +136,8 @@ func TestTransactions_GenerationCancels(t *testing.T) {
 // TestTransactions_TableReadsOnePageAtATimeAtScale scrolls a table over an
 // account of 100,000 transactions and counts the rows read from the bank.
 func TestTransactions_TableReadsOnePageAtATimeAtScale(t *testing.T) {
-	n := apptest.AtScale(t, "SANDBANK_TABLE_TRANSACTIONS", 100_000)
+	apptest.AtScale(t)
+	n := apptest.Records(t, "SANDBANK_TABLE_TRANSACTIONS", 100_000)
 	t.Setenv("LANG", "en_US.UTF-8")
 	path := apptest.BigFixture(t, n)
 	a := testApp()

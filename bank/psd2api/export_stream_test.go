@@ -34,14 +34,15 @@ func knownStateTransactions(t *testing.T) int {
 }
 
 // TestScenarioExport_StreamsASignedAnswerItNeverHoldsAtScale exports a bank with
-// 200,000 transactions more than the known state (apptest.AtScale) through
+// 200,000 transactions more than the known state (apptest.Records) through
 // HTTP, in this process, reading the answer as it comes into a file: the
 // heap never grows by a quarter of the answer (apptest.HeapBudget), the answer is signed (Digest and
 // Signature) and verifies with the project's verifier and with openssl,
 // the request log keeps its first 64 KiB, and the temporary file the
 // answer was signed in is gone.
 func TestScenarioExport_StreamsASignedAnswerItNeverHoldsAtScale(t *testing.T) {
-	n := apptest.AtScale(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
+	apptest.AtScale(t)
+	n := apptest.Records(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
 	known := knownStateTransactions(t)
 	b := apptest.Start(t, apptest.Options{DataPath: apptest.BigFixture(t, n)})
 	op := b.Operator()

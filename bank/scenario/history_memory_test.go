@@ -20,11 +20,12 @@ const historyBytes = 400
 
 // TestHistory_ScenarioGeneratesInFlatMemoryAtScale loads the example scenario
 // whose account asks for a generated history, with 200,000 transactions
-// instead of 100,000 (apptest.AtScale): they are generated and stored a chunk at a time,
+// instead of 100,000 (apptest.Records): they are generated and stored a chunk at a time,
 // and the heap never grows by a quarter of what they take in an export
 // (apptest.HeapBudget), with the garbage a load's GOGC allows.
 func TestHistory_ScenarioGeneratesInFlatMemoryAtScale(t *testing.T) {
-	n := apptest.AtScale(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
+	apptest.AtScale(t)
+	n := apptest.Records(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
 	doc, err := assets.Scenarios.ReadFile("scenarios/account-100k-transactions.json")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +52,8 @@ func TestHistory_ScenarioGeneratesInFlatMemoryAtScale(t *testing.T) {
 // as the window's Generate does (Sandbox.GenerateTransactions), with the
 // same bound on the heap.
 func TestHistory_GenerateInFlatMemoryAtScale(t *testing.T) {
-	n := apptest.AtScale(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
+	apptest.AtScale(t)
+	n := apptest.Records(t, "SANDBANK_HISTORY_TRANSACTIONS", 200_000)
 	s, _ := newBank(t)
 	accounts, err := s.Sandbox.Accounts()
 	if err != nil {

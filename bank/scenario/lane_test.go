@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"sandbank/app/apptest"
 	"sandbank/bank"
 	"sandbank/bank/apierr"
 	"sandbank/bank/scenario"
@@ -175,11 +176,12 @@ func TestImport_LaneGivesTheDecoderWhatItRefuses(t *testing.T) {
 	}
 }
 
-// TestImport_LaneSaysWhereALargeDocumentBreaks checks the byte a syntax
-// error of a document too large to be read again whole is placed at: the
-// lane hands the decoder the rest of the document, whose offsets it counts
-// from there.
-func TestImport_LaneSaysWhereALargeDocumentBreaks(t *testing.T) {
+// TestImport_LaneSaysWhereALargeDocumentBreaksAtScale checks the byte a
+// syntax error of a document too large to be read again whole (over 16
+// MiB) is placed at: the lane hands the decoder the rest of the document,
+// whose offsets it counts from there.
+func TestImport_LaneSaysWhereALargeDocumentBreaksAtScale(t *testing.T) {
+	apptest.AtScale(t)
 	for name, broken := range map[string]string{
 		"in a value":     `{"amount":1 "currency":"NOK"}`,
 		"between values": "ITEM ITEM",

@@ -19,6 +19,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"sandbank/app/apptest"
 	"sandbank/assets"
 	"sandbank/bank"
 	"sandbank/bank/apierr"
@@ -575,10 +576,11 @@ func TestWrite_RefusesANoteImportWouldRefuse(t *testing.T) {
 	}
 }
 
-// TestSummarise_NeverReadsALongNoteWhole: the scenarios folder's
+// TestSummarise_NeverReadsALongNoteWholeAtScale: the scenarios folder's
 // list refuses a note of 300 MB as import would, reading it through
 // without holding more than its limit.
-func TestSummarise_NeverReadsALongNoteWhole(t *testing.T) {
+func TestSummarise_NeverReadsALongNoteWholeAtScale(t *testing.T) {
+	apptest.AtScale(t)
 	const size = 300_000_000
 	doc := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1","note":"`), io.LimitReader(endless('n'), size), strings.NewReader(`"}`))
 	var before, after runtime.MemStats
@@ -593,10 +595,11 @@ func TestSummarise_NeverReadsALongNoteWhole(t *testing.T) {
 	}
 }
 
-// TestSummarise_HoldsAValueItDecodesToARecord: a format that is
+// TestSummarise_HoldsAValueItDecodesToARecordAtScale: a format that is
 // an array of 300 MB, which a decoder would hold whole, is refused at 24
 // MiB, the most of a record.
-func TestSummarise_HoldsAValueItDecodesToARecord(t *testing.T) {
+func TestSummarise_HoldsAValueItDecodesToARecordAtScale(t *testing.T) {
+	apptest.AtScale(t)
 	doc := io.MultiReader(strings.NewReader(`{"format":[`), strings.NewReader("0"), &repeat{s: ",0", n: 150_000_000}, strings.NewReader(`]}`))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -610,10 +613,11 @@ func TestSummarise_HoldsAValueItDecodesToARecord(t *testing.T) {
 	}
 }
 
-// TestSummarise_HoldsAnItemItCountsToARecord: a transaction of 300 MB
+// TestSummarise_HoldsAnItemItCountsToARecordAtScale: a transaction of 300 MB
 // in a list the summary counts is refused at 24 MiB, the most of a
 // record, and named by its place.
-func TestSummarise_HoldsAnItemItCountsToARecord(t *testing.T) {
+func TestSummarise_HoldsAnItemItCountsToARecordAtScale(t *testing.T) {
+	apptest.AtScale(t)
 	doc := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1","accounts":[{"transactions":[{},{`), &repeat{s: "  ", n: 150_000_000}, strings.NewReader(`}]}]}`))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

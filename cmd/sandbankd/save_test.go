@@ -15,12 +15,13 @@ import (
 
 // TestScenarioSave_DataStreamsInFlatMemoryAtScale saves the scenario of a data
 // file with 200,000 transactions more than the known state
-// (apptest.AtScale) with `scenario save FILE --data`, the bank running in
+// (apptest.Records) with `scenario save FILE --data`, the bank running in
 // this process: the heap never grows by a quarter of the file
 // (apptest.HeapBudget), the file holds every
 // transaction, and no temporary file is left behind.
 func TestScenarioSave_DataStreamsInFlatMemoryAtScale(t *testing.T) {
-	n := apptest.AtScale(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
+	apptest.AtScale(t)
+	n := apptest.Records(t, "SANDBANK_EXPORT_TRANSACTIONS", 200_000)
 	dir, spills := t.TempDir(), t.TempDir()
 	empty := filepath.Join(dir, "empty.db")
 	var out, errOut bytes.Buffer
