@@ -65,6 +65,15 @@ func HoldParts(t testing.TB, n int64) {
 	t.Cleanup(func() { heldParts = before })
 }
 
+// ChunkRecords sets how many records an import writes in one storage
+// transaction (chunkRecords) until the test ends, so that a test spans
+// chunks with a small document.
+func ChunkRecords(t testing.TB, n int) {
+	before := chunkRecords
+	chunkRecords = n
+	t.Cleanup(func() { chunkRecords = before })
+}
+
 // WithoutLanes runs f with every list of transactions read by the decoder
 // alone, as before the lane (quickList).
 func WithoutLanes(f func()) {

@@ -49,8 +49,9 @@ func roomyGC() (restore func()) {
 
 // chunkRecords is how many records an import writes in one storage
 // transaction of the new data (Store.Rebuild): enough that commits cost
-// little, few enough that a transaction's pages stay small.
-const chunkRecords = 5_000
+// little, few enough that a transaction's pages stay small. Only tests
+// change it (ChunkRecords).
+var chunkRecords = 5_000
 
 // scenarioSource hands a scenario's records to a loader: feed creates the
 // sandbox data through the loader's record methods, in the order of the

@@ -121,9 +121,10 @@ func unchanged(t *testing.T, s *bank.Bank, db *storage.DB, before []byte) {
 }
 
 func TestImport_RefusalAfterChunks(t *testing.T) {
+	scenario.ChunkRecords(t, 500) // five chunks of 2,500 transactions
 	s, db := newBank(t)
 	before := exportJSON(t, s)
-	data := bigScenario(t, s, 25_000, 23_000)
+	data := bigScenario(t, s, 2_500, 2_300)
 	_, err := importStream(t, s, data)
 	e, ok := apierr.AsError(err)
 	if !ok || !strings.Contains(e.Message, ".amount") || !strings.HasPrefix(e.Messages[0].Path, "accounts[0].transactions[") {
@@ -147,9 +148,10 @@ func (f *failingReader) Read(p []byte) (int, error) {
 }
 
 func TestImport_ReadErrorHalfway(t *testing.T) {
+	scenario.ChunkRecords(t, 500)
 	s, db := newBank(t)
 	before := exportJSON(t, s)
-	data := bigScenario(t, s, 25_000, -1)
+	data := bigScenario(t, s, 2_500, -1)
 	_, err := scenario.Import(s.Sandbox, &failingReader{bytes.NewReader(data), int64(len(data)) * 9 / 10})
 	if err == nil || !strings.Contains(err.Error(), "the disk is gone") {
 		t.Fatalf("want the read error, got %v", err)
@@ -158,13 +160,14 @@ func TestImport_ReadErrorHalfway(t *testing.T) {
 }
 
 func TestImport_Large(t *testing.T) {
+	scenario.ChunkRecords(t, 500)
 	s, _ := newBank(t)
-	data := bigScenario(t, s, 25_000, -1)
+	data := bigScenario(t, s, 2_500, -1)
 	n, err := importStream(t, s, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Transactions < 25_000 {
+	if n.Transactions < 2_500 {
 		t.Fatalf("%d transactions imported", n.Transactions)
 	}
 	again := bigScenario(t, s, 0, -1)
