@@ -34,10 +34,14 @@ serve: build-headless
 ## (a package may take 30 minutes, not go test's 10, so that a busy machine slows the suite but does not fail it)
 test: deps
 	$(GO) vet ./...
-	GORACE=atexit_sleep_ms=0 SANDBANK_REQUIRE_BROWSER=1 SANDBANK_REQUIRE_EXAMPLES=1 scripts/with-display $(GO) test -race -count=1 -timeout 30m ./...
+	GORACE=atexit_sleep_ms=0 SANDBANK_REQUIRE_BROWSER=1 SANDBANK_REQUIRE_EXAMPLES=1 scripts/with-display $(GO) test -race -count=1 -timeout 30m $(slow_pkgs) ./...
 	scripts/with-display $(GO) test -count=1 -timeout 30m -run AtScale $(scale_pkgs)
 
-# scale_pkgs are the packages with tests of memory at scale.
+# slow_pkgs are the packages whose tests take longest, started first so
+# that no long one is left to run alone at the end (./... adds the rest).
+slow_pkgs = ./bank/psd2api ./cmd/sandbankd ./bank/scenario ./bank ./ui
+
+# scale_pkgs are the packages with tests at scale.
 scale_pkgs = $(sort $(dir $(shell grep -rl --include='*_test.go' 'apptest\.AtScale' .)))
 
 ## lint: gofmt, go vet and staticcheck, with its checks that a doc comment names what it documents (ST1020-ST1022)
