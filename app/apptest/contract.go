@@ -32,6 +32,11 @@ var contract struct {
 	doc    *openapi3.T
 	router routers.Router
 	err    error
+	// legacy routes to the same document read as OpenAPI 3.0: kin-openapi
+	// validates a body by it with the 3.0 schema walker, which it falls
+	// back to for such a body anyway after compiling the schema (plain).
+	legacy routers.Router
+	plain  sync.Map // *openapi3.Schema → whether plain
 
 	mu   sync.Mutex
 	seen map[string]bool // operationIds answered with their success status
@@ -69,6 +74,9 @@ func loadContract(tb testing.TB) error {
 		if contract.err == nil {
 			contract.router, contract.err = gorillamux.NewRouter(contract.doc)
 		}
+		if contract.err == nil {
+			contract.legacy, contract.err = legacyRouter(data)
+		}
 		contract.seen = map[string]bool{}
 	})
 	return contract.err
@@ -85,6 +93,55 @@ func ParseContract(data []byte) (*openapi3.T, error) {
 		return nil, fmt.Errorf("the OpenAPI document is not valid: %w", err)
 	}
 	return doc, nil
+}
+
+// legacyRouter routes to the document data read as OpenAPI 3.0.
+func legacyRouter(data []byte) (routers.Router, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	doc.OpenAPI = "3.0.3"
+	return gorillamux.NewRouter(doc)
+}
+
+// plain reports whether kin-openapi validates a value of schema with its
+// OpenAPI 3.0 walker in a 3.1 document too: a schema that refers to
+// others and has none of the keywords of JSON Schema 2020 that the walker
+// lacks. kin-openapi compiles such a schema for JSON Schema 2020 at every
+// value, then falls back to the walker (openapi3.useJSONSchema2020); the
+// contract check validates it by the legacy router, with the walker
+// alone.
+func plain(schema *openapi3.SchemaRef) bool {
+	if schema == nil || schema.Value == nil {
+		return false
+	}
+	if p, ok := contract.plain.Load(schema.Value); ok {
+		return p.(bool)
+	}
+	refs, newer := false, false
+	_ = openapi3.NewSchemaRef("", schema.Value).WalkSubtree(func(_ string, ref *openapi3.SchemaRef) error {
+		refs = refs || strings.HasPrefix(ref.Ref, "#/components/schemas/")
+		v := ref.Value // the keywords of openapi3.schemaHasJSONSchema2020FallbackGuardKeyword
+		newer = newer || v.Const != nil || len(v.PrefixItems) != 0 || v.Contains != nil ||
+			len(v.PatternProperties) != 0 || len(v.DependentSchemas) != 0 || v.PropertyNames != nil ||
+			v.UnevaluatedItems.Has != nil || v.UnevaluatedItems.Schema != nil ||
+			v.UnevaluatedProperties.Has != nil || v.UnevaluatedProperties.Schema != nil ||
+			v.If != nil || v.Then != nil || v.Else != nil ||
+			len(v.DependentRequired) != 0 || len(v.Defs) != 0 || v.ContentSchema != nil
+		return nil
+	})
+	p := refs && !newer
+	contract.plain.Store(schema.Value, p)
+	return p
+}
+
+// bodySchema returns the schema of content for a body of content type ct.
+func bodySchema(content openapi3.Content, ct string) *openapi3.SchemaRef {
+	if mt := content.Get(ct); mt != nil {
+		return mt.Schema
+	}
+	return nil
 }
 
 // CheckResponse validates an answer that another client got (curl in the
@@ -138,6 +195,18 @@ func validateExchange(req *http.Request, reqBody []byte, status int, header http
 		}
 		return fmt.Errorf("the OpenAPI document has no operation for this request (%v)", err)
 	}
+	// legacy is the request's route in the legacy document, for a
+	// plain body.
+	legacy := func() (*openapi3filter.RequestValidationInput, error) {
+		again := req.Clone(context.Background())
+		again.URL = &u
+		again.Body = io.NopCloser(bytes.NewReader(reqBody))
+		route, params, err := contract.legacy.FindRoute(again)
+		return &openapi3filter.RequestValidationInput{
+			Request: again, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		}, err
+	}
 	in := &openapi3filter.RequestValidationInput{
 		Request: lookup, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
@@ -146,7 +215,19 @@ func validateExchange(req *http.Request, reqBody []byte, status int, header http
 	// pass only while requireSignature is off, which the document does
 	// not describe.
 	if status/100 == 2 && req.Header.Get("Signature") != "" {
-		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+		var requestBody *openapi3.RequestBody
+		if rb := route.Operation.RequestBody; rb != nil && rb.Value != nil && plain(bodySchema(rb.Value.Content, req.Header.Get("Content-Type"))) {
+			requestBody = rb.Value
+		}
+		in.Options.ExcludeRequestBody = requestBody != nil
+		err := openapi3filter.ValidateRequest(context.Background(), in)
+		if err == nil && requestBody != nil {
+			var again *openapi3filter.RequestValidationInput
+			if again, err = legacy(); err == nil {
+				err = openapi3filter.ValidateRequestBody(context.Background(), again, again.Route.Operation.RequestBody.Value)
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("the bank accepted a request the document refuses: %w", err)
 		}
 	}
@@ -155,7 +236,23 @@ func validateExchange(req *http.Request, reqBody []byte, status int, header http
 		Body:    io.NopCloser(bytes.NewReader(body)),
 		Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
 	}
-	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+	response := route.Operation.Responses.Status(status)
+	if response == nil {
+		response = route.Operation.Responses.Default()
+	}
+	out.Options.ExcludeResponseBody = response != nil && response.Value != nil && plain(bodySchema(response.Value.Content, header.Get("Content-Type")))
+	err = openapi3filter.ValidateResponse(context.Background(), out)
+	if err == nil && out.Options.ExcludeResponseBody {
+		var again *openapi3filter.RequestValidationInput
+		if again, err = legacy(); err == nil {
+			err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+				RequestValidationInput: again, Status: status, Header: header,
+				Body:    io.NopCloser(bytes.NewReader(body)),
+				Options: &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true},
+			})
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("the response does not match the document: %w", err)
 	}
 	// An operation the bank does not offer succeeds in refusing (405).
