@@ -586,15 +586,9 @@ func TestSummarise_NeverReadsALongNoteWholeAtScale(t *testing.T) {
 	apptest.AtScale(t)
 	const size = 300_000_000
 	doc := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1","note":"`), io.LimitReader(endless('n'), size), strings.NewReader(`"}`))
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := scenario.Summarise(doc)
-	runtime.ReadMemStats(&after)
+	err := summariseWithin(t, doc, 4<<20)
 	if err == nil || err.Error() != fmt.Sprintf("note: must be at most 65536 bytes (64 KiB), not %d; keep a longer text in a file beside the scenario", size) {
 		t.Fatalf("the summary of a note of %d bytes: %v", size, err)
-	}
-	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 4<<20 {
-		t.Fatalf("the summary allocated %d MiB", allocated>>20)
 	}
 }
 
@@ -604,15 +598,8 @@ func TestSummarise_NeverReadsALongNoteWholeAtScale(t *testing.T) {
 func TestSummarise_HoldsAValueItDecodesToARecordAtScale(t *testing.T) {
 	apptest.AtScale(t)
 	doc := io.MultiReader(strings.NewReader(`{"format":[`), strings.NewReader("0"), &repeat{s: ",0", n: 150_000_000}, strings.NewReader(`]}`))
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := scenario.Summarise(doc)
-	runtime.ReadMemStats(&after)
-	if err == nil || !strings.HasPrefix(err.Error(), "format: is over 24 MiB") {
+	if err := summariseWithin(t, doc, 128<<20); err == nil || !strings.HasPrefix(err.Error(), "format: is over 24 MiB") {
 		t.Fatalf("a format of 300 MB: %v", err)
-	}
-	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 128<<20 {
-		t.Fatalf("the summary allocated %d MiB", allocated>>20)
 	}
 }
 
@@ -622,16 +609,23 @@ func TestSummarise_HoldsAValueItDecodesToARecordAtScale(t *testing.T) {
 func TestSummarise_HoldsAnItemItCountsToARecordAtScale(t *testing.T) {
 	apptest.AtScale(t)
 	doc := io.MultiReader(strings.NewReader(`{"format":"sandbank-scenario/1","accounts":[{"transactions":[{},{`), &repeat{s: "  ", n: 150_000_000}, strings.NewReader(`}]}]}`))
+	if err := summariseWithin(t, doc, 128<<20); err == nil || !strings.HasPrefix(err.Error(), "accounts[0].transactions[1]: is over 24 MiB") {
+		t.Fatalf("a transaction of 300 MB: %v", err)
+	}
+}
+
+// summariseWithin summarises doc, failing the test when that allocates
+// more than limit bytes, and returns the summary's error.
+func summariseWithin(t *testing.T, doc io.Reader, limit uint64) error {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err := scenario.Summarise(doc)
 	runtime.ReadMemStats(&after)
-	if err == nil || !strings.HasPrefix(err.Error(), "accounts[0].transactions[1]: is over 24 MiB") {
-		t.Fatalf("a transaction of 300 MB: %v", err)
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > limit {
+		t.Fatalf("the summary allocated %d MiB (%v)", allocated>>20, err)
 	}
-	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 128<<20 {
-		t.Fatalf("the summary allocated %d MiB", allocated>>20)
-	}
+	return err
 }
 
 // repeat reads s n times.
