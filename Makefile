@@ -29,7 +29,7 @@ serve: build-headless
 	$(BIN)/sandbankd $(bank_flags)
 
 ## test: install what the tests need (once), then vet and run every test with the race detector, in a virtual display,
-## then the tests of memory at scale without it (apptest.AtScale: the race detector makes them several times slower);
+## then the tests at scale without it (apptest.AtScale: memory and volume, which the race detector makes several times slower);
 ## GORACE=atexit_sleep_ms=0 spares each test binary, and each race-built binary a test runs, the detector's second of sleep at exit
 ## (a package may take 30 minutes, not go test's 10, so that a busy machine slows the suite but does not fail it)
 test: deps

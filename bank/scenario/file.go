@@ -94,12 +94,11 @@ func count(n int, noun string) string {
 // Summarise reads a scenario file's format, note and counts as a
 // stream, holding no more than a token, or a value it decodes (format,
 // note, clock, history) or an item of a list it counts, of at most one
-// record's 24 MiB, at a time, so
-// that a large file in the scenarios folder costs time to list but not
-// memory: a string longer than its field may be (a note over
-// MaxNote) is refused as the import refuses it, without being
-// read whole (guard). A file that is not a Sandbank scenario, or that
-// import would refuse so, is an error saying why.
+// record's 24 MiB, at a time, so that a large file in the scenarios
+// folder costs time to list but not memory: a string longer than its
+// field may be (a note over MaxNote) is refused as the import refuses
+// it, without being read whole (guard). A file that is not a Sandbank
+// scenario, or that import would refuse so, is an error saying why.
 func Summarise(r io.Reader) (File, error) {
 	var f File
 	g := newGuard(r, reflect.TypeFor[Scenario]())
