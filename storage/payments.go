@@ -257,16 +257,9 @@ func (t *txn) BatchRun(id string) (bank.BatchRun, error) {
 }
 
 func (t *txn) DeleteTransaction(accountID, id string) error {
-	acct, ok := seqKey(bank.KindAccount, accountID)
-	if !ok {
-		return bank.ErrNotFound
-	}
+	sub, accountSeq := t.accountTxs(accountID)
 	parent, seq, ok := bank.ParseID(bank.KindTransaction, id)
-	if !ok || parent != binary.BigEndian.Uint64(acct) {
-		return bank.ErrNotFound
-	}
-	sub, _ := txSub(t.b(bktTransactions), acct, false)
-	if sub == nil {
+	if sub == nil || !ok || parent != accountSeq {
 		return bank.ErrNotFound
 	}
 	sk := u64(seq)

@@ -204,17 +204,22 @@ func (t *txn) PutTransactions(accountID string, txs []bank.Transaction) error {
 	return nil
 }
 
-func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
+// accountTxs returns the transactions bucket of the account accountID
+// and the account's sequence number; nil when accountID is not an
+// account's id or the account has no transactions.
+func (t *txn) accountTxs(accountID string) (*bolt.Bucket, uint64) {
 	acct, ok := seqKey(bank.KindAccount, accountID)
 	if !ok {
-		return bank.Transaction{}, bank.ErrNotFound
-	}
-	parent, seq, ok := bank.ParseID(bank.KindTransaction, id)
-	if !ok || parent != binary.BigEndian.Uint64(acct) {
-		return bank.Transaction{}, bank.ErrNotFound
+		return nil, 0
 	}
 	sub, _ := txSub(t.b(bktTransactions), acct, false)
-	if sub == nil {
+	return sub, binary.BigEndian.Uint64(acct)
+}
+
+func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
+	sub, accountSeq := t.accountTxs(accountID)
+	parent, seq, ok := bank.ParseID(bank.KindTransaction, id)
+	if sub == nil || !ok || parent != accountSeq {
 		return bank.Transaction{}, bank.ErrNotFound
 	}
 	sk := u64(seq)
@@ -243,15 +248,11 @@ func (t *txn) Transaction(accountID, id string) (bank.Transaction, error) {
 
 func (t *txn) KnownTransactions(accountID string, ids []string) ([]bool, error) {
 	known := make([]bool, len(ids))
-	acct, ok := seqKey(bank.KindAccount, accountID)
-	if !ok {
-		return known, nil
-	}
-	sub, _ := txSub(t.b(bktTransactions), acct, false)
+	sub, accountSeq := t.accountTxs(accountID)
 	if sub == nil {
 		return known, nil
 	}
-	bySeq, accountSeq := sub.Bucket(subBySeq), binary.BigEndian.Uint64(acct)
+	bySeq := sub.Bucket(subBySeq)
 	for i, id := range ids {
 		parent, seq, ok := bank.ParseID(bank.KindTransaction, id)
 		known[i] = ok && parent == accountSeq && bySeq.Get(u64(seq)) != nil
@@ -261,15 +262,10 @@ func (t *txn) KnownTransactions(accountID string, ids []string) ([]bool, error) 
 
 func (t *txn) Transactions(accountID string, q bank.TxQuery) (bank.TxPage, error) {
 	page := bank.TxPage{Transactions: []bank.Transaction{}}
-	acct, ok := seqKey(bank.KindAccount, accountID)
-	if !ok {
-		return page, nil
-	}
-	sub, _ := txSub(t.b(bktTransactions), acct, false)
+	sub, accountSeq := t.accountTxs(accountID)
 	if sub == nil {
 		return page, nil
 	}
-	accountSeq := binary.BigEndian.Uint64(acct)
 	total, err := scanPage(sub.Bucket(subBooked), sub.Bucket(subDays), q, func(k, v []byte) error {
 		tx, err := decodeTransaction(v)
 		if err != nil {
@@ -289,15 +285,10 @@ var pendingMark = []byte{0, 0, 0, 0}
 
 func (t *txn) PendingTransactions(accountID string) ([]bank.Transaction, error) {
 	out := []bank.Transaction{}
-	acct, ok := seqKey(bank.KindAccount, accountID)
-	if !ok {
-		return out, nil
-	}
-	sub, _ := txSub(t.b(bktTransactions), acct, false)
+	sub, accountSeq := t.accountTxs(accountID)
 	if sub == nil || sub.Bucket(subPending) == nil {
 		return out, nil
 	}
-	accountSeq := binary.BigEndian.Uint64(acct)
 	c := sub.Bucket(subPending).Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
 		tx, err := decodeTransaction(v)
