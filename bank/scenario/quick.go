@@ -167,49 +167,37 @@ func (d *quickDecoder) transaction(data []byte, t *Transaction) bool {
 			if !once(fReferences) {
 				return false
 			}
-			t.RemittanceInformationStructuredArray = []bank.StructuredRemittance{}
-			return d.array(func() bool {
-				var r bank.StructuredRemittance
-				ok := d.texts(func(key []byte) *string {
-					switch string(key) {
-					case "reference":
-						return &r.Reference
-					case "referenceType":
-						return &r.ReferenceType
-					case "referenceIssuer":
-						return &r.ReferenceIssuer
-					}
-					return nil
-				})
-				t.RemittanceInformationStructuredArray = append(t.RemittanceInformationStructuredArray, r)
-				return ok
+			return textObjects(d, &t.RemittanceInformationStructuredArray, func(r *bank.StructuredRemittance, key []byte) *string {
+				switch string(key) {
+				case "reference":
+					return &r.Reference
+				case "referenceType":
+					return &r.ReferenceType
+				case "referenceIssuer":
+					return &r.ReferenceIssuer
+				}
+				return nil
 			})
 		case "currencyExchange":
 			if !once(fExchanges) {
 				return false
 			}
-			t.CurrencyExchange = []bank.NewExchangeRate{}
-			return d.array(func() bool {
-				var x bank.NewExchangeRate
-				ok := d.texts(func(key []byte) *string {
-					switch string(key) {
-					case "sourceCurrency":
-						return &x.SourceCurrency
-					case "exchangeRate":
-						return &x.ExchangeRate
-					case "unitCurrency":
-						return &x.UnitCurrency
-					case "targetCurrency":
-						return &x.TargetCurrency
-					case "quotationDate":
-						return &x.QuotationDate
-					case "contractIdentification":
-						return &x.ContractIdentification
-					}
-					return nil
-				})
-				t.CurrencyExchange = append(t.CurrencyExchange, x)
-				return ok
+			return textObjects(d, &t.CurrencyExchange, func(x *bank.NewExchangeRate, key []byte) *string {
+				switch string(key) {
+				case "sourceCurrency":
+					return &x.SourceCurrency
+				case "exchangeRate":
+					return &x.ExchangeRate
+				case "unitCurrency":
+					return &x.UnitCurrency
+				case "targetCurrency":
+					return &x.TargetCurrency
+				case "quotationDate":
+					return &x.QuotationDate
+				case "contractIdentification":
+					return &x.ContractIdentification
+				}
+				return nil
 			})
 		case "creditorAccount":
 			if !once(fCreditorAccount) {
@@ -324,6 +312,19 @@ func (d *quickDecoder) array(item func() bool) bool {
 			return false
 		}
 	}
+}
+
+// textObjects reads an array of objects of text fields into *out (an
+// empty array as one): field names the field of an object that key is,
+// nil for none (texts).
+func textObjects[T any](d *quickDecoder, out *[]T, field func(v *T, key []byte) *string) bool {
+	*out = []T{}
+	return d.array(func() bool {
+		var v T
+		ok := d.texts(func(key []byte) *string { return field(&v, key) })
+		*out = append(*out, v)
+		return ok
+	})
 }
 
 // texts reads an object of strings, each into where field says (nil for
@@ -481,15 +482,20 @@ func (d *quickDecoder) next(c byte) bool {
 	return false
 }
 
-func (d *quickDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
+func (d *quickDecoder) space() { d.i = skipSpace(d.data, d.i) }
+
+// skipSpace returns where the first byte of data from i on that is not
+// JSON white space is, or len(data).
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
 		case ' ', '\t', '\n', '\r':
-			d.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // end reports whether nothing but white space is left.
@@ -550,17 +556,12 @@ func (l *lane) fill() bool {
 // to the decoder and the guard (maxSpace).
 func (l *lane) peek() (byte, bool) {
 	for {
-		i := l.pos
-		for i < len(l.buf) && i-l.pos <= maxQuick {
-			switch c := l.buf[i]; c {
-			case ' ', '\t', '\n', '\r':
-				i++
-			default:
-				l.pos = i
-				return c, true
-			}
+		limit := min(len(l.buf), l.pos+maxQuick+1)
+		if i := skipSpace(l.buf[:limit], l.pos); i < limit {
+			l.pos = i
+			return l.buf[i], true
 		}
-		if i-l.pos > maxQuick || !l.fill() {
+		if limit-l.pos > maxQuick || !l.fill() {
 			return 0, false
 		}
 	}

@@ -46,16 +46,7 @@ func (w *shapeWalker) quickShape(data []byte, t reflect.Type, path string) []api
 	return w.odd.List()
 }
 
-func (w *shapeWalker) space() {
-	for w.i < len(w.data) {
-		switch w.data[w.i] {
-		case ' ', '\t', '\n', '\r':
-			w.i++
-		default:
-			return
-		}
-	}
-}
+func (w *shapeWalker) space() { w.i = skipSpace(w.data, w.i) }
 
 func (w *shapeWalker) value(t reflect.Type) {
 	for t != nil && t.Kind() == reflect.Pointer {
